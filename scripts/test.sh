@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# test.sh -- set up, build and run the whole test suite (make check).
+#
+# Ends with one summary line "N passed, N failed, N skipped" counted from
+# the automake test logs; exits non-zero when any test failed.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+
+"$top/scripts/setup.sh" || { echo "0 passed, 1 failed"; exit 1; }
+
+make -j"$(nproc)" check
+rc=$?
+
+count() { cat tests/*/*.trs tests/*.trs 2>/dev/null | grep -c "^:test-result: $1"; }
+pass=$(count PASS)
+fail=$(( $(count FAIL) + $(count ERROR) + $(count XPASS) ))
+skip=$(count SKIP)
+
+if [ $rc -ne 0 ]; then
+	[ -f test-suite.log ] && cat test-suite.log
+	[ "$fail" -eq 0 ] && fail=1
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ $rc -eq 0 ] && [ "$fail" -eq 0 ]
