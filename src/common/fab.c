@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fab.c -- what both fabric ends share: provider hints and lane messages
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/fi_errno.h>
+
+#include "fab.h"
+#include "log.h"
+
+_Static_assert(sizeof(struct lane_msg) == 24, "PMDK persist message header");
+_Static_assert(sizeof(struct lane_resp) == 8, "PMDK persist response");
+
+/* fab_getinfo -- fi_getinfo with the hints both ends use */
+int
+fab_getinfo(uint32_t provider, const char *node, const char *service,
+		uint64_t flags, struct fi_info **info)
+{
+	const char *name = proto_provider_name(provider);
+	if (provider == PROTO_PROV_UNKNOWN || provider >= PROTO_PROV_MAX)
+		return -EINVAL;
+
+	struct fi_info *hints = fi_allocinfo();
+	if (!hints)
+		return -ENOMEM;
+	hints->ep_attr->type = FI_EP_MSG;
+	hints->caps = FI_MSG | FI_RMA;
+	hints->mode = FI_CONTEXT;
+	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+		FI_MR_PROV_KEY | FI_MR_LOCAL;
+	hints->domain_attr->threading = FI_THREAD_SAFE;
+	hints->tx_attr->msg_order = FI_ORDER_SAW | FI_ORDER_RAW;
+	hints->fabric_attr->prov_name = strdup(name);
+	if (!hints->fabric_attr->prov_name) {
+		fi_freeinfo(hints);
+		return -ENOMEM;
+	}
+
+	int r = fi_getinfo(FAB_API_VERSION, node, service, flags, hints, info);
+	fi_freeinfo(hints);
+	if (r) {
+		log_info("fi_getinfo(%s, node %s, service %s): %s", name,
+			node ? node : "-", service ? service : "-",
+			fi_strerror(-r));
+		return -fab_errno(r);
+	}
+	return 0;
+}
+
+/* fab_strerror -- libfabric error text */
+const char *
+fab_strerror(int err)
+{
+	return fi_strerror(err < 0 ? -err : err);
+}
+
+/* fab_errno -- libfabric codes above the errno range become EIO */
+int
+fab_errno(ssize_t ret)
+{
+	int e = (int)(ret < 0 ? -ret : ret);
+	if (e == FI_EAGAIN)
+		return EAGAIN;
+	if (e >= FI_ERRNO_OFFSET)
+		return e == FI_ETRUNC ? EMSGSIZE : EIO;
+	return e ? e : EIO;
+}

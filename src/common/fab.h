@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fab.h -- what both fabric ends share: provider hints and lane messages
+ *
+ * One libfabric FI_EP_MSG endpoint per lane.  On a lane the client sends
+ * lane_msg (header + optional inline data) and rpmemd answers every
+ * message with a lane_resp, in order.  Native byte order: both ends of a
+ * session run the same architecture (as in PMDK).
+ */
+#ifndef RPMEM_FAB_H
+#define RPMEM_FAB_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rdma/fabric.h>
+
+#include "proto.h"
+
+#define FAB_API_VERSION FI_VERSION(1, 10)
+
+/* lane_msg.op values */
+enum lane_op {
+	LANE_OP_WRITTEN = 0,	/* bytes came by RMA write: persist them */
+	LANE_OP_INLINE = 2,	/* bytes inline: 8-byte-atomic copy, persist */
+};
+
+#define LANE_F_DEEP 0x100U	/* deep persist instead of persist */
+#define LANE_OP_MASK 0xffU
+
+struct lane_msg {
+	uint32_t op;		/* enum lane_op | LANE_F_* */
+	uint32_t lane;		/* echoed in the response */
+	uint64_t addr;		/* raddr + pool offset */
+	uint64_t size;		/* bytes to persist (inline: bytes that follow) */
+	uint8_t data[];
+};
+
+struct lane_resp {
+	uint32_t status;	/* 0 or a positive errno */
+	uint32_t lane;
+};
+
+/* what a connection request carries (RELIABILITY S2) */
+#define LANE_CONN_MAGIC 0x52504d4cU	/* "RPML" */
+struct lane_conn {
+	uint32_t magic;
+	uint32_t lane;
+	uint8_t secret[PROTO_SECRET_LEN];
+};
+
+/* inline buffers: slots per lane and the largest buffer we agree to */
+#define LANE_SLOTS 4
+#define LANE_BUFF_DEFAULT (64 * 1024)
+#define LANE_BUFF_MAX (1024 * 1024)
+
+/* lane_slot_size -- bytes of one message slot for a given buff_size */
+static inline size_t
+lane_slot_size(size_t buff_size)
+{
+	return (sizeof(struct lane_msg) + buff_size + 63) & ~(size_t)63;
+}
+
+/*
+ * fab_getinfo -- fi_getinfo for a provider with the hints both sides use
+ * (FI_EP_MSG, FI_MSG | FI_RMA, send-after-write and read-after-write
+ * ordering).  `flags` FI_SOURCE for a listener.  Returns 0 or -errno.
+ */
+int fab_getinfo(uint32_t provider, const char *node, const char *service,
+		uint64_t flags, struct fi_info **info);
+
+/* fab_strerror -- libfabric error text for a negative return */
+const char *fab_strerror(int err);
+
+/* fab_errno -- a positive errno for a libfabric return code */
+int fab_errno(ssize_t ret);
+
+#endif /* RPMEM_FAB_H */

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * proto.h -- out-of-band wire messages: layouts, encoders, decoders
+ *
+ * Wire base is PMDK 1.12's protocol 0.1 (packed, big-endian, except
+ * ibc.nlanes and close.flags which PMDK sends in host order and which we
+ * therefore send in host order too).  Our extension (minor 2) appends a
+ * fixed block to CREATE_RESP and OPEN_RESP carrying the negotiated minor,
+ * the inline buffer size and the per-session lane secret.
+ *
+ * Decoders take (buf, len), check every field and never read past len.
+ * They return 0 or -errno (-EPROTO for a malformed message, -EMSGSIZE for
+ * a size over the cap, -EPROTONOSUPPORT for a version we do not speak,
+ * -EINVAL for a NULL pointer or an `expected` that is not a response).
+ * So that refusals can be logged with the offending value, the header
+ * decoders store their outputs whenever len covers the header, and
+ * proto_req_decode keeps req->type and req->common on -EPROTONOSUPPORT;
+ * after any other failure the decoded struct is zeroed.
+ */
+#ifndef RPMEM_PROTO_H
+#define RPMEM_PROTO_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "librpmem.h"
+
+#define PROTO_MAJOR 0
+#define PROTO_MINOR_PMDK 1	/* plain PMDK 1.12 */
+#define PROTO_MINOR 2		/* ours: response extension, tcp provider */
+
+enum proto_msg_type {
+	PROTO_MSG_CREATE = 1,
+	PROTO_MSG_CREATE_RESP = 2,
+	PROTO_MSG_OPEN = 3,
+	PROTO_MSG_OPEN_RESP = 4,
+	PROTO_MSG_CLOSE = 5,
+	PROTO_MSG_CLOSE_RESP = 6,
+	PROTO_MSG_SET_ATTR = 7,
+	PROTO_MSG_SET_ATTR_RESP = 8,
+};
+
+/* wire status codes (facts 2.7) */
+enum proto_status {
+	PROTO_SUCCESS = 0,
+	PROTO_ERR_BADPROTO = 1,
+	PROTO_ERR_BADNAME = 2,
+	PROTO_ERR_BADSIZE = 3,
+	PROTO_ERR_BADNLANES = 4,
+	PROTO_ERR_BADPROVIDER = 5,
+	PROTO_ERR_FATAL = 6,
+	PROTO_ERR_FATAL_CONN = 7,
+	PROTO_ERR_BUSY = 8,
+	PROTO_ERR_EXISTS = 9,
+	PROTO_ERR_PROVNOSUP = 10,
+	PROTO_ERR_NOEXIST = 11,
+	PROTO_ERR_NOACCESS = 12,
+	PROTO_ERR_POOL_CFG = 13,
+	PROTO_ERR_MAX = 14,
+};
+
+enum proto_provider {
+	PROTO_PROV_UNKNOWN = 0,
+	PROTO_PROV_VERBS = 1,
+	PROTO_PROV_SOCKETS = 2,
+	PROTO_PROV_TCP = 3,	/* extension, minor >= 2 */
+	PROTO_PROV_MAX = 4,
+};
+
+enum proto_pm {
+	PROTO_PM_GPSPM = 1,
+	PROTO_PM_APM = 2,
+};
+
+#define PROTO_CLOSE_FLAG_REMOVE 0x1U
+
+/* fixed wire sizes */
+#define PROTO_HDR_SIZE 12
+#define PROTO_HDR_RESP_SIZE 16
+#define PROTO_COMMON_SIZE 28
+#define PROTO_ATTR_SIZE 104
+#define PROTO_IBC_SIZE 28
+#define PROTO_EXT_SIZE 32
+#define PROTO_SECRET_LEN 16
+
+#define PROTO_CREATE_SIZE 148		/* + descriptor incl. NUL */
+#define PROTO_OPEN_SIZE 44		/* + descriptor incl. NUL */
+#define PROTO_CLOSE_SIZE 16
+#define PROTO_SET_ATTR_SIZE 116
+#define PROTO_CREATE_RESP_SIZE 44	/* + PROTO_EXT_SIZE with minor >= 2 */
+#define PROTO_OPEN_RESP_SIZE 148	/* + PROTO_EXT_SIZE with minor >= 2 */
+#define PROTO_CLOSE_RESP_SIZE 16
+#define PROTO_SET_ATTR_RESP_SIZE 16
+
+/* caps applied before anything is allocated or read */
+#define PROTO_DESC_MAX 4096		/* descriptor length incl. NUL */
+#define PROTO_REQ_MAX (PROTO_CREATE_SIZE + PROTO_DESC_MAX)
+#define PROTO_RESP_MAX (PROTO_OPEN_RESP_SIZE + PROTO_EXT_SIZE)
+
+/* buff_size of PMDK 0.1 peers: two pool headers */
+#define PROTO_DEF_BUFF_SIZE 8192
+
+struct proto_common {
+	uint16_t major;
+	uint16_t minor;
+	uint64_t pool_size;
+	uint32_t nlanes;
+	uint32_t provider;
+	uint64_t buff_size;
+};
+
+/* in-band connection attributes returned by create/open */
+struct proto_ibc {
+	uint32_t port;
+	uint32_t persist_method;
+	uint64_t rkey;
+	uint64_t raddr;
+	uint32_t nlanes;
+};
+
+/* our response extension (minor >= 2) */
+struct proto_ext {
+	uint16_t major;
+	uint16_t minor;		/* negotiated: min(client, daemon) */
+	uint32_t flags;		/* reserved, 0 */
+	uint64_t buff_size;	/* negotiated inline buffer per lane */
+	uint8_t secret[PROTO_SECRET_LEN];
+};
+
+/* a decoded request */
+struct proto_req {
+	enum proto_msg_type type;
+	struct proto_common common;		/* CREATE, OPEN */
+	bool has_attr;				/* CREATE, SET_ATTR */
+	struct rpmem_pool_attr attr;		/* zeroed when !has_attr */
+	char desc[PROTO_DESC_MAX];		/* CREATE, OPEN */
+	uint32_t close_flags;			/* CLOSE */
+};
+
+/* a decoded response */
+struct proto_resp {
+	enum proto_msg_type type;
+	uint32_t status;
+	struct proto_ibc ibc;			/* CREATE_RESP, OPEN_RESP */
+	struct rpmem_pool_attr attr;		/* OPEN_RESP */
+	bool has_ext;				/* CREATE_RESP, OPEN_RESP */
+	struct proto_ext ext;
+};
+
+/*
+ * proto_hdr_decode -- check the 12-byte request header: type is a
+ * request, size is within [minimum for the type, PROTO_REQ_MAX].
+ */
+int proto_hdr_decode(const void *buf, size_t len, uint32_t *type,
+		uint64_t *size);
+
+/*
+ * proto_hdr_resp_decode -- check the 16-byte response header: type is
+ * `expected`, size within [base size, PROTO_RESP_MAX].
+ */
+int proto_hdr_resp_decode(const void *buf, size_t len, uint32_t expected,
+		uint32_t *status, uint64_t *size);
+
+/* proto_req_decode -- decode and validate a whole request message */
+int proto_req_decode(const void *buf, size_t len, struct proto_req *req);
+
+/* proto_resp_decode -- decode and validate a whole response message */
+int proto_resp_decode(const void *buf, size_t len, uint32_t expected,
+		struct proto_resp *resp);
+
+/* proto_req_encode -- encode a request; returns its size or -errno */
+ssize_t proto_req_encode(const struct proto_req *req, void *buf, size_t len);
+
+/* proto_resp_encode -- encode a response; returns its size or -errno */
+ssize_t proto_resp_encode(const struct proto_resp *resp, void *buf,
+		size_t len);
+
+/* proto_resp_type -- the response type answering a request type */
+uint32_t proto_resp_type(uint32_t req_type);
+
+/* proto_attr_is_zero -- an all-zero attribute block means "none" */
+bool proto_attr_is_zero(const struct rpmem_pool_attr *attr);
+
+/* proto_status_errno -- wire status to client errno (facts 2.7) */
+int proto_status_errno(uint32_t status);
+
+/* proto_status_str -- human text of a wire status */
+const char *proto_status_str(uint32_t status);
+
+/* proto_provider_name / proto_provider_parse -- "verbs", "sockets"... */
+const char *proto_provider_name(uint32_t provider);
+enum proto_provider proto_provider_parse(const char *name);
+
+/* proto_pm_name -- "GPSPM" / "APM" */
+const char *proto_pm_name(uint32_t pm);
+
+#endif /* RPMEM_PROTO_H */
