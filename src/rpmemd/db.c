@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * db.c -- rpmemd's pool sets: create, open, set attributes, remove
+ *
+ * A pool is the one local replica of a set file found beneath
+ * poolset-dir (facts 5.4).  This file holds the rules a set and a
+ * request must satisfy; db_part.c and db_hdr.c do the file work.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db_int.h"
+#include "log.h"
+#include "range.h"
+
+/* a set file is a few lines; anything bigger is not one */
+#define DB_SET_FILE_MAX ((size_t)1 << 20)
+
+struct db {
+	int dirfd;		/* O_DIRECTORY, anchor of every lookup */
+	char *dir;		/* canonical poolset-dir, for messages */
+};
+
+/* db_init -- poolset-dir must be an absolute, existing directory */
+int
+db_init(const char *poolset_dir, struct db **dbp)
+{
+	if (poolset_dir == NULL || poolset_dir[0] != '/') {
+		log_err("poolset-dir '%s' is not an absolute path",
+				poolset_dir ? poolset_dir : "(null)");
+		return -EINVAL;
+	}
+
+	struct db *db = calloc(1, sizeof(*db));
+	if (db == NULL)
+		return -ENOMEM;
+
+	int ret;
+	db->dir = realpath(poolset_dir, NULL);
+	if (db->dir == NULL) {
+		ret = -errno;
+		log_err("!poolset-dir '%s'", poolset_dir);
+		goto err_realpath;
+	}
+
+	db->dirfd = open(db->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (db->dirfd < 0) {
+		ret = -errno;
+		log_err("!poolset-dir '%s'", db->dir);
+		goto err_open;
+	}
+
+	*dbp = db;
+	return 0;
+
+err_open:
+	free(db->dir);
+err_realpath:
+	free(db);
+	return ret;
+}
+
+/* db_fini -- release the directory */
+void
+db_fini(struct db *db)
+{
+	if (db == NULL)
+		return;
+	close(db->dirfd);
+	free(db->dir);
+	free(db);
+}
+
+/* read_all -- the whole of a small regular file, NUL-terminated */
+static int
+read_all(int fd, const char *desc, char **bufp, size_t *lenp)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode)) {
+		log_err("pool set '%s' is not a regular file", desc);
+		return -EINVAL;
+	}
+	if ((uint64_t)st.st_size > DB_SET_FILE_MAX) {
+		log_err("pool set '%s' is too large (%jd bytes)", desc,
+				(intmax_t)st.st_size);
+		return -EINVAL;
+	}
+
+	size_t cap = (size_t)st.st_size + 1;
+	char *buf = malloc(cap);
+	if (buf == NULL)
+		return -ENOMEM;
+
+	size_t len = 0;
+	while (len < cap - 1) {
+		ssize_t n = read(fd, buf + len, cap - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int ret = -errno;
+			free(buf);
+			return ret;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+}
+
+/*
+ * set_load -- resolve, read and parse `desc`; the set must hold exactly
+ * one replica, the local one whose parts rpmemd serves
+ */
+static int
+set_load(struct db *db, const char *desc, struct poolset **setp)
+{
+	int ret = db_path_check(desc);
+	if (ret)
+		return ret;
+
+	int fd = db_path_open(db->dirfd, db->dir, desc,
+			O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		errno = -fd;
+		log_err("!pool set '%s' in '%s'", desc, db->dir);
+		return fd;
+	}
+
+	char *buf = NULL;
+	size_t len = 0;
+	ret = read_all(fd, desc, &buf, &len);
+	close(fd);
+	if (ret)
+		return ret;
+
+	char err[POOLSET_ERR_MAX];
+	struct poolset *set;
+	ret = poolset_parse_buf(desc, buf, len, &set, err, sizeof(err));
+	free(buf);
+	if (ret) {
+		log_err("%s", err);
+		return ret;
+	}
+
+	if (set->nreplicas != 1 || set->replicas[0].remote ||
+			set->replicas[0].nparts == 0) {
+		unsigned line = set->replicas[set->nreplicas - 1].line;
+
+		log_err("pool set '%s' line %u: remote pool set cannot have "
+				"replicas", desc, line);
+		poolset_free(set);
+		return -EINVAL;
+	}
+
+	*setp = set;
+	return 0;
+}
+
+/* set_check_sizes -- PMDK's minimum sizes for parts and the pool */
+static int
+set_check_sizes(const struct poolset *set, const char *desc)
+{
+	const struct poolset_replica *rep = &set->replicas[0];
+
+	for (unsigned i = 0; i < rep->nparts; i++) {
+		if (rep->parts[i].size < RPMEM_MIN_PART) {
+			log_err("pool set '%s' line %u: part '%s' size %zu is "
+					"below the minimum %zu", desc,
+					rep->parts[i].line, rep->parts[i].path,
+					rep->parts[i].size, RPMEM_MIN_PART);
+			return -EINVAL;
+		}
+	}
+
+	size_t size = poolset_replica_size(set, 0);
+	if (size < RPMEM_MIN_POOL) {
+		log_err("pool set '%s': pool size %zu is below the minimum %zu",
+				desc, size, RPMEM_MIN_POOL);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* attr_is_zero -- NULL or all-zero attributes mean "no header" */
+static bool
+attr_is_zero(const struct rpmem_pool_attr *attr)
+{
+	static const struct rpmem_pool_attr zero;
+
+	return attr == NULL || memcmp(attr, &zero, sizeof(zero)) == 0;
+}
+
+/* db_pool_create -- create the pool set named by `desc` */
+int
+db_pool_create(struct db *db, const char *desc,
+		const struct rpmem_pool_attr *attr, struct db_pool **poolp)
+{
+	struct poolset *set;
+	int ret = set_load(db, desc, &set);
+	if (ret)
+		return ret;
+
+	/* check the options against the request before creating files */
+	bool nohdrs = (set->options & POOLSET_OPT_NOHDRS) != 0;
+	bool single = (set->options & POOLSET_OPT_SINGLEHDR) != 0;
+
+	if (nohdrs != attr_is_zero(attr)) {
+		log_err("pool set '%s': %s", desc, nohdrs ?
+				"OPTION NOHDRS but pool attributes given" :
+				"no pool attributes but no OPTION NOHDRS");
+		poolset_free(set);
+		return -EINVAL;
+	}
+	bool feat = !nohdrs &&
+		(attr->incompat_features & POOL_FEAT_SINGLEHDR) != 0;
+	if (!nohdrs && single != feat) {
+		log_err("pool set '%s': OPTION SINGLEHDR %s but incompat "
+				"features %#x", desc, single ? "set" : "absent",
+				attr->incompat_features);
+		poolset_free(set);
+		return -EINVAL;
+	}
+
+	ret = set_check_sizes(set, desc);
+	if (ret) {
+		poolset_free(set);
+		return ret;
+	}
+
+	struct db_pool *pool;
+	ret = db_parts_open(set, true, &pool);
+	if (ret)
+		return ret;
+
+	if (!nohdrs) {
+		ret = db_hdrs_create(pool, attr);
+		if (ret) {
+			db_parts_close(pool, false, true);
+			return ret;
+		}
+	}
+
+	pool->created = true;
+	*poolp = pool;
+	return 0;
+}
+
+/* db_pool_open -- open an existing pool set, headers verified */
+int
+db_pool_open(struct db *db, const char *desc, struct db_pool **poolp)
+{
+	struct poolset *set;
+	int ret = set_load(db, desc, &set);
+	if (ret)
+		return ret;
+
+	ret = set_check_sizes(set, desc);
+	if (ret) {
+		poolset_free(set);
+		return ret;
+	}
+
+	struct db_pool *pool;
+	ret = db_parts_open(set, false, &pool);
+	if (ret)
+		return ret;
+
+	if (!pool->no_headers) {
+		ret = db_hdrs_verify(pool);
+		if (ret) {
+			db_parts_close(pool, false, false);
+			return ret;
+		}
+	}
+
+	*poolp = pool;
+	return 0;
+}
+
+/* db_pool_set_attr -- rewrite every part header from `attr` */
+int
+db_pool_set_attr(struct db_pool *pool, const struct rpmem_pool_attr *attr)
+{
+	struct db_priv *priv = pool->priv;
+
+	if (pool->no_headers) {
+		if (attr_is_zero(attr))
+			return 0;
+		log_err("pool without headers (OPTION NOHDRS) cannot take "
+				"attributes");
+		return -EINVAL;
+	}
+	if (attr_is_zero(attr)) {
+		log_err("pool with headers needs non-zero attributes");
+		return -EINVAL;
+	}
+	bool single = (priv->set->options & POOLSET_OPT_SINGLEHDR) != 0;
+	if (single != ((attr->incompat_features & POOL_FEAT_SINGLEHDR) != 0)) {
+		log_err("SINGLEHDR feature in %#x does not match the pool set",
+				attr->incompat_features);
+		return -EINVAL;
+	}
+	return db_hdrs_set_attr(pool, attr);
+}
+
+/* db_pool_close -- unmap, unlock; with `remove` also unlink the parts */
+int
+db_pool_close(struct db_pool *pool, bool remove)
+{
+	if (pool == NULL)
+		return 0;
+	return db_parts_close(pool, remove, false);
+}
+
+/* db_pool_persist -- make [off, off + len) of the pool durable */
+int
+db_pool_persist(struct db_pool *pool, size_t off, size_t len)
+{
+	if (!range_within(off, len, pool->size)) {
+		log_err("persist range offset %zu length %zu outside the "
+				"pool of %zu bytes", off, len, pool->size);
+		return -EINVAL;
+	}
+	if (len == 0)
+		return 0;
+	return db_region_persist(pool, off, len);
+}
+
+
+/*
+ * parts_remove -- lock every part first, so that a pool in use (-EBUSY)
+ * or with a part missing (-ENOENT) loses nothing; `force` ignores both
+ * and unlinks what it can
+ */
+static int
+parts_remove(const struct poolset_replica *rep, bool force)
+{
+	int *fds = malloc(rep->nparts * sizeof(*fds));
+	if (fds == NULL)
+		return -ENOMEM;
+
+	int ret = 0;
+	unsigned i;
+	for (i = 0; i < rep->nparts; i++) {
+		const char *path = rep->parts[i].path;
+
+		fds[i] = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK |
+				O_CLOEXEC);
+		if (fds[i] < 0) {
+			if (force)
+				continue;
+			ret = -errno;
+			log_err("!cannot open part '%s'", path);
+			goto out;
+		}
+		if (flock(fds[i], LOCK_EX | LOCK_NB) == 0 || force)
+			continue;
+		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		log_err("!part '%s' is in use", path);
+		i++;
+		goto out;
+	}
+
+	for (unsigned p = 0; p < rep->nparts; p++) {
+		const char *path = rep->parts[p].path;
+
+		if (unlink(path) == 0 || (force && errno == ENOENT))
+			continue;
+		if (!force && ret == 0)
+			ret = -errno;
+		if (force)
+			log_warn("!cannot remove part '%s'", path);
+		else
+			log_err("!cannot remove part '%s'", path);
+	}
+
+out:
+	while (i-- > 0) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	free(fds);
+	return ret;
+}
+
+/* set_unlink -- remove the set file itself, confined like any lookup */
+static int
+set_unlink(struct db *db, const char *desc, bool force)
+{
+	const char *slash = strrchr(desc, '/');
+	const char *base = slash ? slash + 1 : desc;
+	int dirfd = db->dirfd;
+
+	if (slash != NULL) {
+		char *parent = strndup(desc, (size_t)(slash - desc));
+		if (parent == NULL)
+			return -ENOMEM;
+		dirfd = db_path_open(db->dirfd, db->dir, parent,
+				O_PATH | O_DIRECTORY);
+		free(parent);
+		if (dirfd < 0)
+			return force && dirfd == -ENOENT ? 0 : dirfd;
+	}
+
+	int ret = 0;
+	if (unlinkat(dirfd, base, 0) && !(force && errno == ENOENT)) {
+		ret = -errno;
+		log_err("!cannot remove pool set '%s'", desc);
+	}
+	if (dirfd != db->dirfd)
+		close(dirfd);
+	return ret;
+}
+
+/*
+ * db_pool_remove -- unlink the parts of the set (and the set file with
+ * `pool_set`).  `force` forgives an unreadable or broken set file, never
+ * a descriptor that tries to leave poolset-dir.
+ */
+int
+db_pool_remove(struct db *db, const char *desc, bool force, bool pool_set)
+{
+	int ret = db_path_check(desc);
+	if (ret)
+		return ret;
+
+	struct poolset *set = NULL;
+	ret = set_load(db, desc, &set);
+	if (ret && (!force || ret == -EACCES))
+		return ret;
+
+	if (set != NULL) {
+		ret = parts_remove(&set->replicas[0], force);
+		poolset_free(set);
+		if (ret)
+			return ret;
+	}
+
+	return pool_set ? set_unlink(db, desc, force) : 0;
+}

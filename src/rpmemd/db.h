@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * db.h -- rpmemd's pool set database under poolset-dir
+ *
+ * A descriptor names a pool set file strictly beneath poolset-dir: no
+ * absolute path, no "..", no symlink leading out (RELIABILITY S1).  A
+ * pool set here has exactly one replica; its parts are created or opened,
+ * flock-ed (a second session gets -EWOULDBLOCK) and mapped contiguously:
+ * pool offset N is byte N of the address returned, header included.
+ */
+#ifndef RPMEMD_DB_H
+#define RPMEMD_DB_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "librpmem.h"
+
+struct db;
+
+struct db_pool {
+	void *addr;		/* pool offset 0 (part 0 header) */
+	size_t size;		/* usable size, headers accounted as PMDK does */
+	bool is_pmem;		/* every part on pmem (or PMEM_IS_PMEM_FORCE) */
+	bool no_headers;	/* OPTION NOHDRS */
+	bool created;		/* by this session: removed on failed create */
+	struct rpmem_pool_attr attr;	/* part-0 header attrs (zero: none) */
+	void *priv;		/* db's own per-pool state */
+};
+
+/* db_init -- poolset-dir must be an absolute, existing directory */
+int db_init(const char *poolset_dir, struct db **db);
+void db_fini(struct db *db);
+
+/*
+ * db_pool_create -- create the pool set named by `desc`; `attr` NULL means
+ * no headers (the set must say OPTION NOHDRS).  Errors: -EACCES (escape),
+ * -EBADF (absolute descriptor), -ENOENT, -EEXIST (non-empty part),
+ * -EWOULDBLOCK (locked), -EINVAL (bad set, size, option mismatch).
+ */
+int db_pool_create(struct db *db, const char *desc,
+		const struct rpmem_pool_attr *attr, struct db_pool **pool);
+
+/* db_pool_open -- open an existing pool set, headers verified */
+int db_pool_open(struct db *db, const char *desc, struct db_pool **pool);
+
+/* db_pool_set_attr -- rewrite every part header from `attr` */
+int db_pool_set_attr(struct db_pool *pool, const struct rpmem_pool_attr *attr);
+
+/* db_pool_close -- unmap, unlock; with `remove` also unlink the parts */
+int db_pool_close(struct db_pool *pool, bool remove);
+
+/*
+ * db_pool_remove -- unlink the parts of the set (and the set file with
+ * `pool_set`); `force` ignores missing parts, locks and parse errors.
+ */
+int db_pool_remove(struct db *db, const char *desc, bool force,
+		bool pool_set);
+
+/* db_pool_persist -- make [off, off + len) of the pool durable */
+int db_pool_persist(struct db_pool *pool, size_t off, size_t len);
+
+#endif /* RPMEMD_DB_H */

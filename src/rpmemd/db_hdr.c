@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * db_hdr.c -- PMDK pool headers of rpmemd pools: write, verify, rewrite
+ *
+ * What libpmemobj and pmempool expect to find (facts 6.5): every part
+ * with a header names its neighbours in a ring of part uuids, all carry
+ * the client's attributes, part 0's uuid is the client's.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "db_int.h"
+#include "log.h"
+
+/* uuid_is_zero -- an unset uuid */
+static bool
+uuid_is_zero(const uint8_t *uuid)
+{
+	static const uint8_t zero[POOL_HDR_UUID_LEN];
+
+	return memcmp(uuid, zero, sizeof(zero)) == 0;
+}
+
+/*
+ * hdr_link -- point part i at its neighbours in the ring of headers
+ * (with SINGLEHDR the only header is its own neighbour, as in PMDK)
+ */
+static void
+hdr_link(struct pool_hdr *hdr, uint8_t (*uuids)[POOL_HDR_UUID_LEN],
+		unsigned i, unsigned n)
+{
+	memcpy(hdr->uuid, uuids[i], POOL_HDR_UUID_LEN);
+	memcpy(hdr->prev_part_uuid, uuids[(i + n - 1) % n], POOL_HDR_UUID_LEN);
+	memcpy(hdr->next_part_uuid, uuids[(i + 1) % n], POOL_HDR_UUID_LEN);
+}
+
+/*
+ * db_hdrs_create -- PMDK's util_header_create for every header: part 0
+ * takes the client's uuid, others a fresh one; an unset poolset uuid is
+ * generated and unset replica links point at this replica itself.
+ * Part 0 goes last: its header is the one an open trusts first.
+ */
+int
+db_hdrs_create(struct db_pool *pool, const struct rpmem_pool_attr *attr)
+{
+	struct db_priv *priv = pool->priv;
+	unsigned n = priv->nhdrs;
+	uint8_t (*uuids)[POOL_HDR_UUID_LEN] = calloc(n, sizeof(*uuids));
+	if (uuids == NULL)
+		return -ENOMEM;
+
+	int ret = 0;
+	memcpy(uuids[0], attr->uuid, POOL_HDR_UUID_LEN);
+	for (unsigned i = 1; i < n; i++) {
+		ret = pool_hdr_uuid_generate(uuids[i]);
+		if (ret)
+			goto out;
+	}
+
+	uint8_t poolset_uuid[POOL_HDR_UUID_LEN];
+	memcpy(poolset_uuid, attr->poolset_uuid, POOL_HDR_UUID_LEN);
+	if (uuid_is_zero(poolset_uuid)) {
+		ret = pool_hdr_uuid_generate(poolset_uuid);
+		if (ret)
+			goto out;
+	}
+
+	struct stat st;
+	if (fstat(priv->parts[0].fd, &st)) {
+		ret = -errno;
+		goto out;
+	}
+
+	struct pool_hdr hdr;
+	for (unsigned i = n; i-- > 0; ) {
+		pool_hdr_from_attr(&hdr, attr);
+		memcpy(hdr.poolset_uuid, poolset_uuid, POOL_HDR_UUID_LEN);
+		hdr_link(&hdr, uuids, i, n);
+		if (uuid_is_zero(hdr.prev_repl_uuid))
+			memcpy(hdr.prev_repl_uuid, uuids[0], POOL_HDR_UUID_LEN);
+		if (uuid_is_zero(hdr.next_repl_uuid))
+			memcpy(hdr.next_repl_uuid, uuids[0], POOL_HDR_UUID_LEN);
+		hdr.crtime = (uint64_t)st.st_ctime;
+		/* PMDK keeps the shutdown state in part 0 only */
+		if (i > 0)
+			memset(&hdr.sds, 0, sizeof(hdr.sds));
+		pool_hdr_checksum_set(&hdr);
+
+		ret = db_hdr_write(pool, i, &hdr);
+		if (ret)
+			goto out;
+	}
+	pool_hdr_to_attr(&hdr, &pool->attr);
+
+out:
+	free(uuids);
+	return ret;
+}
+
+/* db_hdrs_verify -- every header valid and agreeing with part 0's */
+int
+db_hdrs_verify(struct db_pool *pool)
+{
+	struct db_priv *priv = pool->priv;
+	struct pool_hdr hdr0;
+	struct pool_hdr hdr;
+
+	int ret = db_hdr_read(pool, 0, &hdr0);
+	if (ret)
+		return ret;
+	if (!pool_hdr_valid(&hdr0)) {
+		log_err("part '%s' has no valid pool header",
+				priv->parts[0].path);
+		return -EINVAL;
+	}
+
+	bool single = (hdr0.features.incompat & POOL_FEAT_SINGLEHDR) != 0;
+	if (single != ((priv->set->options & POOLSET_OPT_SINGLEHDR) != 0)) {
+		log_err("part '%s': SINGLEHDR feature %s but the pool set %s "
+				"the option", priv->parts[0].path,
+				single ? "set" : "clear",
+				single ? "lacks" : "has");
+		return -EINVAL;
+	}
+
+	for (unsigned i = 1; i < priv->nhdrs; i++) {
+		ret = db_hdr_read(pool, i, &hdr);
+		if (ret)
+			return ret;
+		if (!pool_hdr_valid(&hdr)) {
+			log_err("part '%s' has no valid pool header",
+					priv->parts[i].path);
+			return -EINVAL;
+		}
+		if (memcmp(hdr.signature, hdr0.signature, POOL_HDR_SIG_LEN) ||
+				hdr.major != hdr0.major ||
+				memcmp(&hdr.features, &hdr0.features,
+					sizeof(hdr.features))) {
+			log_err("part '%s': signature, major or features "
+					"differ from part '%s'",
+					priv->parts[i].path,
+					priv->parts[0].path);
+			return -EINVAL;
+		}
+	}
+
+	pool_hdr_to_attr(&hdr0, &pool->attr);
+	return 0;
+}
+
+/*
+ * db_hdrs_set_attr -- rewrite every header from `attr` as PMDK's
+ * util_replica_set_attr does: identity fields, arch flags and replica
+ * links from `attr` (stored as given), part 0 takes attr->uuid and the
+ * part ring is relinked to it; later parts keep their uuid, every part
+ * its creation time and shutdown state
+ */
+int
+db_hdrs_set_attr(struct db_pool *pool, const struct rpmem_pool_attr *attr)
+{
+	struct db_priv *priv = pool->priv;
+	unsigned n = priv->nhdrs;
+	struct pool_hdr *old = calloc(n, sizeof(*old));
+	uint8_t (*uuids)[POOL_HDR_UUID_LEN] = calloc(n, sizeof(*uuids));
+	int ret = -ENOMEM;
+	if (old == NULL || uuids == NULL)
+		goto out;
+
+	for (unsigned i = 0; i < n; i++) {
+		ret = db_hdr_read(pool, i, &old[i]);
+		if (ret)
+			goto out;
+		memcpy(uuids[i], i ? old[i].uuid : attr->uuid,
+				POOL_HDR_UUID_LEN);
+	}
+
+	/* part 0 last: its header is the one an open trusts first */
+	struct pool_hdr hdr;
+	for (unsigned i = n; i-- > 0; ) {
+		pool_hdr_from_attr(&hdr, attr);
+		hdr_link(&hdr, uuids, i, n);
+		hdr.crtime = old[i].crtime;
+		if (old[i].features.incompat & hdr.features.incompat &
+				POOL_FEAT_SDS)
+			hdr.sds = old[i].sds;
+		else if (i > 0)
+			memset(&hdr.sds, 0, sizeof(hdr.sds));
+		pool_hdr_checksum_set(&hdr);
+
+		ret = db_hdr_write(pool, i, &hdr);
+		if (ret)
+			goto out;
+	}
+	pool_hdr_to_attr(&hdr, &pool->attr);
+
+out:
+	free(uuids);
+	free(old);
+	return ret;
+}
+

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fabric.h -- rpmemd's in-band side: listener, lanes, worker threads
+ *
+ * fabric_init registers the pool and listens on an ephemeral port of the
+ * address the client reached us at; fabric_accept admits exactly the
+ * announced lanes, each proving the session secret, then closes the
+ * listener; fabric_start runs the workers that apply lane messages.
+ */
+#ifndef RPMEMD_FABRIC_H
+#define RPMEMD_FABRIC_H 1
+
+#include <stdint.h>
+
+#include "apply.h"
+#include "proto.h"
+
+struct fabric;
+
+struct fabric_attr {
+	uint32_t provider;
+	const char *node;		/* address to listen on */
+	struct apply_pool pool;		/* raddr is filled by fabric_init */
+	unsigned nlanes;		/* wanted; may shrink */
+	unsigned nthreads;		/* 0: one per lane */
+	const uint8_t *secret;		/* PROTO_SECRET_LEN bytes */
+	int session_fd;			/* hung up => stop applying */
+};
+
+/*
+ * fabric_init -- open the provider, register the pool, listen.  Fills
+ * ibc (port, rkey, raddr, nlanes).  Returns 0 or -errno.
+ */
+int fabric_init(const struct fabric_attr *attr, struct fabric **fab,
+		struct proto_ibc *ibc);
+
+/*
+ * fabric_accept -- admit the lanes within `timeout_ms`, refusing every
+ * request without the secret; the listener is closed when it returns.
+ */
+int fabric_accept(struct fabric *fab, int timeout_ms);
+
+/* fabric_start -- start the worker threads */
+int fabric_start(struct fabric *fab);
+
+/* fabric_fini -- stop workers, close lanes, deregister, free */
+void fabric_fini(struct fabric *fab);
+
+#endif /* RPMEMD_FABRIC_H */

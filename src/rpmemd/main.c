@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * main.c -- rpmemd: start-up, remove mode, then one session
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "db.h"
+#include "log.h"
+#include "obc.h"
+#include "session.h"
+
+/* harden -- RELIABILITY S5: no inherited fds, private files, no setuid */
+static void
+harden(void)
+{
+	closefrom(STDERR_FILENO + 1);
+	umask(077);
+	(void) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* setup_logging -- switch from stderr to what the config asks for */
+static int
+setup_logging(const struct config *cfg)
+{
+	log_set_level(cfg->log_level);
+	if (cfg->use_syslog) {
+		log_to_syslog();
+		return 0;
+	}
+	if (cfg->log_file) {
+		int r = log_to_file(cfg->log_file);
+		if (r) {
+			log_err("cannot open log file %s: %s", cfg->log_file,
+				strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* startup_failed -- tell the client (status word) and stderr, then exit */
+static int
+startup_failed(int err)
+{
+	(void) obc_send_status(STDOUT_FILENO, (uint32_t)err);
+	return 1;
+}
+
+/* log_startup -- what a reader of the log needs to place this session */
+static void
+log_startup(const struct config *cfg)
+{
+	const char *conn = getenv("SSH_CONNECTION");
+	const char *user = getenv("USER");
+	log_info("rpmemd version %s", SRCVERSION);
+	log_notice("session: SSH_CONNECTION='%s' USER='%s'",
+		conn ? conn : "", user ? user : "");
+	log_notice("config: poolset-dir %s, persist-apm %s, log-level %s, "
+		"max-lanes %u, nthreads %u", cfg->poolset_dir,
+		cfg->persist_apm ? "yes" : "no",
+		log_level_name(cfg->log_level), cfg->max_lanes,
+		cfg->nthreads);
+}
+
+/*
+ * wants_remove -- was --remove asked for?  Decides, even when the config
+ * is bad, whether failure is told by exit status (remove mode: nothing
+ * may be written to stdout) or by the start-up status word.
+ */
+static bool
+wants_remove(int argc, char *argv[])
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strncmp(argv[i], "--remove", 8) == 0 ||
+				strncmp(argv[i], "-r", 2) == 0)
+			return true;
+	}
+	return false;
+}
+
+int
+main(int argc, char *argv[])
+{
+	harden();
+	log_init("rpmemd", LOG_SINK_STDERR, LOG_LVL_ERR);
+
+	struct config cfg;
+	char err[CONFIG_ERR_MAX];
+	int r = config_load(&cfg, argc, argv, err, sizeof(err));
+	if (r) {
+		log_err("%s", err);
+		config_free(&cfg);
+		if (wants_remove(argc, argv))
+			return -r;
+		return startup_failed(-r);
+	}
+	if (cfg.help) {
+		config_usage(argv[0]);
+		config_free(&cfg);
+		return 0;
+	}
+	if (cfg.version) {
+		fprintf(stderr, "rpmemd version %s\n", SRCVERSION);
+		config_free(&cfg);
+		return 0;
+	}
+
+	bool remove_mode = cfg.remove != NULL;
+	r = setup_logging(&cfg);
+	if (r)
+		goto err_cfg;
+	log_startup(&cfg);
+
+	struct db *db;
+	r = db_init(cfg.poolset_dir, &db);
+	if (r) {
+		log_err("poolset-dir %s: %s", cfg.poolset_dir, strerror(-r));
+		/* after switching sinks the client still needs the reason */
+		fprintf(stderr, "rpmemd: poolset-dir %s: %s\n",
+			cfg.poolset_dir, strerror(-r));
+		goto err_cfg;
+	}
+
+	if (remove_mode) {
+		r = db_pool_remove(db, cfg.remove, cfg.force, cfg.pool_set);
+		if (r) {
+			log_err("removing '%s' failed: %s", cfg.remove,
+				strerror(-r));
+			fprintf(stderr, "rpmemd: removing '%s' failed: %s\n",
+				cfg.remove, strerror(-r));
+		}
+		db_fini(db);
+		config_free(&cfg);
+		log_close();
+		return -r;
+	}
+
+	r = obc_send_status(STDOUT_FILENO, 0);
+	if (r == 0)
+		r = session_run(&cfg, db, STDIN_FILENO, STDOUT_FILENO);
+	db_fini(db);
+	config_free(&cfg);
+	log_notice("session ended%s", r ? " with an error" : "");
+	log_close();
+	return r ? 1 : 0;
+
+err_cfg:
+	config_free(&cfg);
+	if (remove_mode)
+		return -r;
+	return startup_failed(-r);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * obc.h -- rpmemd side of the out-of-band channel (stdin/stdout over ssh)
+ */
+#ifndef RPMEMD_OBC_H
+#define RPMEMD_OBC_H 1
+
+#include <stdint.h>
+
+#include "proto.h"
+
+/*
+ * obc_recv -- read one request: the header (waiting as long as it takes:
+ * an open pool may idle for days), then the body within `timeout_ms`.
+ * Returns 0, -ECONNRESET on EOF, -EPROTO / -EMSGSIZE /
+ * -EPROTONOSUPPORT for a malformed message (with *type set when the
+ * header was good, 0 otherwise), -ETIMEDOUT for a body that never came.
+ */
+int obc_recv(int fd, struct proto_req *req, uint32_t *type, int timeout_ms);
+
+/* obc_send -- write one response */
+int obc_send(int fd, const struct proto_resp *resp);
+
+/* obc_send_status -- the 4-byte start-up status word, host order */
+int obc_send_status(int fd, uint32_t status);
+
+#endif /* RPMEMD_OBC_H */

@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * session.c -- one rpmemd session: the request state machine
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "fabric.h"
+#include "log.h"
+#include "obc.h"
+#include "session.h"
+
+#define BODY_TIMEOUT_MS 30000
+#define ACCEPT_TIMEOUT_MS 30000
+
+struct session {
+	enum session_state state;
+	const struct config *cfg;
+	struct db *db;
+	struct db_pool *pool;
+	struct fabric *fab;		/* NULL until lanes are set up */
+	int in;
+	int out;
+	uint16_t minor;			/* negotiated protocol minor */
+	uint8_t secret[PROTO_SECRET_LEN];
+};
+
+static const char *const state_names[] = {
+	[SESSION_INIT] = "INIT",
+	[SESSION_OPEN] = "OPEN",
+	[SESSION_DONE] = "DONE",
+};
+
+static const char *const type_names[] = {
+	[PROTO_MSG_CREATE] = "CREATE",
+	[PROTO_MSG_CREATE_RESP] = "CREATE_RESP",
+	[PROTO_MSG_OPEN] = "OPEN",
+	[PROTO_MSG_OPEN_RESP] = "OPEN_RESP",
+	[PROTO_MSG_CLOSE] = "CLOSE",
+	[PROTO_MSG_CLOSE_RESP] = "CLOSE_RESP",
+	[PROTO_MSG_SET_ATTR] = "SET_ATTR",
+	[PROTO_MSG_SET_ATTR_RESP] = "SET_ATTR_RESP",
+};
+
+/* type_name -- printable message type */
+static const char *
+type_name(uint32_t type)
+{
+	if (type < sizeof(type_names) / sizeof(type_names[0]) &&
+			type_names[type])
+		return type_names[type];
+	return "unknown";
+}
+
+/*
+ * status_of -- the one place an errno becomes a wire status (facts 2.7)
+ */
+static uint32_t
+status_of(int err)
+{
+	switch (err) {
+	case 0:
+		return PROTO_SUCCESS;
+	case EEXIST:
+		return PROTO_ERR_EXISTS;
+	case EACCES:
+	case EPERM:
+		return PROTO_ERR_NOACCESS;
+	case ENOENT:
+		return PROTO_ERR_NOEXIST;
+	case EWOULDBLOCK:
+	case EBUSY:
+		return PROTO_ERR_BUSY;
+	case EBADF:
+		return PROTO_ERR_BADNAME;
+	case EINVAL:
+		return PROTO_ERR_POOL_CFG;
+	case EFBIG:
+		return PROTO_ERR_BADSIZE;
+	case EPROTONOSUPPORT:
+		return PROTO_ERR_BADPROTO;
+	case EMEDIUMTYPE:
+		return PROTO_ERR_PROVNOSUP;
+	default:
+		return PROTO_ERR_FATAL;
+	}
+}
+
+/* reply -- send a response of the type answering `type` */
+static int
+reply(struct session *s, uint32_t type, int err, struct proto_resp *resp)
+{
+	struct proto_resp empty;
+	if (!resp) {
+		memset(&empty, 0, sizeof(empty));
+		resp = &empty;
+	}
+	resp->type = proto_resp_type(type);
+	resp->status = status_of(err);
+	if ((type == PROTO_MSG_CREATE || type == PROTO_MSG_OPEN) &&
+			s->minor >= PROTO_MINOR) {
+		resp->has_ext = true;
+		resp->ext.major = PROTO_MAJOR;
+		resp->ext.minor = s->minor;
+	}
+	log_notice("response %s: status %u (%s)", type_name(resp->type),
+		resp->status, proto_status_str(resp->status));
+	int r = obc_send(s->out, resp);
+	if (r)
+		log_err("sending %s failed: %s", type_name(resp->type),
+			strerror(-r));
+	return r;
+}
+
+/* check_version -- protocol negotiation (RELIABILITY R19) */
+static int
+check_version(struct session *s, const struct proto_common *c)
+{
+	if (c->major != PROTO_MAJOR) {
+		log_err("protocol major version mismatch: client %u.%u, "
+			"rpmemd %u.%u", c->major, c->minor, PROTO_MAJOR,
+			PROTO_MINOR);
+		return -EPROTONOSUPPORT;
+	}
+	if (c->minor < PROTO_MINOR) {
+		log_err("protocol %u.%u is not supported (client %u.%u, "
+			"rpmemd needs %u.%u for authenticated lanes)",
+			c->major, c->minor, c->major, c->minor, PROTO_MAJOR,
+			PROTO_MINOR);
+		return -EPROTONOSUPPORT;
+	}
+	s->minor = PROTO_MINOR;
+	return 0;
+}
+
+/* check_provider -- providers this daemon can serve */
+static int
+check_provider(uint32_t provider)
+{
+	switch (provider) {
+	case PROTO_PROV_TCP:
+	case PROTO_PROV_SOCKETS:
+	case PROTO_PROV_VERBS:
+		return 0;
+	default:
+		log_err("unsupported provider %u", provider);
+		return -EMEDIUMTYPE;
+	}
+}
+
+/*
+ * ssh_server_addr -- the address the client reached us at: third field
+ * of SSH_CONNECTION ("client port server port"); NULL (any) without it
+ */
+static const char *
+ssh_server_addr(void)
+{
+	static char addr[64];
+	const char *conn = getenv("SSH_CONNECTION");
+	if (!conn || sscanf(conn, "%*s %*s %63s", addr) != 1) {
+		log_warn("SSH_CONNECTION not set: listening on any address");
+		return NULL;
+	}
+	return addr;
+}
+
+/* buff_size -- the inline buffer we agree to: the client's, capped */
+static size_t
+buff_size(uint64_t wanted)
+{
+	if (wanted < PROTO_DEF_BUFF_SIZE)
+		return PROTO_DEF_BUFF_SIZE;
+	return wanted > LANE_BUFF_MAX ? LANE_BUFF_MAX : (size_t)wanted;
+}
+
+/*
+ * persist_method -- APM only where RMA writes reach persistence without
+ * our help: RDMA hardware (verbs) into pmem.  Over tcp and sockets the
+ * provider's own memcpy leaves data in CPU caches, so APM there would
+ * claim durability the platform lacks (RELIABILITY R20).
+ */
+static uint32_t
+persist_method(const struct session *s, const struct db_pool *p,
+		uint32_t provider)
+{
+	uint32_t pm = PROTO_PM_GPSPM;
+	if (s->cfg->persist_apm) {
+		if (p->is_pmem && provider == PROTO_PROV_VERBS)
+			pm = PROTO_PM_APM;
+		else
+			log_notice("persist-apm requested, but %s: using GPSPM",
+				p->is_pmem ? "the provider is not verbs" :
+				"the pool is not on pmem");
+	}
+	log_notice("persist method: %s, persist flush: %s", proto_pm_name(pm),
+		pm == PROTO_PM_APM ? "none" :
+		p->is_pmem ? "pmem_persist" : "pmem_msync");
+	return pm;
+}
+
+/* handle_pool -- CREATE or OPEN */
+static int
+handle_pool(struct session *s, const struct proto_req *req)
+{
+	const char *what = type_name(req->type);
+	struct proto_resp resp;
+	memset(&resp, 0, sizeof(resp));
+
+	log_notice("request %s: desc '%s' size %llu nlanes %u provider %s "
+		"buff_size %llu", what, req->desc,
+		(unsigned long long)req->common.pool_size, req->common.nlanes,
+		proto_provider_name(req->common.provider),
+		(unsigned long long)req->common.buff_size);
+
+	int r = check_version(s, &req->common);
+	if (!r)
+		r = check_provider(req->common.provider);
+	if (!r && req->common.nlanes == 0) {
+		log_err("invalid number of lanes: 0");
+		return reply(s, req->type, EINVAL, NULL) ?: -EINVAL;
+	}
+	if (r)
+		return reply(s, req->type, -r, NULL) ?: r;
+
+	if (req->type == PROTO_MSG_CREATE)
+		r = db_pool_create(s->db, req->desc,
+			req->has_attr ? &req->attr : NULL, &s->pool);
+	else
+		r = db_pool_open(s->db, req->desc, &s->pool);
+	if (r) {
+		log_err("%s of '%s' failed: %s", what, req->desc,
+			strerror(-r));
+		return reply(s, req->type, -r, NULL) ?: r;
+	}
+
+	struct db_pool *p = s->pool;
+	if (p->size < RPMEM_MIN_POOL) {
+		log_err("pool '%s' is %zu bytes, smaller than the minimum %zu",
+			req->desc, p->size, RPMEM_MIN_POOL);
+		r = -EINVAL;
+		goto err_close;
+	}
+	if (p->size < req->common.pool_size) {
+		log_err("pool '%s' is %zu bytes, %llu requested", req->desc,
+			p->size, (unsigned long long)req->common.pool_size);
+		r = -EFBIG;
+		goto err_close;
+	}
+	if (getrandom(s->secret, sizeof(s->secret), 0) !=
+			(ssize_t)sizeof(s->secret)) {
+		r = -errno;
+		log_err("!getrandom");
+		goto err_close;
+	}
+
+	struct fabric_attr fa = {
+		.provider = req->common.provider,
+		.node = ssh_server_addr(),
+		.pool = {
+			.base = p->addr,
+			.size = (size_t)req->common.pool_size,
+			.buff_size = buff_size(req->common.buff_size),
+			.is_pmem = p->is_pmem,
+			.has_headers = !p->no_headers,
+		},
+		.nlanes = req->common.nlanes < s->cfg->max_lanes ?
+			req->common.nlanes : s->cfg->max_lanes,
+		.nthreads = s->cfg->nthreads,
+		.secret = s->secret,
+		.session_fd = s->in,
+	};
+	r = fabric_init(&fa, &s->fab, &resp.ibc);
+	if (r) {
+		r = r == -EINVAL || r == -ENODATA ? -EMEDIUMTYPE : r;
+		goto err_close;
+	}
+	resp.ibc.persist_method = persist_method(s, p, fa.provider);
+	resp.ext.buff_size = fa.pool.buff_size;
+	memcpy(resp.ext.secret, s->secret, sizeof(s->secret));
+	if (req->type == PROTO_MSG_OPEN)
+		resp.attr = p->attr;
+
+	r = reply(s, req->type, 0, &resp);
+	if (r)
+		goto err_close_quiet;
+	s->state = SESSION_OPEN;
+
+	/*
+	 * A client that fails to connect its lanes says so with CLOSE; the
+	 * session stays open to hear it, without lanes.
+	 */
+	r = fabric_accept(s->fab, ACCEPT_TIMEOUT_MS);
+	if (!r)
+		r = fabric_start(s->fab);
+	if (r) {
+		fabric_fini(s->fab);
+		s->fab = NULL;
+	}
+	return 0;
+
+err_close:
+	(void) reply(s, req->type, -r, NULL);
+err_close_quiet:
+	fabric_fini(s->fab);
+	s->fab = NULL;
+	(void) db_pool_close(s->pool, p->created);
+	s->pool = NULL;
+	return r;
+}
+
+/* handle_set_attr -- SET_ATTR */
+static int
+handle_set_attr(struct session *s, const struct proto_req *req)
+{
+	log_notice("request SET_ATTR");
+	int r = db_pool_set_attr(s->pool, req->has_attr ? &req->attr : NULL);
+	if (r)
+		log_err("setting attributes failed: %s", strerror(-r));
+	else
+		s->pool->attr = req->attr;
+	return reply(s, req->type, -r, NULL);
+}
+
+/* handle_close -- CLOSE: close (and maybe remove) the pool, answer */
+static int
+handle_close(struct session *s, const struct proto_req *req)
+{
+	bool remove = (req->close_flags & PROTO_CLOSE_FLAG_REMOVE) &&
+		s->pool->created;
+	log_notice("request CLOSE: flags 0x%x%s", req->close_flags,
+		remove ? " (removing the pool)" : "");
+	fabric_fini(s->fab);
+	s->fab = NULL;
+	int r = db_pool_close(s->pool, remove);
+	s->pool = NULL;
+	if (r)
+		log_err("closing the pool failed: %s", strerror(-r));
+	s->state = SESSION_DONE;
+	return reply(s, req->type, -r, NULL);
+}
+
+/* legal -- may a request of `type` arrive in the current state? */
+static bool
+legal(const struct session *s, uint32_t type)
+{
+	switch (s->state) {
+	case SESSION_INIT:
+		return type == PROTO_MSG_CREATE || type == PROTO_MSG_OPEN;
+	case SESSION_OPEN:
+		return type == PROTO_MSG_SET_ATTR || type == PROTO_MSG_CLOSE;
+	default:
+		return false;
+	}
+}
+
+/* session_run -- serve one session */
+int
+session_run(const struct config *cfg, struct db *db, int in, int out)
+{
+	struct session s = {
+		.state = SESSION_INIT,
+		.cfg = cfg,
+		.db = db,
+		.in = in,
+		.out = out,
+	};
+	int ret = 0;
+
+	while (s.state != SESSION_DONE) {
+		struct proto_req req;
+		uint32_t type;
+		int r = obc_recv(in, &req, &type, BODY_TIMEOUT_MS);
+		if (r == -ECONNRESET) {
+			log_notice("out-of-band channel closed by the client");
+			break;
+		}
+		if (r) {
+			if (type)
+				(void) reply(&s, type, r == -EPROTONOSUPPORT ?
+					EPROTONOSUPPORT : EPROTO, NULL);
+			ret = r;
+			break;
+		}
+		if (!legal(&s, req.type)) {
+			log_err("request %s is not allowed in state %s",
+				type_name(req.type), state_names[s.state]);
+			(void) reply(&s, req.type, EPROTO, NULL);
+			ret = -EPROTO;
+			break;
+		}
+		switch (req.type) {
+		case PROTO_MSG_CREATE:
+		case PROTO_MSG_OPEN:
+			r = handle_pool(&s, &req);
+			if (r)
+				s.state = SESSION_DONE;
+			break;
+		case PROTO_MSG_SET_ATTR:
+			r = handle_set_attr(&s, &req);
+			break;
+		case PROTO_MSG_CLOSE:
+			r = handle_close(&s, &req);
+			break;
+		default:
+			r = -EPROTO;
+			break;
+		}
+		if (r == -ECONNRESET)
+			break;
+	}
+
+	fabric_fini(s.fab);
+	if (s.pool) {
+		log_notice("closing the pool");
+		(void) db_pool_close(s.pool, false);
+	}
+	return ret;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * check_apply.c -- rpmemd's apply module: message validation, 8-byte copy
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "apply.h"
+#include "pool_hdr.h"
+
+#define POOL_SIZE (64 * 1024)
+#define RADDR 0x10000000ULL
+
+static char *Pool;
+static struct apply_pool P;
+static unsigned char Msgbuf[sizeof(struct lane_msg) + 4096];
+
+/* setup -- a private anonymous "pool" (msync works on it) */
+static void
+setup(void)
+{
+	Pool = mmap(NULL, POOL_SIZE, PROT_READ | PROT_WRITE,
+		MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(Pool, MAP_FAILED);
+	P = (struct apply_pool){
+		.base = Pool, .size = POOL_SIZE, .raddr = RADDR,
+		.buff_size = 4096, .is_pmem = false, .has_headers = true,
+	};
+}
+
+/* teardown -- unmap the pool */
+static void
+teardown(void)
+{
+	munmap(Pool, POOL_SIZE);
+}
+
+/* msg -- build an inline message for `len` bytes of `fill` at `off` */
+static struct lane_msg *
+msg(uint32_t op, uint64_t off, uint64_t size, size_t dlen, int fill)
+{
+	struct lane_msg *m = (void *)Msgbuf;
+	m->op = op;
+	m->lane = 3;
+	m->addr = RADDR + off;
+	m->size = size;
+	memset(m->data, fill, dlen);
+	return m;
+}
+
+START_TEST(test_inline_copies_and_persists)
+{
+	struct lane_msg *m = msg(LANE_OP_INLINE, 5000, 100, 100, 0xab);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 100), 0);
+	for (int i = 0; i < 100; i++)
+		ck_assert_int_eq((unsigned char)Pool[5000 + i], 0xab);
+	ck_assert_int_eq(Pool[4999], 0);
+	ck_assert_int_eq(Pool[5100], 0);
+}
+END_TEST
+
+START_TEST(test_refuses_header_offsets)
+{
+	struct lane_msg *m = msg(LANE_OP_INLINE, 4088, 8, 8, 0xff);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 8), EINVAL);
+	ck_assert_int_eq(Pool[4088], 0);
+	P.has_headers = false;
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 8), 0);
+	ck_assert_int_eq((unsigned char)Pool[4088], 0xff);
+}
+END_TEST
+
+START_TEST(test_refuses_ranges_outside_or_wrapping)
+{
+	struct lane_msg *m = msg(LANE_OP_WRITTEN, POOL_SIZE - 8, 16, 0, 0);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m)), EINVAL);
+	m = msg(LANE_OP_WRITTEN, 8192, UINT64_MAX, 0, 0);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m)), EINVAL);
+	m = msg(LANE_OP_WRITTEN, 0, 8, 0, 0);
+	m->addr = RADDR - 8;		/* below the pool */
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m)), EINVAL);
+	m = msg(LANE_OP_WRITTEN, POOL_SIZE, 0, 0, 0);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m)), 0);
+}
+END_TEST
+
+START_TEST(test_refuses_inline_size_mismatch_r7)
+{
+	/* RELIABILITY R7: payload larger than the negotiated buffer */
+	P.buff_size = 64;
+	struct lane_msg *m = msg(LANE_OP_INLINE, 8192, 128, 128, 0x11);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 128), EINVAL);
+	ck_assert_int_eq(Pool[8192], 0);
+	/* size field not matching the bytes received */
+	m = msg(LANE_OP_INLINE, 8192, 32, 16, 0x11);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 16), EINVAL);
+	ck_assert_int_eq(Pool[8192], 0);
+}
+END_TEST
+
+START_TEST(test_refuses_short_and_unknown)
+{
+	struct lane_msg *m = msg(LANE_OP_WRITTEN, 8192, 8, 0, 0);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) - 1), EPROTO);
+	m->op = 1;
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m)), EPROTO);
+	m->op = LANE_OP_WRITTEN | 0x200;
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m)), EPROTO);
+	m->op = LANE_OP_WRITTEN | LANE_F_DEEP;
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m)), 0);
+}
+END_TEST
+
+START_TEST(test_copy8_every_alignment)
+{
+	unsigned char src[80], dst[96];
+	for (size_t i = 0; i < sizeof(src); i++)
+		src[i] = (unsigned char)(i + 1);
+	for (size_t off = 0; off < 8; off++) {
+		for (size_t len = 0; len <= 72; len++) {
+			memset(dst, 0, sizeof(dst));
+			apply_copy8(dst + off, src + 1, len);
+			ck_assert_int_eq(memcmp(dst + off, src + 1, len), 0);
+			for (size_t i = 0; i < off; i++)
+				ck_assert_int_eq(dst[i], 0);
+			for (size_t i = off + len; i < sizeof(dst); i++)
+				ck_assert_int_eq(dst[i], 0);
+		}
+	}
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("apply");
+	TCase *tc = tcase_create("apply");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_inline_copies_and_persists);
+	tcase_add_test(tc, test_refuses_header_offsets);
+	tcase_add_test(tc, test_refuses_ranges_outside_or_wrapping);
+	tcase_add_test(tc, test_refuses_inline_size_mismatch_r7);
+	tcase_add_test(tc, test_refuses_short_and_unknown);
+	tcase_add_test(tc, test_copy8_every_alignment);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * check_db.c -- unit tests of rpmemd's pool set database: pool lifecycle
+ *
+ * Descriptor confinement is in check_db_path.c; the tree and helpers
+ * both use are in db_fixture.c.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "db_fixture.h"
+#include "pool_hdr.h"
+
+START_TEST(test_create_then_open_returns_identical_attrs)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+
+	dbt_attr(&attr, 1);
+	dbt_write_set(dbt_sets, "p.set", "", "p", 1, 4U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "p.set", &attr, &pool), 0);
+	ck_assert(pool->created);
+	ck_assert_uint_eq(pool->size, 4 * MIB);
+	ck_assert_mem_eq(&pool->attr, &attr, sizeof(attr));
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+
+	ck_assert_int_eq(db_pool_open(dbt_db, "p.set", &pool), 0);
+	ck_assert(!pool->created);
+	ck_assert(!pool->no_headers);
+	ck_assert_mem_eq(&pool->attr, &attr, sizeof(attr));
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+}
+END_TEST
+
+START_TEST(test_headers_are_valid_pmdk_ring_of_three_parts)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+	struct pool_hdr h[3];
+
+	dbt_attr(&attr, 2);
+	dbt_write_set(dbt_sets, "r.set", "", "r", 3, 2U, 2U, 3U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "r.set", &attr, &pool), 0);
+	ck_assert_uint_eq(pool->size, 7 * MIB - 2 * 4096);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+
+	for (unsigned i = 0; i < 3; i++) {
+		dbt_read_hdr(dbt_part("r", i), &h[i]);
+		ck_assert(pool_hdr_valid(&h[i]));
+		ck_assert_mem_eq(h[i].signature, attr.signature, 8);
+		ck_assert_mem_eq(h[i].poolset_uuid, attr.poolset_uuid, 16);
+		ck_assert_mem_eq(h[i].next_repl_uuid, attr.next_uuid, 16);
+		ck_assert_mem_eq(&h[i].arch_flags, attr.user_flags, 16);
+	}
+	ck_assert_mem_eq(h[0].uuid, attr.uuid, 16);
+	ck_assert(memcmp(h[1].uuid, h[2].uuid, 16) != 0);
+	for (unsigned i = 0; i < 3; i++) {
+		ck_assert_mem_eq(h[i].next_part_uuid, h[(i + 1) % 3].uuid, 16);
+		ck_assert_mem_eq(h[i].prev_part_uuid, h[(i + 2) % 3].uuid, 16);
+	}
+}
+END_TEST
+
+START_TEST(test_singlehdr_writes_header_in_part_0_only)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+	struct pool_hdr h;
+
+	dbt_attr(&attr, 3);
+	attr.incompat_features |= POOL_FEAT_SINGLEHDR;
+	dbt_write_set(dbt_sets, "s.set", "OPTION SINGLEHDR\n", "s", 2, 2U, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "s.set", &attr, &pool), 0);
+	ck_assert_uint_eq(pool->size, 4 * MIB);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+
+	dbt_read_hdr(dbt_part("s", 0), &h);
+	ck_assert(pool_hdr_valid(&h));
+	ck_assert_mem_eq(h.next_part_uuid, attr.uuid, 16);
+	dbt_read_hdr(dbt_part("s", 1), &h);
+	ck_assert(pool_hdr_is_zero(&h));
+
+	ck_assert_int_eq(db_pool_open(dbt_db, "s.set", &pool), 0);
+	ck_assert_mem_eq(&pool->attr, &attr, sizeof(attr));
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+}
+END_TEST
+
+START_TEST(test_zero_links_and_poolset_uuid_are_filled_in)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+
+	dbt_attr(&attr, 4);
+	memset(attr.poolset_uuid, 0, 16);
+	memset(attr.prev_uuid, 0, 16);
+	dbt_write_set(dbt_sets, "z.set", "", "z", 1, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "z.set", &attr, &pool), 0);
+	static const unsigned char zero[16];
+	ck_assert_mem_eq(pool->attr.prev_uuid, attr.uuid, 16);
+	ck_assert(memcmp(pool->attr.poolset_uuid, zero, 16) != 0);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+}
+END_TEST
+
+START_TEST(test_create_over_existing_pool_is_eexist)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+
+	dbt_attr(&attr, 5);
+	dbt_write_set(dbt_sets, "e.set", "", "e", 2, 2U, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "e.set", &attr, &pool), 0);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	ck_assert_int_eq(db_pool_create(dbt_db, "e.set", &attr, &pool),
+			-EEXIST);
+	/* the failed create must not have removed the existing pool */
+	ck_assert(dbt_exists(dbt_part("e", 0)));
+	ck_assert(dbt_exists(dbt_part("e", 1)));
+	ck_assert_int_eq(db_pool_open(dbt_db, "e.set", &pool), 0);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+}
+END_TEST
+
+START_TEST(test_create_reuses_holey_zero_file_of_exact_size)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+	int fd = open(dbt_part("h", 0), O_RDWR | O_CREAT | O_EXCL, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)(2 * MIB)), 0);
+	close(fd);
+
+	dbt_attr(&attr, 6);
+	dbt_write_set(dbt_sets, "h.set", "", "h", 1, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "h.set", &attr, &pool), 0);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+}
+END_TEST
+
+START_TEST(test_create_with_wrong_size_file_is_einval)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+	int fd = open(dbt_part("w", 0), O_RDWR | O_CREAT | O_EXCL, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)(3 * MIB)), 0);
+	close(fd);
+
+	dbt_attr(&attr, 7);
+	dbt_write_set(dbt_sets, "w.set", "", "w", 1, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "w.set", &attr, &pool),
+			-EINVAL);
+	/* a file we did not create stays */
+	ck_assert(dbt_exists(dbt_part("w", 0)));
+}
+END_TEST
+
+START_TEST(test_open_missing_set_or_part_is_enoent)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+
+	ck_assert_int_eq(db_pool_open(dbt_db, "nothing.set", &pool), -ENOENT);
+
+	dbt_attr(&attr, 8);
+	dbt_write_set(dbt_sets, "m.set", "", "m", 2, 2U, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "m.set", &attr, &pool), 0);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	ck_assert_int_eq(unlink(dbt_part("m", 1)), 0);
+	ck_assert_int_eq(db_pool_open(dbt_db, "m.set", &pool), -ENOENT);
+}
+END_TEST
+
+START_TEST(test_second_session_gets_ewouldblock)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool, *other;
+
+	dbt_attr(&attr, 9);
+	dbt_write_set(dbt_sets, "b.set", "", "b", 2, 2U, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "b.set", &attr, &pool), 0);
+	ck_assert_int_eq(db_pool_create(dbt_db, "b.set", &attr, &other),
+			-EWOULDBLOCK);
+	ck_assert_int_eq(db_pool_open(dbt_db, "b.set", &other), -EWOULDBLOCK);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	/* closing dropped the locks */
+	ck_assert_int_eq(db_pool_open(dbt_db, "b.set", &other), 0);
+	ck_assert_int_eq(db_pool_close(other, false), 0);
+}
+END_TEST
+
+START_TEST(test_nohdrs_requires_zero_attrs_and_vice_versa)
+{
+	struct rpmem_pool_attr attr;
+	struct rpmem_pool_attr zero;
+	struct db_pool *pool;
+
+	dbt_attr(&attr, 10);
+	memset(&zero, 0, sizeof(zero));
+	dbt_write_set(dbt_sets, "n.set", "OPTION NOHDRS\n", "n", 2, 2U, 2U);
+	dbt_write_set(dbt_sets, "y.set", "", "y", 1, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "n.set", &attr, &pool),
+			-EINVAL);
+	ck_assert_int_eq(db_pool_create(dbt_db, "y.set", NULL, &pool), -EINVAL);
+	ck_assert_int_eq(db_pool_create(dbt_db, "y.set", &zero, &pool),
+			-EINVAL);
+	ck_assert(!dbt_exists(dbt_part("n", 0)));
+	ck_assert(!dbt_exists(dbt_part("y", 0)));
+
+	ck_assert_int_eq(db_pool_create(dbt_db, "n.set", NULL, &pool), 0);
+	ck_assert(pool->no_headers);
+	ck_assert_uint_eq(pool->size, 4 * MIB);
+	ck_assert_int_eq(db_pool_set_attr(pool, &attr), -EINVAL);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+
+	ck_assert_int_eq(db_pool_open(dbt_db, "n.set", &pool), 0);
+	ck_assert(pool->no_headers);
+	ck_assert_mem_eq(&pool->attr, &zero, sizeof(zero));
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+}
+END_TEST
+
+START_TEST(test_singlehdr_option_and_feature_must_agree)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+
+	dbt_attr(&attr, 11);
+	dbt_write_set(dbt_sets, "s1.set", "OPTION SINGLEHDR\n", "s1", 1, 2U);
+	dbt_write_set(dbt_sets, "s2.set", "", "s2", 1, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "s1.set", &attr, &pool),
+			-EINVAL);
+	attr.incompat_features |= POOL_FEAT_SINGLEHDR;
+	ck_assert_int_eq(db_pool_create(dbt_db, "s2.set", &attr, &pool),
+			-EINVAL);
+	ck_assert(!dbt_exists(dbt_part("s1", 0)));
+	ck_assert(!dbt_exists(dbt_part("s2", 0)));
+}
+END_TEST
+
+START_TEST(test_part_below_2mib_is_einval)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+	char text[1024];
+
+	snprintf(text, sizeof(text), "PMEMPOOLSET\n2M %s/t.0\n1M %s/t.1\n",
+			dbt_parts, dbt_parts);
+	dbt_write_file(dbt_path(dbt_sets, "t.set"), text);
+	dbt_attr(&attr, 12);
+	ck_assert_int_eq(db_pool_create(dbt_db, "t.set", &attr, &pool),
+			-EINVAL);
+	ck_assert(!dbt_exists(dbt_part("t", 0)));
+}
+END_TEST
+
+START_TEST(test_set_with_replica_is_einval)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+	char text[1024];
+
+	snprintf(text, sizeof(text), "PMEMPOOLSET\n2M %s/q.0\n"
+			"REPLICA user@host remote.set\n", dbt_parts);
+	dbt_write_file(dbt_path(dbt_sets, "q.set"), text);
+	dbt_attr(&attr, 13);
+	ck_assert_int_eq(db_pool_create(dbt_db, "q.set", &attr, &pool),
+			-EINVAL);
+	ck_assert_int_eq(db_pool_open(dbt_db, "q.set", &pool), -EINVAL);
+	ck_assert(!dbt_exists(dbt_part("q", 0)));
+}
+END_TEST
+
+START_TEST(test_set_attr_then_reopen_returns_new_attrs)
+{
+	struct rpmem_pool_attr attr, next;
+	struct db_pool *pool;
+	struct pool_hdr h0, h1;
+
+	dbt_attr(&attr, 17);
+	dbt_attr(&next, 99);
+	dbt_write_set(dbt_sets, "a.set", "", "a", 2, 2U, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "a.set", &attr, &pool), 0);
+	ck_assert_int_eq(db_pool_set_attr(pool, &next), 0);
+	ck_assert_mem_eq(&pool->attr, &next, sizeof(next));
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+
+	ck_assert_int_eq(db_pool_open(dbt_db, "a.set", &pool), 0);
+	ck_assert_mem_eq(&pool->attr, &next, sizeof(next));
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+
+	dbt_read_hdr(dbt_part("a", 0), &h0);
+	dbt_read_hdr(dbt_part("a", 1), &h1);
+	ck_assert(pool_hdr_valid(&h1));
+	ck_assert_mem_eq(h1.signature, next.signature, 8);
+	ck_assert_mem_eq(h1.next_part_uuid, next.uuid, 16);
+	ck_assert_mem_eq(h0.next_part_uuid, h1.uuid, 16);
+}
+END_TEST
+
+START_TEST(test_open_refuses_corrupt_later_header)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+
+	dbt_attr(&attr, 18);
+	dbt_write_set(dbt_sets, "c.set", "", "c", 2, 2U, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "c.set", &attr, &pool), 0);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+
+	int fd = open(dbt_part("c", 1), O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pwrite(fd, "X", 1, 100), 1);
+	close(fd);
+	ck_assert_int_eq(db_pool_open(dbt_db, "c.set", &pool), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_remove_unlinks_parts_and_optionally_the_set)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+
+	dbt_attr(&attr, 19);
+	dbt_write_set(dbt_sets, "d.set", "", "d", 2, 2U, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "d.set", &attr, &pool), 0);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	ck_assert_int_eq(db_pool_remove(dbt_db, "d.set", false, false), 0);
+	ck_assert(!dbt_exists(dbt_part("d", 0)));
+	ck_assert(!dbt_exists(dbt_part("d", 1)));
+	ck_assert(dbt_exists(dbt_path(dbt_sets, "d.set")));
+
+	/* parts gone: -ENOENT unless forced */
+	ck_assert_int_eq(db_pool_remove(dbt_db, "d.set", false, true), -ENOENT);
+	ck_assert(dbt_exists(dbt_path(dbt_sets, "d.set")));
+	ck_assert_int_eq(db_pool_remove(dbt_db, "d.set", true, true), 0);
+	ck_assert(!dbt_exists(dbt_path(dbt_sets, "d.set")));
+
+	ck_assert_int_eq(mkdir(dbt_path(dbt_sets, "sub"), 0700), 0);
+	dbt_write_set(dbt_sets, "sub/d2.set", "", "d2", 1, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "sub/d2.set", &attr, &pool), 0);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	ck_assert_int_eq(db_pool_remove(dbt_db, "sub/d2.set", false, true), 0);
+	ck_assert(!dbt_exists(dbt_part("d2", 0)));
+	ck_assert(!dbt_exists(dbt_path(dbt_sets, "sub/d2.set")));
+}
+END_TEST
+
+START_TEST(test_remove_of_locked_pool_is_ebusy_unless_forced)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+
+	dbt_attr(&attr, 20);
+	dbt_write_set(dbt_sets, "l.set", "", "l", 2, 2U, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "l.set", &attr, &pool), 0);
+	ck_assert_int_eq(db_pool_remove(dbt_db, "l.set", false, false), -EBUSY);
+	ck_assert(dbt_exists(dbt_part("l", 0)));
+	ck_assert(dbt_exists(dbt_part("l", 1)));
+	ck_assert_int_eq(db_pool_remove(dbt_db, "l.set", true, false), 0);
+	ck_assert(!dbt_exists(dbt_part("l", 0)));
+	ck_assert(!dbt_exists(dbt_part("l", 1)));
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+}
+END_TEST
+
+START_TEST(test_close_with_remove_unlinks_parts)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+
+	dbt_attr(&attr, 21);
+	dbt_write_set(dbt_sets, "k.set", "", "k", 2, 2U, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "k.set", &attr, &pool), 0);
+	ck_assert_int_eq(db_pool_close(pool, true), 0);
+	ck_assert(!dbt_exists(dbt_part("k", 0)));
+	ck_assert(!dbt_exists(dbt_part("k", 1)));
+	ck_assert(dbt_exists(dbt_path(dbt_sets, "k.set")));
+}
+END_TEST
+
+START_TEST(test_multi_part_pool_is_contiguous_across_parts)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+	const size_t boundary = 2 * MIB;	/* end of part 0 in the pool */
+	const size_t off = boundary - 100;
+	char data[200];
+	char back[200];
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (char)(i * 13 + 1);
+
+	dbt_attr(&attr, 22);
+	dbt_write_set(dbt_sets, "g.set", "", "g", 3, 2U, 2U, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "g.set", &attr, &pool), 0);
+	ck_assert_uint_eq(pool->size, 6 * MIB - 2 * 4096);
+	memcpy((char *)pool->addr + off, data, sizeof(data));
+	memset((char *)pool->addr + pool->size - 8, 0x5a, 8);
+	ck_assert_int_eq(db_pool_persist(pool, off, sizeof(data)), 0);
+	ck_assert_int_eq(db_pool_persist(pool, pool->size - 8, 8), 0);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+
+	/* the second half lives right after part 1's own header */
+	int fd = open(dbt_part("g", 1), O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, back, 100, 4096), 100);
+	close(fd);
+	ck_assert_mem_eq(back, data + 100, 100);
+
+	ck_assert_int_eq(db_pool_open(dbt_db, "g.set", &pool), 0);
+	ck_assert_mem_eq((char *)pool->addr + off, data, sizeof(data));
+	ck_assert_uint_eq(((unsigned char *)pool->addr)[pool->size - 1],
+			0x5a);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+}
+END_TEST
+
+START_TEST(test_persist_refuses_ranges_outside_the_pool)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+
+	dbt_attr(&attr, 23);
+	dbt_write_set(dbt_sets, "v.set", "", "v", 1, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "v.set", &attr, &pool), 0);
+	ck_assert_int_eq(db_pool_persist(pool, 0, pool->size), 0);
+	ck_assert_int_eq(db_pool_persist(pool, pool->size, 0), 0);
+	ck_assert_int_eq(db_pool_persist(pool, 4096, pool->size), -EINVAL);
+	ck_assert_int_eq(db_pool_persist(pool, pool->size, 1), -EINVAL);
+	ck_assert_int_eq(db_pool_persist(pool, 8, SIZE_MAX - 4), -EINVAL);
+	ck_assert_int_eq(db_pool_persist(pool, SIZE_MAX, 2), -EINVAL);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+}
+END_TEST
+
+START_TEST(test_failed_allocation_removes_created_parts)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+	struct rlimit rl;
+	struct rlimit saved;
+
+	/* the third part cannot be allocated past the file size limit */
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	rl.rlim_cur = 3 * MIB;
+	rl.rlim_max = saved.rlim_max;
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	dbt_attr(&attr, 24);
+	dbt_write_set(dbt_sets, "f.set", "", "f", 3, 2U, 2U, 4U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "f.set", &attr, &pool), -EFBIG);
+	ck_assert(!dbt_exists(dbt_part("f", 0)));
+	ck_assert(!dbt_exists(dbt_part("f", 1)));
+	ck_assert(!dbt_exists(dbt_part("f", 2)));
+	rl.rlim_cur = saved.rlim_cur;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	signal(SIGXFSZ, SIG_DFL);
+}
+END_TEST
+
+/* db_suite -- every test above, each in its own temporary tree */
+static Suite *
+db_suite(void)
+{
+	Suite *s = suite_create("db");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, dbt_setup, dbt_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_create_then_open_returns_identical_attrs);
+	tcase_add_test(tc, test_headers_are_valid_pmdk_ring_of_three_parts);
+	tcase_add_test(tc, test_singlehdr_writes_header_in_part_0_only);
+	tcase_add_test(tc, test_zero_links_and_poolset_uuid_are_filled_in);
+	tcase_add_test(tc, test_create_over_existing_pool_is_eexist);
+	tcase_add_test(tc, test_create_reuses_holey_zero_file_of_exact_size);
+	tcase_add_test(tc, test_create_with_wrong_size_file_is_einval);
+	tcase_add_test(tc, test_open_missing_set_or_part_is_enoent);
+	tcase_add_test(tc, test_second_session_gets_ewouldblock);
+	tcase_add_test(tc, test_nohdrs_requires_zero_attrs_and_vice_versa);
+	tcase_add_test(tc, test_singlehdr_option_and_feature_must_agree);
+	tcase_add_test(tc, test_part_below_2mib_is_einval);
+	tcase_add_test(tc, test_set_with_replica_is_einval);
+	tcase_add_test(tc, test_set_attr_then_reopen_returns_new_attrs);
+	tcase_add_test(tc, test_open_refuses_corrupt_later_header);
+	tcase_add_test(tc, test_remove_unlinks_parts_and_optionally_the_set);
+	tcase_add_test(tc, test_remove_of_locked_pool_is_ebusy_unless_forced);
+	tcase_add_test(tc, test_close_with_remove_unlinks_parts);
+	tcase_add_test(tc, test_multi_part_pool_is_contiguous_across_parts);
+	tcase_add_test(tc, test_persist_refuses_ranges_outside_the_pool);
+	tcase_add_test(tc, test_failed_allocation_removes_created_parts);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return dbt_run(db_suite());
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * db_fixture.c -- shared temporary tree and helpers of the db unit tests
+ */
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db_fixture.h"
+
+static char Root[24];
+char dbt_base[48];
+char dbt_sets[64];
+char dbt_parts[64];
+char dbt_outside[64];
+struct db *dbt_db;
+
+/* rm_entry -- nftw callback removing one entry */
+static int
+rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* dbt_setup -- the temporary tree and a db on sets/ */
+void
+dbt_setup(void)
+{
+	snprintf(dbt_base, sizeof(dbt_base), "%s/t.XXXXXX", Root);
+	ck_assert_ptr_nonnull(mkdtemp(dbt_base));
+	snprintf(dbt_sets, sizeof(dbt_sets), "%s/sets", dbt_base);
+	snprintf(dbt_parts, sizeof(dbt_parts), "%s/parts", dbt_base);
+	snprintf(dbt_outside, sizeof(dbt_outside), "%s/outside", dbt_base);
+	ck_assert_int_eq(mkdir(dbt_sets, 0700), 0);
+	ck_assert_int_eq(mkdir(dbt_parts, 0700), 0);
+	ck_assert_int_eq(mkdir(dbt_outside, 0700), 0);
+	ck_assert_int_eq(db_init(dbt_sets, &dbt_db), 0);
+}
+
+/* dbt_teardown -- remove the whole tree */
+void
+dbt_teardown(void)
+{
+	db_fini(dbt_db);
+	dbt_db = NULL;
+	nftw(dbt_base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/*
+ * dbt_run -- a failed assertion ends a forked test before its teardown,
+ * so the root is removed here, after every test has run
+ */
+int
+dbt_run(Suite *s)
+{
+	strcpy(Root, "/tmp/check_db.XXXXXX");
+	if (mkdtemp(Root) == NULL) {
+		perror("mkdtemp");
+		return EXIT_FAILURE;
+	}
+
+	SRunner *sr = srunner_create(s);
+
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	nftw(Root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* dbt_path -- "<dir>/<name>" in a static buffer ring */
+const char *
+dbt_path(const char *dir, const char *name)
+{
+	static char buf[8][PATH_MAX];
+	static unsigned next;
+	char *p = buf[next++ % 8];
+
+	snprintf(p, PATH_MAX, "%s/%s", dir, name);
+	return p;
+}
+
+/* dbt_part -- parts/<prefix>.<i> */
+const char *
+dbt_part(const char *prefix, unsigned i)
+{
+	static char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s/%s.%u", dbt_parts, prefix, i);
+	return buf;
+}
+
+/* dbt_write_file -- create `path` holding `text` */
+void
+dbt_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(text, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* dbt_write_set -- a set file of `nparts` parts sized in MiB */
+void
+dbt_write_set(const char *dir, const char *name, const char *opts,
+		const char *prefix, unsigned nparts, ...)
+{
+	char text[4096];
+	int len = snprintf(text, sizeof(text), "PMEMPOOLSET\n%s", opts);
+	va_list ap;
+
+	va_start(ap, nparts);
+	for (unsigned i = 0; i < nparts; i++) {
+		unsigned mib = va_arg(ap, unsigned);
+		len += snprintf(text + len, sizeof(text) - (size_t)len,
+				"%uM %s/%s.%u\n", mib, dbt_parts, prefix, i);
+	}
+	va_end(ap);
+	dbt_write_file(dbt_path(dir, name), text);
+}
+
+/* dbt_exists -- whether a path exists (not following a final symlink) */
+int
+dbt_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* dbt_attr -- attributes with NUL, newline and high bytes */
+void
+dbt_attr(struct rpmem_pool_attr *attr, unsigned char seed)
+{
+	memset(attr, 0, sizeof(*attr));
+	memcpy(attr->signature, "<RP\0M\n>", 8);
+	attr->major = 6;
+	attr->compat_features = 0x1;
+	attr->incompat_features = POOL_FEAT_CKSUM_2K | POOL_FEAT_SDS;
+	for (unsigned i = 0; i < 16; i++) {
+		attr->poolset_uuid[i] = (unsigned char)(seed + 0xa0 + i);
+		attr->uuid[i] = (unsigned char)(seed + 0x10 + i);
+		attr->next_uuid[i] = (unsigned char)(seed + 0x20 + i);
+		attr->prev_uuid[i] = (unsigned char)(seed + 0x30 + i);
+		attr->user_flags[i] = (unsigned char)(i % 3 == 0 ? '\0' :
+				i % 3 == 1 ? '\n' : seed);
+	}
+}
+
+/* dbt_read_hdr -- the first 4 KiB of a file */
+void
+dbt_read_hdr(const char *path, struct pool_hdr *hdr)
+{
+	int fd = open(path, O_RDONLY);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, hdr, sizeof(*hdr), 0), sizeof(*hdr));
+	close(fd);
+}

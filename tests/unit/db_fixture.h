@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * db_fixture.h -- shared temporary tree and helpers of the db unit tests
+ *
+ * Every test gets a fresh tree: sets/ (poolset-dir), parts/ (part files)
+ * and outside/ (what confinement must keep us away from), all beneath one
+ * root that dbt_run removes even when a test failed.
+ */
+#ifndef DB_FIXTURE_H
+#define DB_FIXTURE_H 1
+
+#include <check.h>
+#include <stddef.h>
+
+#include "db.h"
+#include "pool_hdr.h"
+
+#define MIB ((size_t)1 << 20)
+
+/* small enough that every path built from them fits PATH_MAX */
+extern char dbt_base[48];
+extern char dbt_sets[64];
+extern char dbt_parts[64];
+extern char dbt_outside[64];
+extern struct db *dbt_db;	/* on dbt_sets */
+
+/* dbt_setup -- the tree and dbt_db; a Check checked fixture */
+void dbt_setup(void);
+
+/* dbt_teardown -- close dbt_db and remove the tree */
+void dbt_teardown(void);
+
+/* dbt_run -- run `s` under a fresh root; EXIT_SUCCESS or EXIT_FAILURE */
+int dbt_run(Suite *s);
+
+/* dbt_path -- "<dir>/<name>" from a small ring of static buffers */
+const char *dbt_path(const char *dir, const char *name);
+
+/* dbt_part -- parts/<prefix>.<i>, the name dbt_write_set gives part i */
+const char *dbt_part(const char *prefix, unsigned i);
+
+/* dbt_write_file -- create `path` holding `text` */
+void dbt_write_file(const char *path, const char *text);
+
+/*
+ * dbt_write_set -- set file `name` in `dir`: `opts` lines (may be ""),
+ * then one part per unsigned size in MiB, named by dbt_part(prefix, i)
+ */
+void dbt_write_set(const char *dir, const char *name, const char *opts,
+		const char *prefix, unsigned nparts, ...);
+
+/* dbt_exists -- whether `path` exists, a dangling symlink included */
+int dbt_exists(const char *path);
+
+/* dbt_attr -- attributes with NUL, newline and seed-dependent bytes */
+void dbt_attr(struct rpmem_pool_attr *attr, unsigned char seed);
+
+/* dbt_read_hdr -- the first 4 KiB of a file */
+void dbt_read_hdr(const char *path, struct pool_hdr *hdr);
+
+#endif /* DB_FIXTURE_H */
