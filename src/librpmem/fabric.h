@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fabric.h -- librpmem's in-band side: lanes to rpmemd over libfabric
+ *
+ * Each lane has its own endpoint, completion queue and message slots, so
+ * lanes used from different threads share no lock.  A flush posts
+ * messages without waiting (up to LANE_SLOTS in flight); a drain waits
+ * for every answer outstanding on its lane: one round trip however many
+ * flushes came before it.
+ */
+#ifndef RPMEM_FABRIC_H
+#define RPMEM_FABRIC_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+struct fabric;
+
+struct fabric_attr {
+	uint32_t provider;
+	const char *node;		/* target host as the user wrote it */
+	const struct proto_ibc *ibc;	/* rpmemd's answer */
+	size_t buff_size;		/* negotiated inline buffer */
+	const uint8_t *secret;		/* PROTO_SECRET_LEN bytes */
+	void *pool_addr;
+	size_t pool_size;
+	unsigned nlanes;		/* lanes to connect (<= ibc->nlanes) */
+	int timeout_ms;			/* bound of every wait */
+	int ssh_fd;			/* out-of-band channel to watch */
+};
+
+/*
+ * fabric_provider -- choose the provider for `node`: RPMEM_PROVIDER if
+ * set, else verbs when a device reaches the node (unless
+ * RPMEM_ENABLE_VERBS=0), else sockets when RPMEM_ENABLE_SOCKETS is
+ * non-zero, else tcp.  *max_lanes is what this side can open (endpoint,
+ * queue and descriptor limits).  Returns -ENOMEDIUM when none is usable,
+ * -EINVAL for an unknown RPMEM_PROVIDER.
+ */
+int fabric_provider(const char *node, uint32_t *provider,
+		unsigned *max_lanes);
+
+/* fabric_connect -- connect every lane; on success *nlanes is final */
+int fabric_connect(const struct fabric_attr *attr, struct fabric **fab);
+
+/* fabric_nlanes -- lanes the provider and daemon leave us */
+unsigned fabric_nlanes(const struct fabric *fab);
+
+/*
+ * fabric_flush -- start making [off, off + len) durable on `lane`:
+ * relaxed sends the bytes by RMA write, otherwise inline for rpmemd to
+ * store 8 bytes at a time.  Returns 0 or a positive errno.
+ */
+int fabric_flush(struct fabric *fab, unsigned lane, size_t off, size_t len,
+		bool relaxed, bool deep);
+
+/* fabric_drain -- wait for every flush on `lane`; first error wins */
+int fabric_drain(struct fabric *fab, unsigned lane);
+
+/* fabric_read -- RMA read of remote bytes into buf */
+int fabric_read(struct fabric *fab, unsigned lane, void *buf, size_t off,
+		size_t len);
+
+/* fabric_error -- the sticky errno of a broken connection, or 0 */
+int fabric_error(const struct fabric *fab);
+
+/* fabric_close -- shut lanes down, stop the monitor, free */
+void fabric_close(struct fabric *fab);
+
+#endif /* RPMEM_FABRIC_H */

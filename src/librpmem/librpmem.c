@@ -1,0 +1,674 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * librpmem.c -- public API: argument checks, handle life cycle, errors
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fab.h"
+#include "log.h"
+#include "obc.h"
+#include "pool_hdr.h"
+#include "range.h"
+#include "rpmem.h"
+
+#define API __attribute__((visibility("default")))
+
+#define ERRMSG_MAX 1024
+#define DEFAULT_TIMEOUT_S 60
+
+static __thread char Errmsg[ERRMSG_MAX];
+
+static struct {
+	unsigned max_nlanes;		/* RPMEM_MAX_NLANES */
+	int timeout_ms;			/* RPMEM_TIMEOUT */
+} Env;
+
+/* vset_err -- format this thread's message; '!' appends strerror(err) */
+static void
+vset_err(int err, const char *fmt, va_list ap)
+{
+	bool with_errno = fmt[0] == '!';
+	if (with_errno)
+		fmt++;
+	int n = vsnprintf(Errmsg, sizeof(Errmsg), fmt, ap);
+	if (with_errno && n >= 0 && (size_t)n < sizeof(Errmsg)) {
+		char ebuf[128];
+		snprintf(Errmsg + n, sizeof(Errmsg) - (size_t)n, ": %s",
+			strerror_r(err, ebuf, sizeof(ebuf)));
+	}
+	log_err("%s", Errmsg);
+}
+
+/* rpmem_err -- set this thread's error message */
+void
+rpmem_err(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	vset_err(err, fmt, ap);
+	va_end(ap);
+	errno = err;
+}
+
+/* fail -- set the message and errno = err; returns -1 for the caller */
+__attribute__((format(printf, 2, 3))) static int
+fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vset_err(err, fmt, ap);
+	va_end(ap);
+	errno = err;
+	return -1;
+}
+
+/* rpmem_timeout_ms -- bound of every out-of-band wait */
+int
+rpmem_timeout_ms(void)
+{
+	return Env.timeout_ms;
+}
+
+/* env_uint -- a positive decimal from the environment, or `def` */
+static unsigned long
+env_uint(const char *name, unsigned long def, unsigned long max)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return def;
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || v == 0 || v > max || s[0] == '-') {
+		log_warn("ignoring invalid %s=%s", name, s);
+		return def;
+	}
+	return v;
+}
+
+/* rpmem_lib_init -- read the environment once, when loaded */
+__attribute__((constructor)) static void
+rpmem_lib_init(void)
+{
+	enum log_level lvl = LOG_LVL_ERR;
+	const char *s = getenv("RPMEM_LOG_LEVEL");
+	if (s && log_level_parse(s, &lvl) != 0) {
+		unsigned long v = strtoul(s, NULL, 10);
+		lvl = v >= LOG_LVL_MAX ? LOG_LVL_DEBUG : (enum log_level)v;
+	}
+	log_init("librpmem", LOG_SINK_NONE, lvl);
+	const char *file = getenv("RPMEM_LOG_FILE");
+	if (file && *file)
+		(void) log_to_file(file);
+
+	Env.max_nlanes = (unsigned)env_uint("RPMEM_MAX_NLANES", UINT_MAX,
+		UINT_MAX);
+	Env.timeout_ms = (int)env_uint("RPMEM_TIMEOUT", DEFAULT_TIMEOUT_S,
+		24 * 3600) * 1000;
+	(void) ssh_cmd_init();
+}
+
+/* rpmem_lib_fini -- free what the constructor allocated */
+__attribute__((destructor)) static void
+rpmem_lib_fini(void)
+{
+	ssh_cmd_fini();
+	log_close();
+}
+
+/* check_pool_args -- the argument rules of rpmem_create/rpmem_open */
+static int
+check_pool_args(const char *target, const char *desc, void *addr,
+		size_t size, unsigned *nlanes)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096;
+
+	if (!target)
+		return fail(EINVAL, "invalid target: NULL");
+	if (!desc || !*desc)
+		return fail(EINVAL, "invalid pool set name: %s",
+			desc ? "empty" : "NULL");
+	if (strlen(desc) >= PROTO_DESC_MAX)
+		return fail(EINVAL, "pool set name longer than %d bytes",
+			PROTO_DESC_MAX - 1);
+	if (!addr)
+		return fail(EINVAL, "invalid pool address: NULL");
+	if ((uintptr_t)addr % page)
+		return fail(EINVAL, "pool address %p not aligned to %zu",
+			addr, page);
+	if (size == 0 || size % page)
+		return fail(EINVAL, "pool size %zu is not a non-zero "
+			"multiple of %zu", size, page);
+	if ((uintptr_t)addr + size < (uintptr_t)addr)
+		return fail(EINVAL, "pool range %p + %zu wraps", addr, size);
+	if (!nlanes)
+		return fail(EINVAL, "invalid number of lanes: NULL");
+	if (*nlanes == 0)
+		return fail(EINVAL, "invalid number of lanes: 0");
+	return 0;
+}
+
+/* errno_of -- errno for a negative internal return */
+static int
+errno_of(int r)
+{
+	return r < 0 ? -r : r;
+}
+
+/*
+ * channel_fail -- message for a dead out-of-band channel: the remote
+ * side's own last words when it left some.
+ */
+static int
+channel_fail(struct ssh *ssh, int r, const char *what)
+{
+	const char *last = ssh_last_error(ssh);
+	if (r == -ETIMEDOUT)
+		return fail(ETIMEDOUT, "%s: no answer from the remote side "
+			"within %d s", what, Env.timeout_ms / 1000);
+	if (*last)
+		return fail(errno_of(r), "%s: %s", what, last);
+	return fail(errno_of(r), "!%s", what);
+}
+
+/* pool_free -- release a handle whose channel is closed */
+static void
+pool_free(RPMEMpool *rpp)
+{
+	free(rpp);
+}
+
+/* pool_break -- make `err` the handle's sticky error */
+static int
+pool_break(RPMEMpool *rpp, int err)
+{
+	int expected = 0;
+	atomic_compare_exchange_strong(&rpp->error, &expected, err);
+	atomic_store(&rpp->state, RPMEM_ST_BROKEN);
+	return atomic_load(&rpp->error);
+}
+
+/* pool_session_end -- lanes down, CLOSE exchange, reap ssh */
+static int
+pool_session_end(RPMEMpool *rpp, uint32_t flags)
+{
+	int ret = 0;
+	if (rpp->fab) {
+		int err = fabric_error(rpp->fab);
+		if (err)
+			pool_break(rpp, err);
+		fabric_close(rpp->fab);
+		rpp->fab = NULL;
+	}
+	if (atomic_load(&rpp->state) == RPMEM_ST_READY) {
+		struct proto_req req = {
+			.type = PROTO_MSG_CLOSE,
+			.close_flags = flags,
+		};
+		struct proto_resp resp;
+		int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
+		if (r)
+			ret = channel_fail(rpp->ssh, r, "closing remote pool");
+		else if (resp.status)
+			ret = fail(proto_status_errno(resp.status),
+				"closing remote pool '%s': %s", rpp->desc,
+				proto_status_str(resp.status));
+	} else {
+		ret = fail(atomic_load(&rpp->error),
+			"!remote pool '%s' was already broken",
+			rpp->desc);
+	}
+	int err = errno;
+	int status = ssh_close(rpp->ssh, Env.timeout_ms, NULL, 0);
+	if (status != 0 && ret == 0)
+		log_info("ssh exited with status %d after close", status);
+	errno = err;
+	return ret;
+}
+
+/* pool_start -- the shared body of rpmem_create and rpmem_open */
+static RPMEMpool *
+pool_start(enum proto_msg_type type, const char *target, const char *desc,
+		void *addr, size_t size, unsigned *nlanes,
+		const struct rpmem_pool_attr *cattr,
+		struct rpmem_pool_attr *oattr)
+{
+	const char *what = type == PROTO_MSG_CREATE ? "create" : "open";
+	if (check_pool_args(target, desc, addr, size, nlanes))
+		return NULL;
+
+	RPMEMpool *rpp = calloc(1, sizeof(*rpp));
+	if (!rpp) {
+		fail(ENOMEM, "!allocating pool handle");
+		return NULL;
+	}
+	int r = target_parse(target, &rpp->target);
+	if (r) {
+		fail(EINVAL, "invalid target '%s'", target);
+		goto err_free;
+	}
+	snprintf(rpp->desc, sizeof(rpp->desc), "%s", desc);
+	rpp->pool_addr = addr;
+	rpp->pool_size = size;
+	unsigned max_lanes;
+	r = fabric_provider(rpp->target.node, &rpp->provider, &max_lanes);
+	if (r == -EINVAL) {
+		fail(EINVAL, "unknown provider RPMEM_PROVIDER=%s",
+			getenv("RPMEM_PROVIDER"));
+		goto err_free;
+	}
+	if (r) {
+		fail(ENOMEDIUM, "cannot find a fabric provider for %s",
+			rpp->target.node);
+		goto err_free;
+	}
+	if (max_lanes > Env.max_nlanes)
+		max_lanes = Env.max_nlanes;
+
+	r = ssh_open(&rpp->target, NULL, rpp->provider == PROTO_PROV_SOCKETS,
+		&rpp->ssh);
+	if (r) {
+		fail(-r, "!starting ssh to %s", rpp->target.node);
+		goto err_free;
+	}
+
+	uint32_t status;
+	r = obc_initial_status(rpp->ssh, Env.timeout_ms, &status);
+	if (r) {
+		channel_fail(rpp->ssh, r, "starting rpmemd");
+		goto err_ssh;
+	}
+	if (status) {
+		const char *last = ssh_last_error(rpp->ssh);
+		fail((int)status, "rpmemd failed to start: %s",
+			*last ? last : strerror((int)status));
+		goto err_ssh;
+	}
+
+	struct proto_req req = {
+		.type = type,
+		.common = {
+			.major = PROTO_MAJOR,
+			.minor = PROTO_MINOR,
+			.pool_size = size,
+			.nlanes = *nlanes < max_lanes ? *nlanes : max_lanes,
+			.provider = rpp->provider,
+			.buff_size = LANE_BUFF_DEFAULT,
+		},
+	};
+	memcpy(req.desc, rpp->desc, sizeof(req.desc));
+	if (cattr && !proto_attr_is_zero(cattr)) {
+		req.has_attr = true;
+		req.attr = *cattr;
+	}
+
+	r = obc_call(rpp->ssh, &req, &rpp->resp, Env.timeout_ms);
+	if (r) {
+		if (r == -EPROTO || r == -EPROTONOSUPPORT)
+			fail(-r, "%s of '%s' on %s: malformed response", what,
+				desc, rpp->target.node);
+		else
+			channel_fail(rpp->ssh, r, what);
+		goto err_ssh;
+	}
+	if (rpp->resp.status) {
+		const char *last = ssh_last_error(rpp->ssh);
+		fail(proto_status_errno(rpp->resp.status), "%s of '%s' on %s "
+			"failed: %s%s%s", what, desc, rpp->target.node,
+			proto_status_str(rpp->resp.status),
+			*last ? ": " : "", last);
+		goto err_ssh;
+	}
+	if (!rpp->resp.has_ext) {
+		fail(EPROTONOSUPPORT, "%s: rpmemd on %s speaks protocol 0.1 "
+			"only (need 0.%d)", what, rpp->target.node,
+			PROTO_MINOR);
+		goto err_close;
+	}
+
+	rpp->created = type == PROTO_MSG_CREATE;
+	if (type == PROTO_MSG_CREATE) {
+		rpp->no_headers = !req.has_attr;
+	} else {
+		rpp->no_headers = proto_attr_is_zero(&rpp->resp.attr);
+		if (oattr)
+			*oattr = rpp->resp.attr;
+	}
+	unsigned n = rpp->resp.ibc.nlanes;
+	if (n == 0 || n > req.common.nlanes) {
+		fail(EPROTO, "%s: rpmemd announced %u lanes for %u requested",
+			what, n, req.common.nlanes);
+		goto err_close;
+	}
+	if (rpp->resp.ext.buff_size < PROTO_DEF_BUFF_SIZE ||
+			rpp->resp.ext.buff_size > req.common.buff_size) {
+		fail(EPROTO, "%s: rpmemd chose a %llu-byte buffer for %llu "
+			"requested", what,
+			(unsigned long long)rpp->resp.ext.buff_size,
+			(unsigned long long)req.common.buff_size);
+		goto err_close;
+	}
+
+	struct fabric_attr fa = {
+		.provider = rpp->provider,
+		.node = rpp->target.node,
+		.ibc = &rpp->resp.ibc,
+		.buff_size = (size_t)rpp->resp.ext.buff_size,
+		.secret = rpp->resp.ext.secret,
+		.pool_addr = addr,
+		.pool_size = size,
+		.nlanes = n,
+		.timeout_ms = Env.timeout_ms,
+		.ssh_fd = ssh_fd(rpp->ssh),
+	};
+	r = fabric_connect(&fa, &rpp->fab);
+	if (r) {
+		fail(-r, "!%s: connecting %u lanes to %s port %u (%s)", what, n,
+			rpp->target.node, rpp->resp.ibc.port,
+			proto_provider_name(rpp->provider));
+		goto err_close;
+	}
+	rpp->nlanes = n;
+	*nlanes = n;
+	atomic_store(&rpp->state, RPMEM_ST_READY);
+	log_info("%s of '%s' on %s: %u lanes, %s, %s", what, desc,
+		rpp->target.node, n, proto_provider_name(rpp->provider),
+		proto_pm_name(rpp->resp.ibc.persist_method));
+	return rpp;
+
+err_close: {
+		int err = errno;
+		char msg[ERRMSG_MAX];
+		memcpy(msg, Errmsg, sizeof(msg));
+		atomic_store(&rpp->state, RPMEM_ST_READY);
+		(void) pool_session_end(rpp, type == PROTO_MSG_CREATE ?
+			PROTO_CLOSE_FLAG_REMOVE : 0);
+		memcpy(Errmsg, msg, sizeof(msg));
+		errno = err;
+		pool_free(rpp);
+		return NULL;
+	}
+err_ssh: {
+		int err = errno;
+		(void) ssh_close(rpp->ssh, Env.timeout_ms, NULL, 0);
+		errno = err;
+	}
+err_free:
+	pool_free(rpp);
+	return NULL;
+}
+
+/* rpmem_create -- create a remote pool and connect to it */
+API RPMEMpool *
+rpmem_create(const char *target, const char *pool_set_name, void *pool_addr,
+		size_t pool_size, unsigned *nlanes,
+		const struct rpmem_pool_attr *create_attr)
+{
+	return pool_start(PROTO_MSG_CREATE, target, pool_set_name, pool_addr,
+		pool_size, nlanes, create_attr, NULL);
+}
+
+/* rpmem_open -- open an existing remote pool and connect to it */
+API RPMEMpool *
+rpmem_open(const char *target, const char *pool_set_name, void *pool_addr,
+		size_t pool_size, unsigned *nlanes,
+		struct rpmem_pool_attr *open_attr)
+{
+	return pool_start(PROTO_MSG_OPEN, target, pool_set_name, pool_addr,
+		pool_size, nlanes, NULL, open_attr);
+}
+
+/* check_ready -- -1 with the sticky errno when the handle is broken */
+static int
+check_ready(RPMEMpool *rpp)
+{
+	if (!rpp)
+		return fail(EINVAL, "invalid pool handle: NULL");
+	if (atomic_load(&rpp->state) != RPMEM_ST_READY) {
+		return fail(atomic_load(&rpp->error), "!connection to '%s' on %s is lost",
+			rpp->desc, rpp->target.node);
+	}
+	return 0;
+}
+
+/* rpmem_set_attr -- replace the attributes stored in the remote headers */
+API int
+rpmem_set_attr(RPMEMpool *rpp, const struct rpmem_pool_attr *attr)
+{
+	if (check_ready(rpp))
+		return -1;
+	struct proto_req req = { .type = PROTO_MSG_SET_ATTR };
+	if (attr && !proto_attr_is_zero(attr)) {
+		req.has_attr = true;
+		req.attr = *attr;
+	}
+	struct proto_resp resp;
+	int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
+	if (r) {
+		int err = pool_break(rpp, r == -ETIMEDOUT ? ETIMEDOUT :
+			ECONNRESET);
+		channel_fail(rpp->ssh, -err, "setting attributes");
+		return -1;
+	}
+	if (resp.status)
+		return fail(proto_status_errno(resp.status), "setting "
+			"attributes of '%s' failed: %s", rpp->desc,
+			proto_status_str(resp.status));
+	return 0;
+}
+
+/* rpmem_close -- end the session; the remote pool stays */
+API int
+rpmem_close(RPMEMpool *rpp)
+{
+	if (!rpp)
+		return fail(EINVAL, "invalid pool handle: NULL");
+	int ret = pool_session_end(rpp, 0);
+	int err = errno;
+	pool_free(rpp);
+	errno = err;
+	return ret;
+}
+
+/* check_data_args -- flags, lane, header and range rules of data calls */
+static int
+check_data_args(RPMEMpool *rpp, size_t off, size_t len, unsigned lane,
+		unsigned flags, unsigned allowed, bool hdr_check)
+{
+	if (check_ready(rpp))
+		return -1;
+	if (flags & ~allowed)
+		return fail(EINVAL, "invalid flags 0x%x", flags);
+	if (lane >= rpp->nlanes)
+		return fail(EINVAL, "invalid lane %u (pool has %u)", lane,
+			rpp->nlanes);
+	if (hdr_check && !rpp->no_headers && off < POOL_HDR_SIZE)
+		return fail(EINVAL, "offset %zu is inside the %d-byte pool "
+			"header", off, POOL_HDR_SIZE);
+	if (!range_within(off, len, rpp->pool_size))
+		return fail(EINVAL, "range offset %zu length %zu is outside "
+			"the %zu-byte pool", off, len, rpp->pool_size);
+	return 0;
+}
+
+/*
+ * data_result -- 0, or -1 with errno: a lost connection becomes the
+ * handle's sticky error and hangs up the session so rpmemd stops applying
+ * anything this client sent (RELIABILITY R3); a remote refusal of one
+ * request (EINVAL, EIO) is reported and the lane stays usable.
+ */
+static int
+data_result(RPMEMpool *rpp, int r, const char *what, size_t off, size_t len,
+		unsigned lane)
+{
+	if (!r)
+		return 0;
+	int sticky = fabric_error(rpp->fab);
+	if (sticky) {
+		pool_break(rpp, sticky);
+		ssh_hangup(rpp->ssh);
+		return fail(sticky, "!%s on lane %u: connection to %s lost",
+			what, lane, rpp->target.node);
+	}
+	return fail(r, "!%s of %zu bytes at offset %zu on lane %u refused by "
+		"%s", what, len, off, lane, rpp->target.node);
+}
+
+/* rpmem_flush -- start making a range durable on the remote side */
+API int
+rpmem_flush(RPMEMpool *rpp, size_t offset, size_t length, unsigned lane,
+		unsigned flags)
+{
+	if (check_data_args(rpp, offset, length, lane, flags,
+			RPMEM_FLUSH_RELAXED, true))
+		return -1;
+	if (length == 0)
+		return 0;
+	int r = fabric_flush(rpp->fab, lane, offset, length,
+		flags & RPMEM_FLUSH_RELAXED, false);
+	return data_result(rpp, r, "flush", offset, length, lane);
+}
+
+/* rpmem_drain -- wait until everything flushed on a lane is durable */
+API int
+rpmem_drain(RPMEMpool *rpp, unsigned lane, unsigned flags)
+{
+	if (check_data_args(rpp, 0, 0, lane, flags, 0, false))
+		return -1;
+	return data_result(rpp, fabric_drain(rpp->fab, lane), "drain", 0, 0,
+		lane);
+}
+
+/* persist -- flush and drain on one lane */
+static int
+persist(RPMEMpool *rpp, size_t off, size_t len, unsigned lane,
+		bool relaxed, bool deep)
+{
+	int r = fabric_flush(rpp->fab, lane, off, len, relaxed, deep);
+	int d = fabric_drain(rpp->fab, lane);
+	return r ? r : d;
+}
+
+/* rpmem_persist -- make a range durable on the remote side */
+API int
+rpmem_persist(RPMEMpool *rpp, size_t offset, size_t length, unsigned lane,
+		unsigned flags)
+{
+	if (check_data_args(rpp, offset, length, lane, flags,
+			RPMEM_PERSIST_RELAXED, true))
+		return -1;
+	if (length == 0)
+		return 0;
+	int r = persist(rpp, offset, length, lane,
+		flags & RPMEM_PERSIST_RELAXED, false);
+	return data_result(rpp, r, "persist", offset, length, lane);
+}
+
+/* rpmem_deep_persist -- persist and flush the remote platform's buffers */
+API int
+rpmem_deep_persist(RPMEMpool *rpp, size_t offset, size_t length,
+		unsigned lane)
+{
+	if (check_data_args(rpp, offset, length, lane, 0, 0, true))
+		return -1;
+	if (length == 0)
+		return 0;
+	int r = persist(rpp, offset, length, lane, false, true);
+	return data_result(rpp, r, "deep persist", offset, length, lane);
+}
+
+/* rpmem_read -- copy remote bytes into buff */
+API int
+rpmem_read(RPMEMpool *rpp, void *buff, size_t offset, size_t length,
+		unsigned lane)
+{
+	if (check_data_args(rpp, offset, length, lane, 0, 0, false))
+		return -1;
+	if (!buff && length)
+		return fail(EINVAL, "invalid buffer: NULL");
+	if (length == 0)
+		return 0;
+	int r = fabric_read(rpp->fab, lane, buff, offset, length);
+	return data_result(rpp, r, "read", offset, length, lane);
+}
+
+/* rpmem_remove -- remove a remote pool through `rpmemd --remove` */
+API int
+rpmem_remove(const char *target, const char *pool_set, int flags)
+{
+	if (flags & ~(RPMEM_REMOVE_FORCE | RPMEM_REMOVE_POOL_SET))
+		return fail(EINVAL, "invalid flags 0x%x", (unsigned)flags);
+	if (!target)
+		return fail(EINVAL, "invalid target: NULL");
+	if (!pool_set || !*pool_set)
+		return fail(EINVAL, "invalid pool set name: %s",
+			pool_set ? "empty" : "NULL");
+	if (strlen(pool_set) >= PROTO_DESC_MAX)
+		return fail(EINVAL, "pool set name longer than %d bytes",
+			PROTO_DESC_MAX - 1);
+	struct target t;
+	if (target_parse(target, &t))
+		return fail(EINVAL, "invalid target '%s'", target);
+
+	char args[PROTO_DESC_MAX * 4 + 64] = "--remove ";
+	if (ssh_shell_quote(args, sizeof(args), pool_set))
+		return fail(EINVAL, "pool set name too long");
+	if (flags & RPMEM_REMOVE_FORCE)
+		strcat(args, " --force");
+	if (flags & RPMEM_REMOVE_POOL_SET)
+		strcat(args, " --pool-set");
+
+	struct ssh *ssh;
+	int r = ssh_open(&t, args, false, &ssh);
+	if (r) {
+		return fail(-r, "!starting ssh to %s", t.node);
+	}
+	r = ssh_wait_eof(ssh, Env.timeout_ms);
+	char last[ERRMSG_MAX];
+	int status = ssh_close(ssh, Env.timeout_ms, last, sizeof(last));
+	if (r == -EPROTO)
+		return fail(EPROTO, "removing '%s' on %s: unexpected output",
+			pool_set, t.node);
+	if (r)
+		return fail(errno_of(r), "removing '%s' on %s: %s", pool_set,
+			t.node, r == -ETIMEDOUT ? "timed out" : strerror(-r));
+	if (status == 0)
+		return 0;
+	/* rpmemd exits with an errno; 126, 127 and 255 come from the shell
+	 * and ssh themselves */
+	int err = status > 0 && status < 126 ? status : ECONNRESET;
+	return fail(err, "removing '%s' on %s failed: %s", pool_set, t.node,
+		*last ? last : strerror(err));
+}
+
+/* rpmem_check_version -- NULL when this library provides the version */
+API const char *
+rpmem_check_version(unsigned major_required, unsigned minor_required)
+{
+	if (major_required != RPMEM_MAJOR_VERSION) {
+		fail(EINVAL, "librpmem major version mismatch (need %u, "
+			"found %u)", major_required, RPMEM_MAJOR_VERSION);
+		return Errmsg;
+	}
+	if (minor_required > RPMEM_MINOR_VERSION) {
+		fail(EINVAL, "librpmem minor version mismatch (need %u, "
+			"found %u)", minor_required, RPMEM_MINOR_VERSION);
+		return Errmsg;
+	}
+	return NULL;
+}
+
+/* rpmem_errormsg -- the calling thread's last error message */
+API const char *
+rpmem_errormsg(void)
+{
+	return Errmsg;
+}

@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ssh.c -- spawn ssh, move out-of-band bytes over it, reap it
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "ssh.h"
+
+#define SSH_DEFAULT "ssh"
+#define CMD_DEFAULT "rpmemd"
+#define ERRBUF_SIZE 4096
+#define CMDLINE_MAX 8192
+
+extern char **environ;
+
+static struct {
+	char *ssh;		/* RPMEM_SSH */
+	char *cmds;		/* RPMEM_CMD, '|' replaced by NUL */
+	char **cmd;		/* pointers into cmds */
+	unsigned ncmds;
+	atomic_uint next;	/* round robin over cmd[] */
+} Cmd;
+
+struct ssh {
+	pid_t pid;
+	int in;			/* child's stdin (we write) */
+	int out;		/* child's stdout (we read) */
+	int err;		/* child's stderr (we read) */
+	bool out_eof;
+	char errbuf[ERRBUF_SIZE];	/* tail of the child's stderr */
+	size_t errlen;
+	char lastline[ERRBUF_SIZE];
+};
+
+/* ssh_cmd_init -- read RPMEM_SSH and split RPMEM_CMD on '|' */
+int
+ssh_cmd_init(void)
+{
+	const char *s = getenv("RPMEM_SSH");
+	const char *c = getenv("RPMEM_CMD");
+
+	Cmd.ssh = strdup(s && *s ? s : SSH_DEFAULT);
+	Cmd.cmds = strdup(c && *c ? c : CMD_DEFAULT);
+	if (!Cmd.ssh || !Cmd.cmds)
+		goto err;
+
+	unsigned n = 1;
+	for (const char *p = Cmd.cmds; *p; p++)
+		n += *p == '|';
+	Cmd.cmd = calloc(n, sizeof(*Cmd.cmd));
+	if (!Cmd.cmd)
+		goto err;
+	char *save = NULL;
+	for (char *t = strtok_r(Cmd.cmds, "|", &save); t;
+			t = strtok_r(NULL, "|", &save))
+		Cmd.cmd[Cmd.ncmds++] = t;
+	if (Cmd.ncmds == 0)
+		Cmd.cmd[Cmd.ncmds++] = (char *)CMD_DEFAULT;
+	atomic_init(&Cmd.next, 0);
+	return 0;
+err:
+	ssh_cmd_fini();
+	return -ENOMEM;
+}
+
+/* ssh_cmd_fini -- free what ssh_cmd_init allocated */
+void
+ssh_cmd_fini(void)
+{
+	free(Cmd.ssh);
+	free(Cmd.cmds);
+	free(Cmd.cmd);
+	memset(&Cmd, 0, sizeof(Cmd));
+}
+
+/* now_ms -- monotonic clock in milliseconds */
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* left_ms -- time left until `deadline`, for poll(2) */
+static int
+left_ms(long long deadline)
+{
+	long long left = deadline - now_ms();
+	if (left <= 0)
+		return 0;
+	return left > 1000000 ? 1000000 : (int)left;
+}
+
+/* ssh_shell_quote -- append `str` single-quoted for a POSIX shell */
+int
+ssh_shell_quote(char *buf, size_t len, const char *str)
+{
+	size_t n = strlen(buf);
+	if (n + 1 >= len)
+		return -ENAMETOOLONG;
+	buf[n++] = '\'';
+	for (const char *p = str; *p; p++) {
+		const char *piece = *p == '\'' ? "'\\''" : NULL;
+		size_t plen = piece ? 4 : 1;
+		if (n + plen + 2 > len)
+			return -ENAMETOOLONG;
+		if (piece)
+			memcpy(buf + n, piece, plen);
+		else
+			buf[n] = *p;
+		n += plen;
+	}
+	buf[n++] = '\'';
+	buf[n] = '\0';
+	return 0;
+}
+
+/* ssh_open -- start ssh with the next RPMEM_CMD on the remote side */
+int
+ssh_open(const struct target *t, const char *args, bool ipv4,
+		struct ssh **sshp)
+{
+	if (!Cmd.ssh)
+		return -ENOMEM;
+
+	unsigned idx = atomic_fetch_add(&Cmd.next, 1) % Cmd.ncmds;
+	char cmdline[CMDLINE_MAX];
+	int r = snprintf(cmdline, sizeof(cmdline), "%s%s%s", Cmd.cmd[idx],
+		args && *args ? " " : "", args ? args : "");
+	if (r < 0 || (size_t)r >= sizeof(cmdline))
+		return -ENAMETOOLONG;
+
+	char host[TARGET_USER_MAX + TARGET_NODE_MAX + 1];
+	if (t->user[0])
+		snprintf(host, sizeof(host), "%s@%s", t->user, t->node);
+	else
+		snprintf(host, sizeof(host), "%s", t->node);
+
+	char *argv[16];
+	unsigned ac = 0;
+	argv[ac++] = Cmd.ssh;
+	if (t->service[0]) {
+		argv[ac++] = (char *)"-p";
+		argv[ac++] = (char *)t->service;
+	}
+	argv[ac++] = (char *)"-T";
+	if (ipv4)
+		argv[ac++] = (char *)"-4";
+	argv[ac++] = (char *)"-oBatchMode=yes";
+	argv[ac++] = (char *)"--";
+	argv[ac++] = host;
+	argv[ac++] = cmdline;
+	argv[ac] = NULL;
+
+	struct ssh *ssh = calloc(1, sizeof(*ssh));
+	if (!ssh)
+		return -ENOMEM;
+
+	int sv[3][2];
+	int nsv = 0;
+	for (; nsv < 3; nsv++) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+				sv[nsv]) < 0) {
+			r = -errno;
+			goto err_sockets;
+		}
+	}
+
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	for (int i = 0; i < 3; i++)
+		posix_spawn_file_actions_adddup2(&fa, sv[i][1], i);
+	sigset_t empty, dfl;
+	sigemptyset(&empty);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	posix_spawnattr_setsigmask(&attr, &empty);
+	posix_spawnattr_setsigdefault(&attr, &dfl);
+	posix_spawnattr_setflags(&attr,
+		POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+	log_info("spawning %s %s '%s'", Cmd.ssh, host, cmdline);
+	r = posix_spawnp(&ssh->pid, Cmd.ssh, &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (r) {
+		r = -r;
+		goto err_sockets;
+	}
+
+	for (int i = 0; i < 3; i++)
+		close(sv[i][1]);
+	ssh->in = sv[0][0];
+	ssh->out = sv[1][0];
+	ssh->err = sv[2][0];
+	fcntl(ssh->err, F_SETFL, O_NONBLOCK);
+	*sshp = ssh;
+	return 0;
+
+err_sockets:
+	for (int i = 0; i < nsv; i++) {
+		close(sv[i][0]);
+		close(sv[i][1]);
+	}
+	free(ssh);
+	return r;
+}
+
+/* drain_stderr -- keep the tail of whatever the child wrote to stderr */
+static void
+drain_stderr(struct ssh *ssh)
+{
+	if (ssh->err < 0)
+		return;
+	for (;;) {
+		char tmp[1024];
+		ssize_t n = read(ssh->err, tmp, sizeof(tmp));
+		if (n == 0) {
+			close(ssh->err);
+			ssh->err = -1;
+			return;
+		}
+		if (n < 0)
+			return;
+		/* keep the tail: drop the oldest bytes to make room */
+		size_t un = (size_t)n;
+		size_t room = sizeof(ssh->errbuf) - 1 - ssh->errlen;
+		if (un > room) {
+			size_t drop = un - room;
+			memmove(ssh->errbuf, ssh->errbuf + drop,
+				ssh->errlen - drop);
+			ssh->errlen -= drop;
+		}
+		memcpy(ssh->errbuf + ssh->errlen, tmp, un);
+		ssh->errlen += un;
+	}
+}
+
+/*
+ * wait_fd -- poll `fd` for `events` while draining stderr; 0 when ready,
+ * -ETIMEDOUT when the deadline passes.
+ */
+static int
+wait_fd(struct ssh *ssh, int fd, short events, long long deadline)
+{
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = fd, .events = events },
+			{ .fd = ssh->err, .events = POLLIN },
+		};
+		int r = poll(pfd, ssh->err >= 0 ? 2 : 1, left_ms(deadline));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (ssh->err >= 0 && pfd[1].revents)
+			drain_stderr(ssh);
+		if (pfd[0].revents)
+			return 0;
+		if (r == 0 || now_ms() >= deadline)
+			return -ETIMEDOUT;
+	}
+}
+
+/* ssh_send -- write all of buf to the child's stdin */
+int
+ssh_send(struct ssh *ssh, const void *buf, size_t len, int timeout_ms)
+{
+	long long deadline = now_ms() + timeout_ms;
+	const char *p = buf;
+	while (len) {
+		int r = wait_fd(ssh, ssh->in, POLLOUT, deadline);
+		if (r)
+			return r;
+		ssize_t n = send(ssh->in, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return errno == EPIPE ? -ECONNRESET : -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* ssh_recv -- read exactly len bytes from the child's stdout */
+int
+ssh_recv(struct ssh *ssh, void *buf, size_t len, int timeout_ms)
+{
+	long long deadline = now_ms() + timeout_ms;
+	char *p = buf;
+	while (len) {
+		if (ssh->out_eof)
+			return -ECONNRESET;
+		int r = wait_fd(ssh, ssh->out, POLLIN, deadline);
+		if (r)
+			return r;
+		ssize_t n = recv(ssh->out, p, len, MSG_DONTWAIT);
+		if (n == 0) {
+			ssh->out_eof = true;
+			return -ECONNRESET;
+		}
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return errno == ECONNRESET ? -ECONNRESET : -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* ssh_wait_eof -- wait until the remote side closes stdout */
+int
+ssh_wait_eof(struct ssh *ssh, int timeout_ms)
+{
+	char c;
+	int r = ssh_recv(ssh, &c, 1, timeout_ms);
+	if (r == 0)
+		return -EPROTO;
+	return r == -ECONNRESET ? 0 : r;
+}
+
+/* ssh_is_alive -- non-blocking check for EOF on the child's stdout */
+bool
+ssh_is_alive(struct ssh *ssh)
+{
+	if (ssh->out_eof)
+		return false;
+	char c;
+	ssize_t n = recv(ssh->out, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		ssh->out_eof = true;
+	return !ssh->out_eof;
+}
+
+/* ssh_fd -- the child's stdout socket */
+int
+ssh_fd(struct ssh *ssh)
+{
+	return ssh->out;
+}
+
+/* ssh_hangup -- send EOF to the remote side */
+void
+ssh_hangup(struct ssh *ssh)
+{
+	(void) shutdown(ssh->in, SHUT_WR);
+}
+
+/* ssh_last_error -- last non-empty stderr line of the child */
+const char *
+ssh_last_error(struct ssh *ssh)
+{
+	drain_stderr(ssh);
+	ssh->errbuf[ssh->errlen] = '\0';
+	char *end = ssh->errbuf + ssh->errlen;
+	while (end > ssh->errbuf && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	char *start = end;
+	while (start > ssh->errbuf && start[-1] != '\n')
+		start--;
+	size_t n = (size_t)(end - start);
+	memcpy(ssh->lastline, start, n);
+	ssh->lastline[n] = '\0';
+	char *cr = strchr(ssh->lastline, '\r');
+	if (cr)
+		*cr = '\0';
+	return ssh->lastline;
+}
+
+/* reap -- wait for the child up to timeout_ms using a pidfd */
+static int
+reap(pid_t pid, int timeout_ms)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd >= 0) {
+		struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+		int r;
+		do {
+			r = poll(&pfd, 1, timeout_ms);
+		} while (r < 0 && errno == EINTR);
+		if (r == 0) {
+			log_info("ssh (pid %d) did not exit, terminating", pid);
+			kill(pid, SIGTERM);
+			do {
+				r = poll(&pfd, 1, 1000);
+			} while (r < 0 && errno == EINTR);
+			if (r == 0)
+				kill(pid, SIGKILL);
+		}
+		close(pidfd);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return -1;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* ssh_close -- close the channel, reap the child, keep its last words */
+int
+ssh_close(struct ssh *ssh, int timeout_ms, char *lasterr, size_t len)
+{
+	close(ssh->in);
+	close(ssh->out);
+	int ret = reap(ssh->pid, timeout_ms);
+	if (lasterr && len)
+		snprintf(lasterr, len, "%s", ssh_last_error(ssh));
+	if (ssh->err >= 0)
+		close(ssh->err);
+	free(ssh);
+	return ret;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ssh.h -- the ssh child that carries the out-of-band channel
+ *
+ * The child's stdin, stdout and stderr are AF_UNIX socket pairs so the
+ * parent can use MSG_NOSIGNAL and poll them together.  Whatever the
+ * remote side writes to stderr is kept (last 4 KiB) and its last line
+ * becomes the error message when the channel fails.
+ */
+#ifndef RPMEM_SSH_H
+#define RPMEM_SSH_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "target.h"
+
+struct ssh;
+
+/*
+ * ssh_cmd_init -- parse RPMEM_SSH and RPMEM_CMD (a '|' separated list)
+ * once, when the library is loaded; ssh_cmd_fini frees them.
+ */
+int ssh_cmd_init(void);
+void ssh_cmd_fini(void);
+
+/*
+ * ssh_open -- start `ssh [-p port] -T [-4] -oBatchMode=yes -- host
+ * "<next RPMEM_CMD>[ args]"`; `args` is appended verbatim (the caller
+ * quotes what it passes).
+ */
+int ssh_open(const struct target *t, const char *args, bool ipv4,
+		struct ssh **sshp);
+
+/* ssh_send -- write all of buf; -ECONNRESET when the channel is gone */
+int ssh_send(struct ssh *ssh, const void *buf, size_t len, int timeout_ms);
+
+/*
+ * ssh_recv -- read exactly len bytes within timeout_ms: -ECONNRESET on
+ * EOF, -ETIMEDOUT when the time runs out.
+ */
+int ssh_recv(struct ssh *ssh, void *buf, size_t len, int timeout_ms);
+
+/* ssh_wait_eof -- wait for EOF on stdout; -EPROTO if data arrives */
+int ssh_wait_eof(struct ssh *ssh, int timeout_ms);
+
+/* ssh_is_alive -- false once the peer's stdout reached EOF */
+bool ssh_is_alive(struct ssh *ssh);
+
+/* ssh_fd -- the stdout socket, for callers that poll it themselves */
+int ssh_fd(struct ssh *ssh);
+
+/*
+ * ssh_hangup -- end our half of the channel (EOF to the remote side)
+ * without reaping the child; safe from any thread.
+ */
+void ssh_hangup(struct ssh *ssh);
+
+/*
+ * ssh_last_error -- the last non-empty line the remote side wrote to
+ * stderr (drains what is pending first), "" when none.
+ */
+const char *ssh_last_error(struct ssh *ssh);
+
+/*
+ * ssh_close -- close the channel, reap the child (killing it after
+ * timeout_ms) and free; returns its exit status, or -1 when killed.
+ * The child's last stderr line is copied to `lasterr` when not NULL.
+ */
+int ssh_close(struct ssh *ssh, int timeout_ms, char *lasterr, size_t len);
+
+/* ssh_shell_quote -- append `str` single-quoted for a POSIX shell */
+int ssh_shell_quote(char *buf, size_t len, const char *str);
+
+#endif /* RPMEM_SSH_H */
