@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# abi.sh -- librpmem.so.1 exports exactly PMDK's 12 functions under
+# LIBRPMEM_1.0, with PMDK's SONAME and file name, and the header's
+# struct layout and constants match PMDK's (facts section 1).
+set -euo pipefail
+
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$top_builddir}"
+lib="$top_builddir/.libs/librpmem.so.1.0.0"
+fail=0
+
+[ -f "$lib" ] || { echo "FAIL: $lib not built"; exit 1; }
+
+soname=$(objdump -p "$lib" | awk '/SONAME/ { print $2 }')
+if [ "$soname" != "librpmem.so.1" ]; then
+	echo "FAIL: SONAME is '$soname', want librpmem.so.1"; fail=1
+fi
+
+want="rpmem_check_version rpmem_close rpmem_create rpmem_deep_persist
+rpmem_drain rpmem_errormsg rpmem_flush rpmem_open rpmem_persist
+rpmem_read rpmem_remove rpmem_set_attr"
+got=$(objdump -T "$lib" | awk '$2 == "g" && $4 == ".text" { print $NF }' |
+	sort | tr '\n' ' ')
+want=$(echo "$want" | tr -s ' ' '\n' | sort | tr '\n' ' ')
+if [ "$got" != "$want" ]; then
+	echo "FAIL: exported functions differ"
+	echo "  want: $want"; echo "  got:  $got"; fail=1
+fi
+others=$(objdump -T "$lib" | awk '$2 == "g" && $4 != "*UND*" && $4 != ".text" { print $NF }' | grep -v '^LIBRPMEM_1.0$' || true)
+if [ -n "$others" ]; then
+	echo "FAIL: unexpected exported symbols: $others"; fail=1
+fi
+badver=$(objdump -T "$lib" | awk '$2 == "g" && $4 == ".text" && $(NF-1) != "LIBRPMEM_1.0" { print $NF "@" $(NF-1) }')
+if [ -n "$badver" ]; then
+	echo "FAIL: symbols outside LIBRPMEM_1.0: $badver"; fail=1
+fi
+
+# struct layout and constants, checked by the compiler
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat > "$tmp/abi.c" <<'C'
+#include <stddef.h>
+#include "librpmem.h"
+#define OFF(f, o) _Static_assert(offsetof(struct rpmem_pool_attr, f) == o, #f)
+OFF(signature, 0); OFF(major, 8); OFF(compat_features, 12);
+OFF(incompat_features, 16); OFF(ro_compat_features, 20);
+OFF(poolset_uuid, 24); OFF(uuid, 40); OFF(next_uuid, 56);
+OFF(prev_uuid, 72); OFF(user_flags, 88);
+_Static_assert(sizeof(struct rpmem_pool_attr) == 104, "size");
+_Static_assert(RPMEM_PERSIST_RELAXED == 1 && RPMEM_FLUSH_RELAXED == 1, "f");
+_Static_assert(RPMEM_REMOVE_FORCE == 1 && RPMEM_REMOVE_POOL_SET == 2, "r");
+_Static_assert(RPMEM_MAJOR_VERSION == 1 && RPMEM_MINOR_VERSION == 3, "v");
+_Static_assert(RPMEM_MIN_POOL == 8192 && RPMEM_MIN_PART == 2097152, "m");
+int main(void) { return rpmem_check_version(1, 3) != NULL; }
+C
+if ! ${CC:-cc} -std=c11 -I"$top_srcdir/src/include" "$tmp/abi.c" \
+		-L"$top_builddir/.libs" -lrpmem -o "$tmp/abi" ||
+		! LD_LIBRARY_PATH="$top_builddir/.libs" "$tmp/abi"; then
+	echo "FAIL: header layout/constants or linking against librpmem"
+	fail=1
+fi
+
+# the unversioned dlsym lookups libpmemobj does (facts section 0)
+cat > "$tmp/dl.c" <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(void) {
+	const char *n[] = { "rpmem_create", "rpmem_open", "rpmem_close",
+		"rpmem_persist", "rpmem_deep_persist", "rpmem_read",
+		"rpmem_remove", "rpmem_set_attr" };
+	void *h = dlopen("librpmem.so.1", RTLD_NOW);
+	if (!h) { fprintf(stderr, "%s\n", dlerror()); return 1; }
+	for (unsigned i = 0; i < sizeof(n) / sizeof(n[0]); i++)
+		if (!dlsym(h, n[i])) { fprintf(stderr, "no %s\n", n[i]); return 1; }
+	return 0;
+}
+C
+if ! ${CC:-cc} "$tmp/dl.c" -o "$tmp/dl" -ldl ||
+		! LD_LIBRARY_PATH="$top_builddir/.libs" "$tmp/dl"; then
+	echo "FAIL: dlopen(librpmem.so.1) + dlsym as libpmemobj does"; fail=1
+fi
+
+[ $fail -eq 0 ] && echo "PASS: ABI of librpmem.so.1"
+exit $fail

@@ -1,0 +1,286 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# control.sh -- control-path tests: librpmem to rpmemd through a real sshd
+#
+# Run by `make check` from the build tree (top_builddir and top_srcdir are
+# exported), or by hand after a build:
+#
+#   top_builddir=BUILD_DIR tests/integration/control.sh
+#
+# Exit status 0 pass, 1 fail; never 77: a machine without sshd fails here.
+# Each group of tests/integration/control (control.c) gets its RPMEM_CMD:
+#
+#   main        the built rpmemd with a good config file
+#   badconfig   rpmemd with a broken config file, once per file (R16, S4)
+#   nodaemon    no rpmemd at the far end; no sshd at the target port
+#   fakedaemon  this script posing as a misbehaving rpmemd (R8, R9)
+#
+# `control.sh --fake-rpmemd SCENARIO [TAG]` is that fake daemon: it is
+# started on the "remote" side through ssh, speaks on stdin/stdout.
+set -euo pipefail
+
+# put -- write integer $3 as $2 bytes in byte order $1 (be, le) to stdout
+put() {
+	local order=$1 width=$2 value=$3 i bits esc=
+	for ((i = 0; i < width; i++)); do
+		if [[ $order == be ]]; then
+			bits=$(( (width - 1 - i) * 8 ))
+		else
+			bits=$(( i * 8 ))
+		fi
+		esc+=$(printf '\\0%03o' $(( (value >> bits) & 255 )))
+	done
+	printf '%b' "$esc"
+}
+
+# fake_resp_hdr -- response header: status, type, size (big-endian)
+fake_resp_hdr() {
+	put be 4 "$1"
+	put be 4 "$2"
+	put be 8 "$3"
+}
+
+# fake_ibc -- in-band attrs: port, persist method, rkey, raddr, nlanes
+fake_ibc() {
+	put be 4 "$1"
+	put be 4 "$2"
+	put be 8 0
+	put be 8 0
+	put le 4 "$3"	# PMDK sends nlanes in host order
+}
+
+# fake_rpmemd -- misbehave as scenario $1 on stdin/stdout, like rpmemd would not
+fake_rpmemd() {
+	local resp_create=2 resp_close=6 size=44
+	case $1 in
+	short-status)		# 2 of the 4 status bytes, then EOF
+		put le 2 0
+		return 0 ;;
+	error-status)		# start-up refused with EACCES
+		echo "fake rpmemd: refusing to start" >&2
+		put le 4 13
+		return 13 ;;
+	esac
+	put le 4 0
+	head -c 12 >/dev/null	# the request header: the request is sent
+	case $1 in
+	no-response)
+		return 0 ;;
+	truncated)		# header promises 44 bytes; 16 come
+		fake_resp_hdr 0 "$resp_create" "$size"
+		return 0 ;;
+	wrong-type)
+		fake_resp_hdr 0 "$resp_close" "$size"
+		fake_ibc 7000 1 1 ;;
+	request-as-response)	# a CREATE request where a reply belongs
+		put be 4 1
+		put be 8 "$size"
+		put be 8 0; put be 8 0; put be 8 0; put be 8 0 ;;
+	huge-size)		# R8: size 2^64-1: refuse, do not allocate
+		fake_resp_hdr 0 "$resp_create" 0xffffffffffffffff
+		fake_ibc 7000 1 1 ;;
+	bad-status-code)
+		fake_resp_hdr 14 "$resp_create" "$size"
+		fake_ibc 7000 1 1 ;;
+	bad-port)
+		fake_resp_hdr 0 "$resp_create" "$size"
+		fake_ibc 0 1 1 ;;
+	bad-method)
+		fake_resp_hdr 0 "$resp_create" "$size"
+		fake_ibc 7000 3 1 ;;
+	*)
+		echo "fake rpmemd: unknown scenario '$1'" >&2
+		return 1 ;;
+	esac
+	cat >/dev/null		# stay until the client hangs up
+}
+
+if [[ ${1:-} == --fake-rpmemd ]]; then
+	fake_rpmemd "${2:-}"
+	exit
+fi
+
+self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+self=$self/$(basename "${BASH_SOURCE[0]}")
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$self")/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+export top_srcdir top_builddir
+# shellcheck source-path=SCRIPTDIR source=harness.sh
+. "$top_srcdir/tests/integration/harness.sh"
+
+prog=$top_builddir/tests/integration/control
+if [[ ! -x $prog ]]; then
+	echo "control.sh: $prog not built (run make check)" >&2
+	exit 1
+fi
+
+export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-60}
+export CK_VERBOSITY=${CK_VERBOSITY:-verbose}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-control.XXXXXX")
+outside=$tmp/outside		# must stay empty but for the poolset dir
+poolset_dir=$outside/poolsets	# so "../x.set" lands in $outside
+part_dir=$tmp/parts
+log_dir=$tmp/logs
+mkdir -p "$poolset_dir" "$part_dir" "$log_dir"
+failed=()
+
+# dump_logs -- show what the daemons said, for a failed run
+dump_logs() {
+	local f
+	for f in "$log_dir"/* "$tmp/ssh/ssh.calls" "$tmp/ssh/sshd.log"; do
+		[[ -s $f ]] || continue
+		printf -- '--- %s (last 300 lines) ---\n' "$f"
+		tail -n 300 -- "$f" | tr -d '\r' | cat -v
+	done
+}
+
+# cleanup -- stop sshd, show logs if anything failed, remove the temp dir
+cleanup() {
+	local rc=$?
+	trap - EXIT
+	harness_stop_sshd "$tmp" || rc=1
+	if ((rc != 0)); then
+		dump_logs
+	fi
+	rm -rf -- "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+# leftovers -- pids of processes whose argv names the temp dir (but sshd)
+leftovers() {
+	local sshd_pid pid
+	sshd_pid=$(harness_sshd_pid "$tmp") || sshd_pid=
+	for pid in $(pgrep -f -- "$tmp" || :); do
+		[[ $pid == "$sshd_pid" ]] || printf '%s\n' "$pid"
+	done
+}
+
+# check_after -- nothing left running, outside untouched, no stray parts
+check_after() {
+	local label=$1 try pids=() stray
+	for ((try = 0; try < 100; try++)); do
+		mapfile -t pids < <(leftovers)
+		((${#pids[@]} == 0)) && break
+		sleep 0.05
+	done
+	if ((${#pids[@]} != 0)); then
+		echo "FAIL $label: processes still running 5 s after the run:"
+		ps -o pid,ppid,etime,args -p "$(IFS=,; echo "${pids[*]}")" || :
+		# ours for sure: their argv names our private temp dir
+		kill -TERM "${pids[@]}" 2>/dev/null || :
+		return 1
+	fi
+	stray=$(find "$outside" -mindepth 1 -path "$poolset_dir" -prune \
+		-o -print)
+	if [[ -n $stray ]]; then
+		echo "FAIL $label: files outside the poolset dir after the" \
+			"run (an S1 escape, or a failed test's leftovers):"
+		printf '%s\n' "$stray"
+		rm -rf -- "${outside:?}"/*
+		mkdir -p "$poolset_dir"
+		return 1
+	fi
+	stray=$(find "$part_dir" -mindepth 1)
+	if [[ -n $stray ]]; then
+		echo "FAIL $label: part files left after the run (R13, or" \
+			"a failed test's leftovers):"
+		printf '%s\n' "$stray"
+		rm -rf -- "${part_dir:?}"/*
+		return 1
+	fi
+}
+
+# run_group -- run control.c group $2 under the current RPMEM_CMD
+run_group() {
+	local label=$1 group=$2 result=PASS
+	printf '=== %s: RPMEM_CMD=%s\n' "$label" "$RPMEM_CMD"
+	"$prog" "$group" || result=FAIL
+	check_after "$label" || result=FAIL
+	if [[ $result != PASS ]]; then
+		failed+=("$label")
+	fi
+	printf '=== %s: %s\n' "$label" "$result"
+}
+
+harness_start_sshd "$tmp" || {
+	echo "control.sh: cannot start a private sshd on 127.0.0.1" \
+		"(install openssh-server; SSHD=${SSHD:-unset})" >&2
+	exit 1
+}
+
+export RPMEM_TEST_TARGET=$HARNESS_TARGET
+export RPMEM_TEST_POOLSET_DIR=$poolset_dir
+export RPMEM_TEST_OUTSIDE_DIR=$outside
+export RPMEM_TEST_PART_DIR=$part_dir
+export RPMEM_TEST_SSH_CALLS=$HARNESS_SSH_CALLS
+
+# a private config keeps /etc/rpmemd and ~/.rpmemd.conf out of the test
+conf=$tmp/rpmemd.conf
+printf '# control.sh: rpmemd reads only this file\nlog-level = debug\n' \
+	>"$conf"
+chmod 600 "$conf"
+
+# --- main: the real daemon
+RPMEM_CMD=$(harness_rpmemd_cmd "$poolset_dir" "$log_dir/rpmemd-main.log" \
+	-c "$conf")
+export RPMEM_CMD
+run_group main main
+
+# --- badconfig: each file must be refused naming file:line (R16, S4)
+# bad_config -- write config $1 from printf format $2, expect message $3
+bad_config() {
+	local name=$1 content=$2 expect=$3 mode=${4:-600}
+	# shellcheck disable=SC2059 # the content is a format on purpose
+	printf "$content" >"$tmp/$name"
+	chmod "$mode" "$tmp/$name"
+	RPMEM_CMD=$(harness_rpmemd_cmd "$poolset_dir" \
+		"$log_dir/rpmemd-$name.log" -c "$tmp/$name")
+	RPMEM_TEST_EXPECT_MSG=$expect
+	export RPMEM_CMD RPMEM_TEST_EXPECT_MSG
+	run_group "badconfig $name" badconfig
+}
+bad_config garbage.conf \
+	'# comment\nlog-level = debug\nthis line has no equals sign\n' \
+	garbage.conf:3
+bad_config nul.conf 'log-level = debug\npersist-apm = n\0o\n' nul.conf:2
+bad_config novalue.conf '# comment\npersist-apm =\n' novalue.conf:2
+bad_config unknown.conf 'log-level = debug\n\nno-such-key = yes\n' \
+	unknown.conf:3
+bad_config writable.conf 'log-level = debug\n' writable.conf 666
+
+# --- nodaemon: ssh works but there is no rpmemd; or no sshd listens
+RPMEM_CMD=$(printf '%q' "$tmp/no-such-dir/rpmemd")
+RPMEM_TEST_EXPECT_MSG=$tmp/no-such-dir/rpmemd
+RPMEM_TEST_DEAD_TARGET=127.0.0.1:$(harness_pick_port)
+export RPMEM_CMD RPMEM_TEST_EXPECT_MSG RPMEM_TEST_DEAD_TARGET
+run_group nodaemon nodaemon
+unset RPMEM_TEST_EXPECT_MSG RPMEM_TEST_DEAD_TARGET
+
+# --- fakedaemon: malformed answers fail cleanly, never crash/hang (R8, R9)
+# fake -- run the fakedaemon group against scenario $1; errnos $2 allowed
+fake() {
+	RPMEM_CMD="bash $(printf '%q' "$self") --fake-rpmemd $1 $(printf '%q' \
+		"$tmp")"
+	RPMEM_TEST_EXPECT_ERRNO=$2
+	export RPMEM_CMD RPMEM_TEST_EXPECT_ERRNO
+	run_group "fakedaemon $1" fakedaemon
+}
+fake short-status ECONNRESET
+fake error-status EACCES
+fake no-response ECONNRESET
+fake truncated ECONNRESET,EPROTO
+fake wrong-type EPROTO
+fake request-as-response EPROTO,ECONNRESET
+fake huge-size EPROTO
+fake bad-status-code EPROTO
+fake bad-port EPROTO
+fake bad-method EPROTO
+
+if ((${#failed[@]} != 0)); then
+	printf 'control.sh: FAILED: %s\n' "${failed[@]}"
+	exit 1
+fi
+echo "control.sh: all groups passed"

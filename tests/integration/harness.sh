@@ -1,0 +1,308 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
+# harness.sh -- a private sshd on loopback for end-to-end tests and demos
+#
+# Source this file from bash.  It defines:
+#
+#   harness_start_sshd DIR   generate keys and configs under DIR/ssh, start
+#                            sshd on 127.0.0.1:<free high port>, wait until
+#                            a login works; exports HARNESS_SSH_PORT,
+#                            HARNESS_TARGET, HARNESS_SSH_CALLS, RPMEM_SSH
+#   harness_stop_sshd DIR    stop that sshd (by the pid in its pid file)
+#   harness_rpmemd_cmd PSDIR LOG [ARG...]
+#                            print an RPMEM_CMD running the built rpmemd
+#   harness_pick_port        print a TCP port nobody listens on
+#
+# Every function returns non-zero with a message on stderr when it fails,
+# so callers may use `|| exit 1` even where `set -e` does not apply.
+# Environment: SSHD, SSH_KEYGEN, SSH (programs; found in PATH and /usr/sbin
+# when unset or empty), top_builddir (default: the repository root).
+#
+# Nothing here listens on or connects to anything but 127.0.0.1, and no
+# process is ever signalled by name: sshd is stopped by the pid it wrote.
+
+HARNESS_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# harness_err -- print a message prefixed with "harness:" to stderr
+harness_err() {
+	printf 'harness: %s\n' "$*" >&2
+}
+
+# harness_squote -- print $1 quoted for a POSIX shell
+harness_squote() {
+	local q="'\\''"
+	printf "'%s'" "${1//\'/$q}"
+}
+
+# harness_prog -- print the absolute path of program $2 (or the value $1)
+harness_prog() {
+	local given=$1 name=$2 path
+	if [[ -n $given ]]; then
+		path=$(command -v -- "$given" 2>/dev/null) || path=
+	else
+		path=$(PATH=$PATH:/usr/sbin:/sbin command -v -- "$name" \
+			2>/dev/null) || path=
+	fi
+	if [[ -z $path || $path != /* || ! -x $path ]]; then
+		[[ -z $given ]] || name="$name (given as $given)"
+		harness_err "$name not found;" \
+			"install openssh-server and openssh-client"
+		return 1
+	fi
+	printf '%s\n' "$path"
+}
+
+# harness_port_busy -- true when something listens on TCP port $1
+harness_port_busy() {
+	local out
+	command -v ss >/dev/null 2>&1 || return 1
+	out=$(ss -Htln "sport = :$1" 2>/dev/null) || return 1
+	[[ -n $out ]]
+}
+
+# harness_pick_port -- print a random port in 20000-60000 that is not in use
+harness_pick_port() {
+	local port try
+	for ((try = 0; try < 100; try++)); do
+		port=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40001 ))
+		if ! harness_port_busy "$port"; then
+			printf '%s\n' "$port"
+			return 0
+		fi
+	done
+	harness_err "no free TCP port found in 20000-60000"
+	return 1
+}
+
+# harness_sshd_pid -- print the pid of the harness sshd under $1, if running
+harness_sshd_pid() {
+	local sshdir=$1/ssh pid cmdline
+	[[ -s $sshdir/sshd.pid ]] || return 1
+	pid=$(<"$sshdir/sshd.pid")
+	[[ $pid =~ ^[0-9]+$ ]] || return 1
+	# a stale pid file may name a recycled pid: insist on our config file
+	cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+	[[ $cmdline == *"$sshdir/sshd_config"* ]] || return 1
+	printf '%s\n' "$pid"
+}
+
+# harness_show_log -- print the sshd log under $1 to stderr
+harness_show_log() {
+	local log=$1/ssh/sshd.log
+	if [[ -s $log ]]; then
+		printf -- '--- %s ---\n' "$log" >&2
+		cat -- "$log" >&2
+		printf -- '--- end of %s ---\n' "$log" >&2
+	fi
+}
+
+# harness_write_sshd_config -- write DIR/ssh/sshd_config for port $2
+harness_write_sshd_config() {
+	local sshdir=$1/ssh port=$2 user
+	user=$(id -un) || return 1
+	# AcceptEnv and Subsystem are left out on purpose: their defaults
+	# accept no environment and offer no subsystem.
+	cat >"$sshdir/sshd_config" <<-EOF || return 1
+	ListenAddress 127.0.0.1
+	Port $port
+	HostKey $sshdir/host_ed25519_key
+	PidFile $sshdir/sshd.pid
+	AuthorizedKeysFile $sshdir/authorized_keys
+	AllowUsers $user
+	AuthenticationMethods publickey
+	PubkeyAuthentication yes
+	PasswordAuthentication no
+	KbdInteractiveAuthentication no
+	UsePAM no
+	PermitRootLogin prohibit-password
+	PermitUserEnvironment no
+	StrictModes no
+	AllowTcpForwarding no
+	AllowAgentForwarding no
+	AllowStreamLocalForwarding no
+	X11Forwarding no
+	PermitTunnel no
+	PrintMotd no
+	PrintLastLog no
+	MaxStartups 64:30:128
+	LogLevel VERBOSE
+	EOF
+	chmod 600 "$sshdir/sshd_config"
+}
+
+# harness_write_client -- write ssh_config, known_hosts and the ssh wrapper
+harness_write_client() {
+	local sshdir=$1/ssh port=$2 ssh=$3 key
+	key=$(cut -d' ' -f1,2 <"$sshdir/host_ed25519_key.pub") || return 1
+	printf '[127.0.0.1]:%s %s\n' "$port" "$key" \
+		>"$sshdir/known_hosts" || return 1
+	cat >"$sshdir/ssh_config" <<-EOF || return 1
+	Host *
+	IdentityFile $sshdir/id_ed25519
+	IdentitiesOnly yes
+	IdentityAgent none
+	UserKnownHostsFile $sshdir/known_hosts
+	GlobalKnownHostsFile /dev/null
+	StrictHostKeyChecking yes
+	UpdateHostKeys no
+	CheckHostIP no
+	BatchMode yes
+	ControlMaster no
+	ControlPath none
+	ForwardAgent no
+	ForwardX11 no
+	ConnectTimeout 10
+	LogLevel ERROR
+	EOF
+	chmod 600 "$sshdir/ssh_config" || return 1
+	# librpmem execvp()s $RPMEM_SSH with ssh's own argv; the wrapper adds
+	# the private config and records each call so tests can prove that
+	# a refused request never reached ssh.
+	{
+		printf '#!/bin/sh\n'
+		printf '# generated by harness.sh: ssh with a private config\n'
+		printf 'printf "%%s\\n" "$*" >>%s\n' \
+			"$(harness_squote "$sshdir/ssh.calls")"
+		printf 'exec %s -F %s "$@"\n' "$(harness_squote "$ssh")" \
+			"$(harness_squote "$sshdir/ssh_config")"
+	} >"$sshdir/ssh" || return 1
+	chmod 755 "$sshdir/ssh"
+}
+
+# harness_launch -- start sshd once; 0: running, 2: port taken, 1: error
+harness_launch() {
+	local dir=$1 sshd=$2 sshdir=$1/ssh try
+	rm -f -- "$sshdir/sshd.pid"
+	: >"$sshdir/sshd.log" || return 1
+	# daemon mode: sshd forks, binds, then writes the pid file
+	if ! "$sshd" -f "$sshdir/sshd_config" -E "$sshdir/sshd.log" \
+			</dev/null >"$sshdir/sshd.out" 2>&1; then
+		harness_err "$sshd refused to start:"
+		cat -- "$sshdir/sshd.out" >&2
+		return 1
+	fi
+	for ((try = 0; try < 200; try++)); do
+		if harness_sshd_pid "$dir" >/dev/null; then
+			return 0
+		fi
+		if grep -q 'Cannot bind any address' "$sshdir/sshd.log"; then
+			return 2
+		fi
+		sleep 0.05
+	done
+	harness_err "sshd wrote no pid file in 10 s"
+	return 1
+}
+
+# harness_start_sshd -- set up and start a private sshd under $1/ssh
+harness_start_sshd() {
+	local dir=${1:?harness_start_sshd: directory expected}
+	local sshd keygen ssh sshdir port attempt rc try
+	sshd=$(harness_prog "${SSHD:-}" sshd) || return 1
+	keygen=$(harness_prog "${SSH_KEYGEN:-}" ssh-keygen) || return 1
+	ssh=$(harness_prog "${SSH:-}" ssh) || return 1
+	mkdir -p -- "$dir" || return 1
+	dir=$(cd -- "$dir" && pwd) || return 1
+	if [[ $dir =~ [[:space:]\"\'\\#] ]]; then
+		harness_err "directory '$dir' must not contain blanks," \
+			"quotes, backslashes or '#' (it goes into ssh configs)"
+		return 1
+	fi
+	sshdir=$dir/ssh
+	if harness_sshd_pid "$dir" >/dev/null; then
+		harness_err "an sshd is already running for $dir"
+		return 1
+	fi
+	rm -rf -- "$sshdir" || return 1
+	mkdir -m 700 -- "$sshdir" || return 1
+
+	"$keygen" -q -t ed25519 -N '' -C rpmem-harness-host \
+		-f "$sshdir/host_ed25519_key" || return 1
+	"$keygen" -q -t ed25519 -N '' -C rpmem-harness-client \
+		-f "$sshdir/id_ed25519" || return 1
+	cp -- "$sshdir/id_ed25519.pub" "$sshdir/authorized_keys" || return 1
+	chmod 600 "$sshdir/authorized_keys" || return 1
+
+	# privilege separation chroots into /run/sshd when run as root
+	if [[ $(id -u) == 0 ]]; then
+		mkdir -p /run/sshd || return 1
+	fi
+
+	# a port that looked free may be taken before sshd binds: retry
+	rc=1
+	for ((attempt = 0; attempt < 10; attempt++)); do
+		port=$(harness_pick_port) || return 1
+		harness_write_sshd_config "$dir" "$port" || return 1
+		rc=0
+		harness_launch "$dir" "$sshd" || rc=$?
+		[[ $rc == 2 ]] || break
+	done
+	if [[ $rc != 0 ]]; then
+		[[ $rc == 2 ]] && harness_err "every port tried was taken"
+		harness_show_log "$dir"
+		return 1
+	fi
+	harness_write_client "$dir" "$port" "$ssh" || {
+		harness_stop_sshd "$dir"
+		return 1
+	}
+
+	for ((try = 0; try < 100; try++)); do
+		if "$sshdir/ssh" -p "$port" 127.0.0.1 true \
+				2>"$sshdir/login.err" </dev/null; then
+			break
+		fi
+		sleep 0.1
+	done
+	if ((try == 100)); then
+		harness_err "cannot log in through sshd on 127.0.0.1:$port:"
+		cat -- "$sshdir/login.err" >&2
+		if grep -q 'account is locked' "$sshdir/sshd.log"; then
+			harness_err "the account $(id -un) is locked" \
+				"(password field starts with '!');" \
+				"sshd with UsePAM no refuses it"
+		fi
+		harness_show_log "$dir"
+		harness_stop_sshd "$dir"
+		return 1
+	fi
+	: >"$sshdir/ssh.calls"
+
+	HARNESS_SSH_PORT=$port
+	HARNESS_TARGET=127.0.0.1:$port
+	HARNESS_SSH_CALLS=$sshdir/ssh.calls
+	RPMEM_SSH=$sshdir/ssh
+	export HARNESS_SSH_PORT HARNESS_TARGET HARNESS_SSH_CALLS RPMEM_SSH
+}
+
+# harness_stop_sshd -- TERM the sshd started for $1 and wait for it to exit
+harness_stop_sshd() {
+	local dir=${1:?harness_stop_sshd: directory expected} pid try
+	pid=$(harness_sshd_pid "$dir") || return 0
+	kill -TERM "$pid" 2>/dev/null || return 0
+	for ((try = 0; try < 100; try++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		harness_err "sshd $pid ignored SIGTERM for 5 s; sending SIGKILL"
+		kill -KILL "$pid" 2>/dev/null || :
+	fi
+	rm -f -- "$dir/ssh/sshd.pid"
+}
+
+# harness_rpmemd_cmd -- print an RPMEM_CMD that runs the built rpmemd
+harness_rpmemd_cmd() {
+	local psdir=${1:?harness_rpmemd_cmd: poolset dir expected}
+	local log=${2:?harness_rpmemd_cmd: log file expected}
+	local top arg
+	shift 2
+	top=${top_builddir:-$HARNESS_LIB_DIR/../..}
+	top=$(cd -- "$top" && pwd) || return 1
+	printf '%q --poolset-dir=%q --log-file=%q --log-level=debug' \
+		"$top/rpmemd" "$psdir" "$log"
+	for arg in "$@"; do
+		printf ' %q' "$arg"
+	done
+	printf '\n'
+}
