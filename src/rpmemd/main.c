@@ -63,8 +63,8 @@ log_startup(const struct config *cfg)
 	const char *conn = getenv("SSH_CONNECTION");
 	const char *user = getenv("USER");
 	log_info("rpmemd version %s", SRCVERSION);
-	log_notice("session: SSH_CONNECTION='%s' USER='%s'",
-		conn ? conn : "", user ? user : "");
+	log_notice("session: pid %d SSH_CONNECTION='%s' USER='%s'",
+		(int)getpid(), conn ? conn : "", user ? user : "");
 	log_notice("config: poolset-dir %s, persist-apm %s, log-level %s, "
 		"max-lanes %u, nthreads %u", cfg->poolset_dir,
 		cfg->persist_apm ? "yes" : "no",
