@@ -33,7 +33,7 @@
 
 #define NTHREADS_MAX 1024
 #define MAX_LANES_MAX 65536
-#define MAX_LANES_DEFAULT 1024
+#define MAX_LANES_DEFAULT 64
 
 enum key_id {
 	KEY_LOG_FILE,

@@ -121,7 +121,7 @@ START_TEST(test_defaults_apply_without_files_or_options)
 	ck_assert(Cfg.use_syslog);
 	ck_assert_int_eq(Cfg.log_level, LOG_LVL_ERR);
 	ck_assert_uint_eq(Cfg.nthreads, 0);
-	ck_assert_uint_eq(Cfg.max_lanes, 1024);
+	ck_assert_uint_eq(Cfg.max_lanes, 64);
 	ck_assert_ptr_null(Cfg.remove);
 	ck_assert(!Cfg.force && !Cfg.pool_set && !Cfg.help && !Cfg.version);
 }
@@ -282,7 +282,7 @@ START_TEST(test_config_option_skips_system_and_user_files)
 	ck_assert_int_eq(LOAD("-c", c), 0);
 	ck_assert_int_eq(Cfg.log_level, LOG_LVL_INFO);
 	ck_assert_uint_eq(Cfg.nthreads, 0);
-	ck_assert_uint_eq(Cfg.max_lanes, 1024);
+	ck_assert_uint_eq(Cfg.max_lanes, 64);
 }
 END_TEST
 
