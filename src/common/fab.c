@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <rdma/fi_errno.h>
 
@@ -48,6 +49,16 @@ fab_getinfo(uint32_t provider, const char *node, const char *service,
 		return -fab_errno(r);
 	}
 	return 0;
+}
+
+/* fab_fd_budget -- lanes the descriptor limit leaves room for */
+unsigned
+fab_fd_budget(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 1U << 16;
+	return rl.rlim_cur > 64 ? (unsigned)((rl.rlim_cur - 64) / 4) : 1;
 }
 
 /* fab_strerror -- libfabric error text */

@@ -70,6 +70,12 @@ lane_slot_size(size_t buff_size)
 int fab_getinfo(uint32_t provider, const char *node, const char *service,
 		uint64_t flags, struct fi_info **info);
 
+/*
+ * fab_fd_budget -- lanes the descriptor limit leaves room for: a lane
+ * costs a socket plus the provider's wait descriptors, about four
+ */
+unsigned fab_fd_budget(void);
+
 /* fab_strerror -- libfabric error text for a negative return */
 const char *fab_strerror(int err);
 

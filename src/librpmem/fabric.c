@@ -11,9 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <rdma/fi_cm.h>
@@ -25,6 +23,7 @@
 
 #include "fab.h"
 #include "fabric.h"
+#include "clock.h"
 #include "log.h"
 
 #define CQ_BATCH 16
@@ -92,15 +91,6 @@ struct fabric {
 	_Atomic int error;
 };
 
-/* now_ms -- monotonic milliseconds */
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* env_flag -- integer environment switch: -1 unset, else its value */
 static long
 env_flag(const char *name)
@@ -113,21 +103,11 @@ env_flag(const char *name)
 	return *end ? 0 : v;
 }
 
-/* fd_budget -- lanes the descriptor limit leaves room for */
-static unsigned
-fd_budget(void)
-{
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
-		return 1U << 16;
-	return rl.rlim_cur > 64 ? (unsigned)((rl.rlim_cur - 64) / 4) : 1;
-}
-
 /* lane_limit -- lanes a provider and our descriptors allow */
 static unsigned
 lane_limit(const struct fi_info *info)
 {
-	size_t n = fd_budget();
+	size_t n = fab_fd_budget();
 	const struct fi_domain_attr *d = info->domain_attr;
 	if (d->cq_cnt && d->cq_cnt < n)
 		n = d->cq_cnt;
@@ -268,7 +248,7 @@ progress(struct fabric *f, struct lane *l, long long deadline)
 		int err = fabric_error(f);
 		if (err)
 			return err;
-		long long left = deadline - now_ms();
+		long long left = deadline - clock_ms();
 		if (left <= 0) {
 			fabric_break(f, ETIMEDOUT);
 			return ETIMEDOUT;
@@ -304,7 +284,7 @@ progress(struct fabric *f, struct lane *l, long long deadline)
 static int
 wait_slot(struct fabric *f, struct lane *l)
 {
-	long long deadline = now_ms() + f->timeout_ms;
+	long long deadline = clock_ms() + f->timeout_ms;
 	struct op *op = &l->send[l->next % LANE_SLOTS];
 	while (l->inflight >= LANE_SLOTS || op->busy) {
 		int r = progress(f, l, deadline);
@@ -317,7 +297,7 @@ wait_slot(struct fabric *f, struct lane *l)
 /* retry -- repeat a post that found the queue full, making progress */
 #define RETRY(f, l, call) ({ \
 	ssize_t _r; \
-	long long _dl = now_ms() + (f)->timeout_ms; \
+	long long _dl = clock_ms() + (f)->timeout_ms; \
 	while ((_r = (call)) == -FI_EAGAIN) { \
 		int _e = progress((f), (l), _dl); \
 		if (_e) { \
@@ -439,7 +419,7 @@ fabric_drain(struct fabric *f, unsigned lane)
 			return r;
 		l->written = false;
 	}
-	long long deadline = now_ms() + f->timeout_ms;
+	long long deadline = clock_ms() + f->timeout_ms;
 	while (l->inflight || l->reads) {
 		r = progress(f, l, deadline);
 		if (r)
@@ -469,7 +449,7 @@ fabric_read(struct fabric *f, unsigned lane, void *buf, size_t off,
 		desc = fi_mr_desc(mr);
 	}
 	r = rma(f, l, false, buf, desc, off, len, &l->read);
-	long long deadline = now_ms() + f->timeout_ms;
+	long long deadline = clock_ms() + f->timeout_ms;
 	while (!r && l->reads)
 		r = progress(f, l, deadline);
 	if (mr)
@@ -531,10 +511,10 @@ lane_open(struct fabric *f, unsigned i, const uint8_t *secret)
 static int
 wait_connected(struct fabric *f)
 {
-	long long deadline = now_ms() + f->timeout_ms;
+	long long deadline = clock_ms() + f->timeout_ms;
 	char buf[sizeof(struct fi_eq_cm_entry) + 64];
 	for (unsigned done = 0; done < f->nlanes;) {
-		long long left = deadline - now_ms();
+		long long left = deadline - clock_ms();
 		if (left <= 0)
 			return -ETIMEDOUT;
 		uint32_t event;

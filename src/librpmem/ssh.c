@@ -14,9 +14,9 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "ssh.h"
 
@@ -87,20 +87,11 @@ ssh_cmd_fini(void)
 	memset(&Cmd, 0, sizeof(Cmd));
 }
 
-/* now_ms -- monotonic clock in milliseconds */
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* left_ms -- time left until `deadline`, for poll(2) */
 static int
 left_ms(long long deadline)
 {
-	long long left = deadline - now_ms();
+	long long left = deadline - clock_ms();
 	if (left <= 0)
 		return 0;
 	return left > 1000000 ? 1000000 : (int)left;
@@ -277,7 +268,7 @@ wait_fd(struct ssh *ssh, int fd, short events, long long deadline)
 			drain_stderr(ssh);
 		if (pfd[0].revents)
 			return 0;
-		if (r == 0 || now_ms() >= deadline)
+		if (r == 0 || clock_ms() >= deadline)
 			return -ETIMEDOUT;
 	}
 }
@@ -286,7 +277,7 @@ wait_fd(struct ssh *ssh, int fd, short events, long long deadline)
 int
 ssh_send(struct ssh *ssh, const void *buf, size_t len, int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = clock_ms() + timeout_ms;
 	const char *p = buf;
 	while (len) {
 		int r = wait_fd(ssh, ssh->in, POLLOUT, deadline);
@@ -308,7 +299,7 @@ ssh_send(struct ssh *ssh, const void *buf, size_t len, int timeout_ms)
 int
 ssh_recv(struct ssh *ssh, void *buf, size_t len, int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = clock_ms() + timeout_ms;
 	char *p = buf;
 	while (len) {
 		if (ssh->out_eof)

@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -20,6 +18,7 @@
 #include <rdma/fi_errno.h>
 
 #include "fabric.h"
+#include "clock.h"
 #include "log.h"
 
 #define CQ_BATCH 16
@@ -71,25 +70,6 @@ struct fabric {
 	int session_fd;
 	atomic_bool stop;
 };
-
-/* now_ms -- monotonic milliseconds */
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* fd_budget -- lanes the descriptor limit leaves room for */
-static unsigned
-fd_budget(void)
-{
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
-		return 1U << 16;
-	return rl.rlim_cur > 64 ? (unsigned)((rl.rlim_cur - 64) / 2) : 1;
-}
 
 /* post_recv -- hand a slot back to the lane for the next message */
 static int
@@ -258,14 +238,14 @@ err_info:
 int
 fabric_accept(struct fabric *f, int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = clock_ms() + timeout_ms;
 	unsigned nconn = 0;
 	int ret = 0;
 	char buf[sizeof(struct fi_eq_cm_entry) + 512]
 		__attribute__((aligned(8)));
 
 	while (nconn < f->nlanes) {
-		long long left = deadline - now_ms();
+		long long left = deadline - clock_ms();
 		if (left <= 0) {
 			log_err("only %u of %u lanes connected in %d ms", nconn,
 				f->nlanes, timeout_ms);
@@ -384,8 +364,8 @@ setup_lanes(struct fabric *f, const struct fabric_attr *attr)
 		n = (unsigned)cq_cnt;
 	if (ep_cnt && n > ep_cnt)
 		n = (unsigned)ep_cnt;
-	if (n > fd_budget())
-		n = fd_budget();
+	if (n > fab_fd_budget())
+		n = fab_fd_budget();
 	f->nlanes = n;
 	f->nworkers = attr->nthreads && attr->nthreads < n ?
 		attr->nthreads : n;
@@ -457,7 +437,7 @@ fabric_init(const struct fabric_attr *attr, struct fabric **fabp,
 	 */
 	uint64_t key;
 	if (getrandom(&key, sizeof(key), 0) != (ssize_t)sizeof(key))
-		key = (uint64_t)now_ms();
+		key = (uint64_t)clock_ms();
 	key |= MR_KEY_BUFS + 1;
 	r = fi_mr_reg(f->domain, f->pool.base, f->pool.size,
 		FI_REMOTE_READ | FI_REMOTE_WRITE, 0, key, 0, &f->pool_mr, NULL);
