@@ -164,13 +164,27 @@ errno_of(int r)
 }
 
 /*
+ * ssh_end -- reap the ssh child of a session that failed before it was
+ * ready, keeping its last stderr line (complete once ssh has exited);
+ * after a timeout the remote side is not waited for again
+ */
+static void
+ssh_end(RPMEMpool *rpp, int r, char *last, size_t len)
+{
+	int err = errno;
+	(void) ssh_close(rpp->ssh, r == -ETIMEDOUT ? 1000 : Env.timeout_ms,
+		last, len);
+	rpp->ssh = NULL;
+	errno = err;
+}
+
+/*
  * channel_fail -- message for a dead out-of-band channel: the remote
  * side's own last words when it left some.
  */
 static int
-channel_fail(struct ssh *ssh, int r, const char *what)
+channel_fail(int r, const char *what, const char *last)
 {
-	const char *last = ssh_last_error(ssh);
 	if (r == -ETIMEDOUT)
 		return fail(ETIMEDOUT, "%s: no answer from the remote side "
 			"within %d s", what, Env.timeout_ms / 1000);
@@ -216,7 +230,8 @@ pool_session_end(RPMEMpool *rpp, uint32_t flags)
 		struct proto_resp resp;
 		int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
 		if (r)
-			ret = channel_fail(rpp->ssh, r, "closing remote pool");
+			ret = channel_fail(r, "closing remote pool",
+				ssh_last_error(rpp->ssh));
 		else if (resp.status)
 			ret = fail(proto_status_errno(resp.status),
 				"closing remote pool '%s': %s", rpp->desc,
@@ -282,15 +297,15 @@ pool_start(enum proto_msg_type type, const char *target, const char *desc,
 
 	uint32_t status;
 	r = obc_initial_status(rpp->ssh, Env.timeout_ms, &status);
-	if (r) {
-		channel_fail(rpp->ssh, r, "starting rpmemd");
-		goto err_ssh;
-	}
-	if (status) {
-		const char *last = ssh_last_error(rpp->ssh);
-		fail((int)status, "rpmemd failed to start: %s",
-			*last ? last : strerror((int)status));
-		goto err_ssh;
+	if (r || status) {
+		char last[ERRMSG_MAX];
+		ssh_end(rpp, r, last, sizeof(last));
+		if (r)
+			channel_fail(r, "starting rpmemd", last);
+		else
+			fail((int)status, "rpmemd failed to start: %s",
+				*last ? last : strerror((int)status));
+		goto err_free;
 	}
 
 	struct proto_req req = {
@@ -311,21 +326,22 @@ pool_start(enum proto_msg_type type, const char *target, const char *desc,
 	}
 
 	r = obc_call(rpp->ssh, &req, &rpp->resp, Env.timeout_ms);
-	if (r) {
+	if (r || rpp->resp.status) {
+		/* rpmemd ends the session: its stderr is complete after it */
+		char last[ERRMSG_MAX];
+		ssh_end(rpp, r, last, sizeof(last));
 		if (r == -EPROTO || r == -EPROTONOSUPPORT)
 			fail(-r, "%s of '%s' on %s: malformed response", what,
 				desc, rpp->target.node);
+		else if (r)
+			channel_fail(r, what, last);
 		else
-			channel_fail(rpp->ssh, r, what);
-		goto err_ssh;
-	}
-	if (rpp->resp.status) {
-		const char *last = ssh_last_error(rpp->ssh);
-		fail(proto_status_errno(rpp->resp.status), "%s of '%s' on %s "
-			"failed: %s%s%s", what, desc, rpp->target.node,
-			proto_status_str(rpp->resp.status),
-			*last ? ": " : "", last);
-		goto err_ssh;
+			fail(proto_status_errno(rpp->resp.status), "%s of '%s' "
+				"on %s failed: %s%s%s", what, desc,
+				rpp->target.node,
+				proto_status_str(rpp->resp.status),
+				*last ? ": " : "", last);
+		goto err_free;
 	}
 	if (!rpp->resp.has_ext) {
 		fail(EPROTONOSUPPORT, "%s: rpmemd on %s speaks protocol 0.1 "
@@ -396,11 +412,6 @@ err_close: {
 		pool_free(rpp);
 		return NULL;
 	}
-err_ssh: {
-		int err = errno;
-		(void) ssh_close(rpp->ssh, Env.timeout_ms, NULL, 0);
-		errno = err;
-	}
 err_free:
 	pool_free(rpp);
 	return NULL;
@@ -455,7 +466,8 @@ rpmem_set_attr(RPMEMpool *rpp, const struct rpmem_pool_attr *attr)
 	if (r) {
 		int err = pool_break(rpp, r == -ETIMEDOUT ? ETIMEDOUT :
 			ECONNRESET);
-		channel_fail(rpp->ssh, -err, "setting attributes");
+		channel_fail(-err, "setting attributes",
+			ssh_last_error(rpp->ssh));
 		return -1;
 	}
 	if (resp.status)
