@@ -279,6 +279,42 @@ fake bad-status-code EPROTO
 fake bad-port EPROTO
 fake bad-method EPROTO
 
+# --- cmdlist: RPMEM_CMD "A|B" hands A and B to successive sessions, in
+# order; the rpmem tool creates and removes two remote replicas
+cmdlist() {
+	local set=$tmp/cmdlist.set rpmem=$top_builddir/rpmem log n
+	RPMEM_CMD="$(harness_rpmemd_cmd "$poolset_dir" \
+		"$log_dir/cmdlist-a.log" -c "$conf")|$(harness_rpmemd_cmd \
+		"$poolset_dir" "$log_dir/cmdlist-b.log" -c "$conf")"
+	export RPMEM_CMD
+	printf 'PMEMPOOLSET\n2M %s/cl-a.part\n' "$part_dir" \
+		>"$poolset_dir/cl-a.set"
+	printf 'PMEMPOOLSET\n2M %s/cl-b.part\n' "$part_dir" \
+		>"$poolset_dir/cl-b.set"
+	printf 'PMEMPOOLSET\n2M %s/cl-local.part\nREPLICA %s cl-a.set\n%s\n' \
+		"$part_dir" "$HARNESS_TARGET" "REPLICA $HARNESS_TARGET cl-b.set" \
+		>"$set"
+	"$rpmem" create "$set" && "$rpmem" rm "$set" || return 1
+	rm -f "$poolset_dir"/cl-?.set "$set"
+	for log in a b; do
+		# one create and one remove session each, in that order
+		n=$(grep -c 'session: pid' "$log_dir/cmdlist-$log.log") || :
+		if [[ $n != 2 ]] || ! grep -q "CREATE: desc 'cl-$log.set'" \
+				"$log_dir/cmdlist-$log.log"; then
+			echo "FAIL cmdlist: command $log served $n sessions," \
+				"or not replica cl-$log.set"
+			return 1
+		fi
+	done
+}
+echo "=== cmdlist: RPMEM_CMD with two commands"
+if cmdlist && check_after cmdlist; then
+	echo "=== cmdlist: PASS"
+else
+	failed+=(cmdlist)
+	echo "=== cmdlist: FAIL"
+fi
+
 if ((${#failed[@]} != 0)); then
 	printf 'control.sh: FAILED: %s\n' "${failed[@]}"
 	exit 1
