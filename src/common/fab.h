@@ -71,6 +71,20 @@ int fab_getinfo(uint32_t provider, const char *node, const char *service,
 		uint64_t flags, struct fi_info **info);
 
 /*
+ * fab_rma_write_ok -- may clients RMA-write into the pool?  Only on RDMA
+ * hardware (verbs).  Over tcp and sockets an RMA write is carried out by
+ * rpmemd's own provider code, which would apply writes that arrive while
+ * rpmemd is stopped even after the client gave up on them (RELIABILITY
+ * R3); there relaxed persists travel inline like strict ones, and the
+ * pool is registered for remote reads only.
+ */
+static inline bool
+fab_rma_write_ok(uint32_t provider)
+{
+	return provider == PROTO_PROV_VERBS;
+}
+
+/*
  * fab_fd_budget -- lanes the descriptor limit leaves room for: a lane
  * costs a socket plus the provider's wait descriptors, about four
  */

@@ -80,12 +80,14 @@ struct fabric {
 	uint64_t raddr;
 	uint64_t rkey;
 	uint32_t pm;
+	bool rma_write;			/* relaxed persists by RMA write */
 	bool local_mr;			/* provider wants local buffers registered */
 	unsigned nlanes;
 	struct lane *lanes;
 	int timeout_ms;
 	int ssh_fd;
 	int stop_fd;
+	int eq_fd;			/* -1: the event queue has none */
 	pthread_t monitor;
 	bool monitor_running;
 	_Atomic int error;
@@ -173,28 +175,56 @@ fabric_error(const struct fabric *f)
 	return atomic_load(&f->error);
 }
 
-/* monitor_run -- watch the event queue and the ssh channel */
+/* eq_drain -- read pending connection events; a shutdown breaks us */
+static void
+eq_drain(struct fabric *f)
+{
+	char buf[sizeof(struct fi_eq_cm_entry) + 64];
+	uint32_t event;
+	ssize_t n;
+	while ((n = fi_eq_read(f->eq, &event, buf, sizeof(buf), 0)) != 0) {
+		if (n == -FI_EAVAIL) {
+			struct fi_eq_err_entry e;
+			memset(&e, 0, sizeof(e));
+			(void) fi_eq_readerr(f->eq, &e, 0);
+			fabric_break(f, ECONNRESET);
+		} else if (n < 0) {
+			return;
+		} else if (event == FI_SHUTDOWN) {
+			fabric_break(f, ECONNRESET);
+		}
+	}
+}
+
+/*
+ * monitor_run -- sleep until a lane's connection or the ssh channel
+ * ends (or close stops us), without polling on a timer where the event
+ * queue has a descriptor to wait on
+ */
 static void *
 monitor_run(void *arg)
 {
 	struct fabric *f = arg;
-	char buf[sizeof(struct fi_eq_cm_entry) + 64];
+	struct fid *fids[1] = { &f->eq->fid };
 	for (;;) {
-		uint32_t event;
-		ssize_t n = fi_eq_sread(f->eq, &event, buf, sizeof(buf),
-			SLICE_MS, 0);
-		if (n > 0 && event == FI_SHUTDOWN)
-			fabric_break(f, ECONNRESET);
-		struct pollfd pfd[2] = {
-			{ .fd = f->ssh_fd, .events = POLLRDHUP },
+		eq_drain(f);
+		struct pollfd pfd[3] = {
 			{ .fd = f->stop_fd, .events = POLLIN },
+			{ .fd = f->ssh_fd, .events = POLLRDHUP },
+			{ .fd = f->eq_fd, .events = POLLIN },
 		};
-		if (poll(pfd, 2, 0) > 0) {
-			if (pfd[1].revents)
-				break;
-			if (pfd[0].revents & (POLLRDHUP | POLLHUP | POLLERR))
-				fabric_break(f, ECONNRESET);
+		int timeout = SLICE_MS;
+		if (f->eq_fd >= 0) {
+			if (fi_trywait(f->fabric, fids, 1) != FI_SUCCESS)
+				continue;
+			timeout = -1;
 		}
+		if (poll(pfd, f->eq_fd >= 0 ? 3 : 2, timeout) <= 0)
+			continue;
+		if (pfd[0].revents)
+			break;
+		if (pfd[1].revents & (POLLRDHUP | POLLHUP | POLLERR))
+			fabric_break(f, ECONNRESET);
 	}
 	return NULL;
 }
@@ -250,7 +280,8 @@ progress(struct fabric *f, struct lane *l, long long deadline)
 			return err;
 		long long left = deadline - clock_ms();
 		if (left <= 0) {
-			fabric_break(f, ETIMEDOUT);
+			/* the call says why; later ones see a dropped link */
+			fabric_break(f, ECONNRESET);
 			return ETIMEDOUT;
 		}
 		n = fi_cq_sread(l->cq, ent, CQ_BATCH, NULL,
@@ -381,7 +412,7 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 	int r = fabric_error(f);
 	if (r)
 		return r;
-	if (relaxed && !deep) {
+	if (relaxed && !deep && f->rma_write) {
 		r = rma(f, l, true, f->pool_addr + off, f->pool_desc, off, len,
 			NULL);
 		if (r)
@@ -394,7 +425,13 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 	}
 	uint32_t code = LANE_OP_INLINE | (deep ? LANE_F_DEEP : 0);
 	while (len) {
-		size_t chunk = len < f->buff_size ? len : f->buff_size;
+		/*
+		 * Pieces end on 8-byte boundaries of the pool, so no aligned
+		 * word is split between two messages (DESIGN decision 3).
+		 */
+		size_t chunk = len;
+		if (len > f->buff_size)
+			chunk = ((off + f->buff_size) & ~(size_t)7) - off;
 		r = send_msg(f, l, code, off, chunk, f->pool_addr + off,
 			chunk);
 		if (r)
@@ -562,11 +599,18 @@ open_domain(struct fabric *f, const struct fabric_attr *attr)
 	r = fi_fabric(f->info->fabric_attr, &f->fabric, NULL);
 	if (!r)
 		r = fi_domain(f->fabric, f->info, &f->domain, NULL);
-	struct fi_eq_attr eq_attr = { .wait_obj = FI_WAIT_UNSPEC };
-	if (!r)
-		r = fi_eq_open(f->fabric, &eq_attr, &f->eq, NULL);
 	if (r)
 		return r;
+	struct fi_eq_attr eq_attr = { .wait_obj = FI_WAIT_FD };
+	if (fi_eq_open(f->fabric, &eq_attr, &f->eq, NULL) == 0) {
+		if (fi_control(&f->eq->fid, FI_GETWAIT, &f->eq_fd))
+			f->eq_fd = -1;
+	} else {
+		eq_attr.wait_obj = FI_WAIT_UNSPEC;
+		r = fi_eq_open(f->fabric, &eq_attr, &f->eq, NULL);
+		if (r)
+			return r;
+	}
 
 	f->slot_size = lane_slot_size(f->buff_size);
 	f->stride = LANE_SLOTS * f->slot_size + LANE_STRIDE_EXTRA;
@@ -599,10 +643,12 @@ fabric_connect(const struct fabric_attr *attr, struct fabric **fabp)
 	f->raddr = attr->ibc->raddr;
 	f->rkey = attr->ibc->rkey;
 	f->pm = attr->ibc->persist_method;
+	f->rma_write = fab_rma_write_ok(attr->provider);
 	f->buff_size = attr->buff_size;
 	f->timeout_ms = attr->timeout_ms;
 	f->ssh_fd = attr->ssh_fd;
 	f->stop_fd = -1;
+	f->eq_fd = -1;
 	f->nlanes = attr->nlanes;
 	atomic_init(&f->error, 0);
 

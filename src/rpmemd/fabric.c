@@ -439,8 +439,10 @@ fabric_init(const struct fabric_attr *attr, struct fabric **fabp,
 	if (getrandom(&key, sizeof(key), 0) != (ssize_t)sizeof(key))
 		key = (uint64_t)clock_ms();
 	key |= MR_KEY_BUFS + 1;
-	r = fi_mr_reg(f->domain, f->pool.base, f->pool.size,
-		FI_REMOTE_READ | FI_REMOTE_WRITE, 0, key, 0, &f->pool_mr, NULL);
+	uint64_t access = FI_REMOTE_READ |
+		(fab_rma_write_ok(attr->provider) ? FI_REMOTE_WRITE : 0);
+	r = fi_mr_reg(f->domain, f->pool.base, f->pool.size, access, 0, key, 0,
+		&f->pool_mr, NULL);
 	if (r) {
 		log_err("registering the %zu-byte pool: %s", f->pool.size,
 			fab_strerror(r));
