@@ -22,6 +22,9 @@
 #define HDR_RESP_SIZE 8
 
 #define CREATE_ATTR (PROTO_HDR_SIZE + PROTO_COMMON_SIZE)
+#define HASH_OFF PROTO_HDR_SIZE
+#define HASH_RESP_COUNT PROTO_HDR_RESP_SIZE
+#define HASH_RESP_HASHES PROTO_HASH_RESP_SIZE
 #define CLOSE_FLAGS PROTO_HDR_SIZE
 #define SET_ATTR_ATTR PROTO_HDR_SIZE
 #define RESP_IBC PROTO_HDR_RESP_SIZE
@@ -82,13 +85,19 @@ static const struct field ibc_fields[] = {
 
 #define E(w, m, o) FIELD(w, struct proto_ext, m, o)
 static const struct field ext_fields[] = {
-	E(0, major, BE), E(2, minor, BE), E(4, flags, BE),
+	E(0, major, BE), E(2, minor, BE), E(4, version, BE),
 	E(8, buff_size, BE), E(16, secret, RAW),
 };
 #undef E
 
 static const struct field close_fields[] = {
 	FIELD(0, struct proto_req, close_flags, HOST),
+};
+
+static const struct field hash_fields[] = {
+	FIELD(0, struct proto_req, hash_off, BE),
+	FIELD(8, struct proto_req, hash_len, BE),
+	FIELD(16, struct proto_req, hash_chunk, BE),
 };
 
 /*
@@ -197,6 +206,8 @@ static const unsigned short msg_base[] = {
 	[PROTO_MSG_CLOSE_RESP] = PROTO_CLOSE_RESP_SIZE,
 	[PROTO_MSG_SET_ATTR] = PROTO_SET_ATTR_SIZE,
 	[PROTO_MSG_SET_ATTR_RESP] = PROTO_SET_ATTR_RESP_SIZE,
+	[PROTO_MSG_HASH] = PROTO_HASH_SIZE,
+	[PROTO_MSG_HASH_RESP] = PROTO_HASH_RESP_SIZE,
 };
 
 /* base_size -- fixed part of a message of `type`; 0: no such type */
@@ -244,6 +255,25 @@ attr_offset(uint32_t type)
 	default:
 		return 0;
 	}
+}
+
+/* proto_hash_count -- hashes covering len bytes; 0: not one response */
+uint64_t
+proto_hash_count(uint64_t len, uint64_t chunk)
+{
+	if (chunk == 0)
+		return 0;
+	uint64_t n = len / chunk + (len % chunk != 0);
+	return n <= PROTO_HASH_MAX ? n : 0;
+}
+
+/* hash_resp_size_ok -- a HASH_RESP carries a whole number of hashes */
+static bool
+hash_resp_size_ok(uint64_t size)
+{
+	return size >= PROTO_HASH_RESP_SIZE &&
+		(size - PROTO_HASH_RESP_SIZE) % 8 == 0 &&
+		(size - PROTO_HASH_RESP_SIZE) / 8 <= PROTO_HASH_MAX;
 }
 
 /* provider_ok -- the provider ids we know, tcp included */
@@ -346,9 +376,13 @@ proto_hdr_resp_decode(const void *buf, size_t len, uint32_t expected,
 		return -EPROTO;
 	if (*status >= PROTO_ERR_MAX)
 		return -EPROTO;
-	if (*size != base &&
-			!(has_ibc(expected) && *size == base + PROTO_EXT_SIZE))
+	if (expected == PROTO_MSG_HASH_RESP) {
+		if (!hash_resp_size_ok(*size))
+			return -EPROTO;
+	} else if (*size != base && !(has_ibc(expected) &&
+			*size == base + PROTO_EXT_SIZE)) {
 		return -EPROTO;
+	}
 
 	return 0;
 }
@@ -380,6 +414,12 @@ req_body_decode(const unsigned char *p, size_t len, struct proto_req *req)
 	if (type == PROTO_MSG_CLOSE)
 		GET(p + CLOSE_FLAGS, close_fields, req);
 
+	if (type == PROTO_MSG_HASH) {
+		GET(p + HASH_OFF, hash_fields, req);
+		if (req->hash_len == 0 ||
+				!proto_hash_count(req->hash_len, req->hash_chunk))
+			return -EPROTO;
+	}
 	return 0;
 }
 
@@ -430,6 +470,18 @@ proto_resp_decode(const void *buf, size_t len, uint32_t expected,
 
 	resp->type = (enum proto_msg_type)expected;
 	resp->status = status;
+	if (expected == PROTO_MSG_HASH_RESP) {
+		const unsigned char *h = buf;
+		resp->nhashes = get32(h, HASH_RESP_COUNT);
+		if (resp->nhashes != (size - PROTO_HASH_RESP_SIZE) / 8 ||
+				(status != PROTO_SUCCESS && resp->nhashes)) {
+			memset(resp, 0, sizeof(*resp));
+			return -EPROTO;
+		}
+		for (uint32_t i = 0; i < resp->nhashes; i++)
+			resp->hashes[i] = get64(h, HASH_RESP_HASHES + 8 * i);
+		return 0;
+	}
 	if (!has_ibc(expected))
 		return 0;
 
@@ -505,6 +557,12 @@ proto_req_encode(const struct proto_req *req, void *buf, size_t len)
 
 	if (type == PROTO_MSG_CLOSE)
 		PUT(p + CLOSE_FLAGS, close_fields, req);
+	if (type == PROTO_MSG_HASH) {
+		if (req->hash_len == 0 ||
+				!proto_hash_count(req->hash_len, req->hash_chunk))
+			return -EINVAL;
+		PUT(p + HASH_OFF, hash_fields, req);
+	}
 
 	return (ssize_t)size;
 }
@@ -531,7 +589,12 @@ proto_resp_encode(const struct proto_resp *resp, void *buf, size_t len)
 		return -EINVAL;
 
 	bool ext = ibc && resp->has_ext;
-	size_t size = base + (ext ? PROTO_EXT_SIZE : 0);
+	bool hash = type == PROTO_MSG_HASH_RESP;
+	if (hash && (resp->nhashes > PROTO_HASH_MAX ||
+			(resp->status != PROTO_SUCCESS && resp->nhashes)))
+		return -EINVAL;
+	size_t size = base + (ext ? PROTO_EXT_SIZE : 0) +
+		(hash ? 8 * (size_t)resp->nhashes : 0);
 	if (len < size)
 		return -ENOBUFS;
 
@@ -546,6 +609,12 @@ proto_resp_encode(const struct proto_resp *resp, void *buf, size_t len)
 		PUT(p + attr_offset(type), attr_fields, &resp->attr);
 	if (ext)
 		PUT(p + base, ext_fields, &resp->ext);
+	if (hash) {
+		put32(p, HASH_RESP_COUNT, resp->nhashes);
+		put32(p, HASH_RESP_COUNT + 4, 0);
+		for (uint32_t i = 0; i < resp->nhashes; i++)
+			put64(p, HASH_RESP_HASHES + 8 * i, resp->hashes[i]);
+	}
 
 	return (ssize_t)size;
 }

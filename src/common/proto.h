@@ -6,7 +6,9 @@
  * ibc.nlanes and close.flags which PMDK sends in host order and which we
  * therefore send in host order too).  Our extension (minor 2) appends a
  * fixed block to CREATE_RESP and OPEN_RESP carrying the negotiated minor,
- * the inline buffer size and the per-session lane secret.
+ * the daemon's version, the inline buffer size and the per-session lane
+ * secret, and adds HASH: content hashes of pool ranges computed by
+ * rpmemd, so replicas can be compared without moving their bytes.
  *
  * Decoders take (buf, len), check every field and never read past len.
  * They return 0 or -errno (-EPROTO for a malformed message, -EMSGSIZE for
@@ -40,6 +42,8 @@ enum proto_msg_type {
 	PROTO_MSG_CLOSE_RESP = 6,
 	PROTO_MSG_SET_ATTR = 7,
 	PROTO_MSG_SET_ATTR_RESP = 8,
+	PROTO_MSG_HASH = 9,		/* minor >= 2 */
+	PROTO_MSG_HASH_RESP = 10,	/* minor >= 2 */
 };
 
 /* wire status codes (facts 2.7) */
@@ -93,11 +97,14 @@ enum proto_pm {
 #define PROTO_OPEN_RESP_SIZE 148	/* + PROTO_EXT_SIZE with minor >= 2 */
 #define PROTO_CLOSE_RESP_SIZE 16
 #define PROTO_SET_ATTR_RESP_SIZE 16
+#define PROTO_HASH_SIZE 36		/* hdr, offset, length, chunk */
+#define PROTO_HASH_RESP_SIZE 24		/* + 8 bytes per hash */
+#define PROTO_HASH_MAX 1024		/* hashes in one response */
 
 /* caps applied before anything is allocated or read */
 #define PROTO_DESC_MAX 4096		/* descriptor length incl. NUL */
 #define PROTO_REQ_MAX (PROTO_CREATE_SIZE + PROTO_DESC_MAX)
-#define PROTO_RESP_MAX (PROTO_OPEN_RESP_SIZE + PROTO_EXT_SIZE)
+#define PROTO_RESP_MAX (PROTO_HASH_RESP_SIZE + 8 * PROTO_HASH_MAX)
 
 /* buff_size of PMDK 0.1 peers: two pool headers */
 #define PROTO_DEF_BUFF_SIZE 8192
@@ -124,7 +131,7 @@ struct proto_ibc {
 struct proto_ext {
 	uint16_t major;
 	uint16_t minor;		/* negotiated: min(client, daemon) */
-	uint32_t flags;		/* reserved, 0 */
+	uint32_t version;	/* rpmemd's: major << 16 | minor << 8 | patch */
 	uint64_t buff_size;	/* negotiated inline buffer per lane */
 	uint8_t secret[PROTO_SECRET_LEN];
 };
@@ -137,6 +144,9 @@ struct proto_req {
 	struct rpmem_pool_attr attr;		/* zeroed when !has_attr */
 	char desc[PROTO_DESC_MAX];		/* CREATE, OPEN */
 	uint32_t close_flags;			/* CLOSE */
+	uint64_t hash_off;			/* HASH: pool offset */
+	uint64_t hash_len;			/* HASH: bytes to cover */
+	uint64_t hash_chunk;			/* HASH: bytes per hash */
 };
 
 /* a decoded response */
@@ -147,6 +157,8 @@ struct proto_resp {
 	struct rpmem_pool_attr attr;		/* OPEN_RESP */
 	bool has_ext;				/* CREATE_RESP, OPEN_RESP */
 	struct proto_ext ext;
+	uint32_t nhashes;			/* HASH_RESP */
+	uint64_t hashes[PROTO_HASH_MAX];	/* HASH_RESP */
 };
 
 /*
@@ -176,6 +188,12 @@ ssize_t proto_req_encode(const struct proto_req *req, void *buf, size_t len);
 /* proto_resp_encode -- encode a response; returns its size or -errno */
 ssize_t proto_resp_encode(const struct proto_resp *resp, void *buf,
 		size_t len);
+
+/*
+ * proto_hash_count -- hashes covering `len` bytes in `chunk`-byte pieces,
+ * 0 when chunk is 0 or the count does not fit one response
+ */
+uint64_t proto_hash_count(uint64_t len, uint64_t chunk);
 
 /* proto_resp_type -- the response type answering a request type */
 uint32_t proto_resp_type(uint32_t req_type);

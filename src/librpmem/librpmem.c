@@ -16,6 +16,7 @@
 #include "pool_hdr.h"
 #include "range.h"
 #include "rpmem.h"
+#include "rpmem_tool.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -527,6 +528,10 @@ data_result(RPMEMpool *rpp, int r, const char *what, size_t off, size_t len,
 	if (sticky) {
 		pool_break(rpp, sticky);
 		ssh_hangup(rpp->ssh);
+		if (r == ETIMEDOUT)
+			return fail(r, "%s on lane %u: no answer from %s within "
+				"%d s; connection dropped", what, lane,
+				rpp->target.node, Env.timeout_ms / 1000);
 		return fail(sticky, "!%s on lane %u: connection to %s lost",
 			what, lane, rpp->target.node);
 	}
@@ -659,6 +664,55 @@ rpmem_remove(const char *target, const char *pool_set, int flags)
 	int err = status > 0 && status < 126 ? status : ECONNRESET;
 	return fail(err, "removing '%s' on %s failed: %s", pool_set, t.node,
 		*last ? last : strerror(err));
+}
+
+/* rpmem_hash -- hashes of pool ranges computed by rpmemd (rpmem_tool.h) */
+int
+rpmem_hash(RPMEMpool *rpp, size_t off, size_t len, size_t chunk,
+		uint64_t *hashes)
+{
+	if (check_ready(rpp))
+		return -1;
+	if (chunk == 0 || !range_within(off, len, rpp->pool_size))
+		return fail(EINVAL, "invalid hash range offset %zu length %zu "
+			"chunk %zu", off, len, chunk);
+	static __thread struct proto_resp resp;
+	while (len) {
+		size_t n = len / chunk < PROTO_HASH_MAX ? len :
+			chunk * PROTO_HASH_MAX;
+		struct proto_req req = {
+			.type = PROTO_MSG_HASH,
+			.hash_off = off, .hash_len = n, .hash_chunk = chunk,
+		};
+		int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
+		if (r) {
+			pool_break(rpp, r == -ETIMEDOUT ? ETIMEDOUT :
+				ECONNRESET);
+			return channel_fail(r, "hashing",
+				ssh_last_error(rpp->ssh));
+		}
+		if (resp.status)
+			return fail(proto_status_errno(resp.status), "hashing "
+				"offset %zu length %zu on %s: %s", off, n,
+				rpp->target.node,
+				proto_status_str(resp.status));
+		if (resp.nhashes != proto_hash_count(n, chunk))
+			return fail(EPROTO, "rpmemd sent %u hashes for %zu "
+				"bytes", resp.nhashes, n);
+		memcpy(hashes, resp.hashes, resp.nhashes * sizeof(*hashes));
+		hashes += resp.nhashes;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* rpmem_daemon_version -- what rpmemd said it is */
+void
+rpmem_daemon_version(RPMEMpool *rpp, char *buf, size_t len)
+{
+	uint32_t v = rpp->resp.ext.version;
+	snprintf(buf, len, "%u.%u.%u", v >> 16, (v >> 8) & 0xff, v & 0xff);
 }
 
 /* rpmem_check_version -- NULL when this library provides the version */

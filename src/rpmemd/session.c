@@ -9,7 +9,9 @@
 #include <sys/random.h>
 
 #include "fabric.h"
+#include "hash.h"
 #include "log.h"
+#include "range.h"
 #include "obc.h"
 #include "session.h"
 
@@ -43,6 +45,8 @@ static const char *const type_names[] = {
 	[PROTO_MSG_CLOSE_RESP] = "CLOSE_RESP",
 	[PROTO_MSG_SET_ATTR] = "SET_ATTR",
 	[PROTO_MSG_SET_ATTR_RESP] = "SET_ATTR_RESP",
+	[PROTO_MSG_HASH] = "HASH",
+	[PROTO_MSG_HASH_RESP] = "HASH_RESP",
 };
 
 /* type_name -- printable message type */
@@ -89,6 +93,16 @@ status_of(int err)
 	}
 }
 
+/* daemon_version -- SRCVERSION "a.b.c" as a << 16 | b << 8 | c */
+static uint32_t
+daemon_version(void)
+{
+	unsigned a = 0, b = 0, c = 0;
+	if (sscanf(SRCVERSION, "%u.%u.%u", &a, &b, &c) < 1)
+		return 0;
+	return (a & 0xffff) << 16 | (b & 0xff) << 8 | (c & 0xff);
+}
+
 /* reply -- send a response of the type answering `type` */
 static int
 reply(struct session *s, uint32_t type, int err, struct proto_resp *resp)
@@ -105,9 +119,12 @@ reply(struct session *s, uint32_t type, int err, struct proto_resp *resp)
 		resp->has_ext = true;
 		resp->ext.major = PROTO_MAJOR;
 		resp->ext.minor = s->minor;
+		resp->ext.version = daemon_version();
 	}
-	log_notice("response %s: status %u (%s)", type_name(resp->type),
-		resp->status, proto_status_str(resp->status));
+	log_msg(resp->type == PROTO_MSG_HASH_RESP ? LOG_LVL_INFO :
+		LOG_LVL_NOTICE, "response %s: status %u (%s)",
+		type_name(resp->type), resp->status,
+		proto_status_str(resp->status));
 	int r = obc_send(s->out, resp);
 	if (r)
 		log_err("sending %s failed: %s", type_name(resp->type),
@@ -324,6 +341,30 @@ handle_set_attr(struct session *s, const struct proto_req *req)
 	return reply(s, req->type, -r, NULL);
 }
 
+/* handle_hash -- HASH: content hashes of a pool range, computed here */
+static int
+handle_hash(struct session *s, const struct proto_req *req)
+{
+	static struct proto_resp resp;
+	memset(&resp, 0, sizeof(resp));
+	log_info("request HASH: offset %llu length %llu chunk %llu",
+		(unsigned long long)req->hash_off,
+		(unsigned long long)req->hash_len,
+		(unsigned long long)req->hash_chunk);
+	if (!range_within(req->hash_off, req->hash_len, s->pool->size)) {
+		log_err("HASH range offset %llu length %llu outside the "
+			"%zu-byte pool", (unsigned long long)req->hash_off,
+			(unsigned long long)req->hash_len, s->pool->size);
+		return reply(s, req->type, EINVAL, NULL);
+	}
+	const char *base = (const char *)s->pool->addr + req->hash_off;
+	resp.nhashes = (uint32_t)proto_hash_count(req->hash_len,
+		req->hash_chunk);
+	hash64_chunks(base, (size_t)req->hash_len, (size_t)req->hash_chunk,
+		resp.hashes);
+	return reply(s, req->type, 0, &resp);
+}
+
 /* handle_close -- CLOSE: close (and maybe remove) the pool, answer */
 static int
 handle_close(struct session *s, const struct proto_req *req)
@@ -350,7 +391,8 @@ legal(const struct session *s, uint32_t type)
 	case SESSION_INIT:
 		return type == PROTO_MSG_CREATE || type == PROTO_MSG_OPEN;
 	case SESSION_OPEN:
-		return type == PROTO_MSG_SET_ATTR || type == PROTO_MSG_CLOSE;
+		return type == PROTO_MSG_SET_ATTR || type == PROTO_MSG_CLOSE ||
+			(type == PROTO_MSG_HASH && s->minor >= PROTO_MINOR);
 	default:
 		return false;
 	}
@@ -403,6 +445,9 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 			break;
 		case PROTO_MSG_CLOSE:
 			r = handle_close(&s, &req);
+			break;
+		case PROTO_MSG_HASH:
+			r = handle_hash(&s, &req);
 			break;
 		default:
 			r = -EPROTO;

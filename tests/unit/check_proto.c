@@ -105,7 +105,7 @@ sample_resp(struct proto_resp *r, enum proto_msg_type type, bool ext)
 	if (ext) {
 		r->ext.major = PROTO_MAJOR;
 		r->ext.minor = PROTO_MINOR;
-		r->ext.flags = 0x0badf00d;
+		r->ext.version = 0x0badf00d;
 		r->ext.buff_size = 0x0000000100000000ULL;
 		for (unsigned i = 0; i < PROTO_SECRET_LEN; i++)
 			r->ext.secret[i] = (unsigned char)(0xff - i);
@@ -141,7 +141,7 @@ ext_eq(const struct proto_ext *a, const struct proto_ext *b)
 {
 	ck_assert_uint_eq(a->major, b->major);
 	ck_assert_uint_eq(a->minor, b->minor);
-	ck_assert_uint_eq(a->flags, b->flags);
+	ck_assert_uint_eq(a->version, b->version);
 	ck_assert(a->buff_size == b->buff_size);
 	ck_assert_mem_eq(a->secret, b->secret, PROTO_SECRET_LEN);
 }
@@ -351,7 +351,7 @@ START_TEST(test_open_resp_bytes_sit_at_pmdk_offsets)
 	ck_assert_mem_eq(buf + 132, r.attr.user_flags, 16);
 	ck_assert_uint_eq(be_at(buf, 148, 2), PROTO_MAJOR);
 	ck_assert_uint_eq(be_at(buf, 150, 2), PROTO_MINOR);
-	ck_assert_uint_eq(be_at(buf, 152, 4), r.ext.flags);
+	ck_assert_uint_eq(be_at(buf, 152, 4), r.ext.version);
 	ck_assert(be_at(buf, 156, 8) == r.ext.buff_size);
 	ck_assert_mem_eq(buf + 164, r.ext.secret, PROTO_SECRET_LEN);
 }
@@ -797,7 +797,8 @@ START_TEST(test_resp_type_answers_requests_only)
 	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_SET_ATTR), 8);
 	ck_assert_uint_eq(proto_resp_type(0), 0);
 	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_CREATE_RESP), 0);
-	ck_assert_uint_eq(proto_resp_type(9), 0);
+	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_HASH), 10);
+	ck_assert_uint_eq(proto_resp_type(11), 0);
 	ck_assert_uint_eq(proto_resp_type(0xffffffff), 0);
 }
 END_TEST

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rpmem_tool.h -- librpmem functions the rpmem tool uses beyond the API
+ *
+ * Not exported from librpmem.so.1 (its symbol list is PMDK's and fixed);
+ * the rpmem tool links the library's objects and calls these directly.
+ */
+#ifndef RPMEM_TOOL_H
+#define RPMEM_TOOL_H 1
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "librpmem.h"
+
+/*
+ * rpmem_hash -- content hashes of [off, off + len) in `chunk`-byte
+ * pieces (the last may be shorter), computed by rpmemd next to the data;
+ * `hashes` holds one per piece.  0, or -1 with errno and the message.
+ */
+int rpmem_hash(RPMEMpool *rpp, size_t off, size_t len, size_t chunk,
+		uint64_t *hashes);
+
+/* rpmem_daemon_version -- rpmemd's version "a.b.c" into buf */
+void rpmem_daemon_version(RPMEMpool *rpp, char *buf, size_t len);
+
+#endif /* RPMEM_TOOL_H */

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# datapath.sh -- data-path tests: persist, flush, drain, read through sshd
+#
+# Run by `make check` from the build tree (top_builddir and top_srcdir are
+# exported), or by hand after a build:
+#
+#   top_builddir=BUILD_DIR tests/integration/datapath.sh [GROUP...]
+#
+# Exit status 0 pass, 1 fail; never 77: a machine without sshd fails here.
+# Groups of tests/integration/datapath (datapath.c), each with the built
+# rpmemd behind a private sshd on 127.0.0.1:
+#
+#   data    random mixes, torn words, bad requests, nlanes (R6, R10)
+#   fault   rpmemd killed or stopped, client killed (R1, R2, R3);
+#           RPMEM_TIMEOUT=3 so every bound is short
+#   stray   strangers at the fabric port (S2); ssh's output is held after
+#           rpmemd's start-up status until the test opens a gate (a fifo),
+#           so the listener is up while the real client waits
+#
+# Every rpmemd writes its own log, rpmemd.<pid>.<ns>.log: the tests find
+# the daemon serving them by it, and after each group no daemon named in
+# a log may still run.  DATAPATH_SEED, DATAPATH_OPS and
+# DATAPATH_TORN_ITERS pass through (see datapath.c).
+set -euo pipefail
+
+self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+export top_srcdir top_builddir
+# shellcheck source-path=SCRIPTDIR source=harness.sh
+. "$top_srcdir/tests/integration/harness.sh"
+
+prog=$top_builddir/tests/integration/datapath
+rpmemd=$(cd "$top_builddir" && pwd)/rpmemd
+for p in "$prog" "$rpmemd"; do
+	if [[ ! -x $p ]]; then
+		echo "datapath.sh: $p not built (run make check)" >&2
+		exit 1
+	fi
+done
+
+export CK_VERBOSITY=${CK_VERBOSITY:-verbose}
+MAX_LANES=32
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-datapath.XXXXXX")
+poolset_dir=$tmp/poolsets
+part_dir=$tmp/parts
+log_dir=$tmp/logs
+mkdir -p "$poolset_dir" "$part_dir" "$log_dir"
+failed=()
+start=$SECONDS
+
+# dump_logs -- show what the daemons said, for a failed run
+dump_logs() {
+	local f
+	for f in "$log_dir"/* "$tmp/ssh/sshd.log"; do
+		[[ -s $f ]] || continue
+		printf -- '--- %s (last 100 lines) ---\n' "$f"
+		tail -n 100 -- "$f" | tr -d '\r' | cat -v
+	done
+}
+
+# cleanup -- stop sshd, show logs if anything failed, remove the temp dir
+cleanup() {
+	local rc=$?
+	trap - EXIT
+	harness_stop_sshd "$tmp" || rc=1
+	if ((rc != 0)); then
+		dump_logs
+	fi
+	rm -rf -- "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+# log_pids -- pids of every rpmemd that logged a session so far
+log_pids() {
+	cat -- "$log_dir"/rpmemd.*.log 2>/dev/null |
+		sed -n 's/^rpmemd: session: pid \([0-9][0-9]*\) .*/\1/p' |
+		sort -u
+}
+
+# ours_running -- is pid a live rpmemd of this run (argv names $tmp)?
+ours_running() {
+	local pid=$1 state cmd
+	state=$(sed 's/.*) \(.\).*/\1/' 2>/dev/null "/proc/$pid/stat") ||
+		return 1
+	[[ $state != Z && $state != X ]] || return 1
+	cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || return 1
+	[[ $cmd == *rpmemd* && $cmd == *"$tmp"* ]]
+}
+
+# leftovers -- processes whose argv names the temp dir, sshd excepted
+leftovers() {
+	local sshd_pid pid cmd
+	sshd_pid=$(harness_sshd_pid "$tmp") || sshd_pid=
+	for pid in /proc/[0-9]*; do
+		pid=${pid#/proc/}
+		[[ $pid != "$sshd_pid" && $pid != "$$" ]] || continue
+		cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || continue
+		[[ $cmd == *"$tmp/"* ]] && ours_any "$pid" &&
+			printf '%s\n' "$pid"
+	done
+	return 0
+}
+
+# ours_any -- pid is not a zombie
+ours_any() {
+	local state
+	state=$(sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null) ||
+		return 1
+	[[ $state != Z && $state != X ]]
+}
+
+# check_after -- every logged rpmemd gone, nothing of ours running, no
+# part or set files left
+check_after() {
+	local label=$1 try pid alive=() others=() stray
+	for ((try = 0; try < 200; try++)); do
+		alive=()
+		for pid in $(log_pids); do
+			ours_running "$pid" && alive+=("$pid")
+		done
+		mapfile -t others < <(leftovers)
+		((${#alive[@]} + ${#others[@]} == 0)) && break
+		sleep 0.05
+	done
+	if ((${#alive[@]} != 0)); then
+		echo "FAIL $label: rpmemd still running 10 s after the run:" \
+			"${alive[*]}"
+	fi
+	if ((${#others[@]} != 0)); then
+		echo "FAIL $label: processes of this run still running:"
+		ps -o pid,ppid,stat,etime,args \
+			-p "$(IFS=,; echo "${others[*]}")" || :
+	fi
+	if ((${#alive[@]} + ${#others[@]} != 0)); then
+		# ours for sure: their argv names our private temp dir
+		kill -KILL "${alive[@]}" "${others[@]}" 2>/dev/null || :
+		return 1
+	fi
+	stray=$(find "$part_dir" "$poolset_dir" -mindepth 1)
+	if [[ -n $stray ]]; then
+		echo "FAIL $label: files left after the run:"
+		printf '%s\n' "$stray"
+		rm -rf -- "${part_dir:?}"/* "${poolset_dir:?}"/*
+		return 1
+	fi
+}
+
+# run_group -- run datapath.c group $1 under the current environment
+run_group() {
+	local group=$1 result=PASS t0=$SECONDS
+	printf '=== %s: RPMEM_TIMEOUT=%s RPMEM_SSH=%s\n' "$group" \
+		"$RPMEM_TIMEOUT" "$RPMEM_SSH"
+	"$prog" "$group" || result=FAIL
+	check_after "$group" || result=FAIL
+	if [[ $result != PASS ]]; then
+		failed+=("$group")
+	fi
+	printf '=== %s: %s (%d s)\n' "$group" "$result" $((SECONDS - t0))
+}
+
+harness_start_sshd "$tmp" || {
+	echo "datapath.sh: cannot start a private sshd on 127.0.0.1" \
+		"(install openssh-server; SSHD=${SSHD:-unset})" >&2
+	exit 1
+}
+harness_ssh=$RPMEM_SSH
+
+# a private config keeps /etc/rpmemd and ~/.rpmemd.conf out of the test
+conf=$tmp/rpmemd.conf
+printf '# datapath.sh: rpmemd reads only this file\nmax-lanes = %d\n' \
+	"$MAX_LANES" >"$conf"
+chmod 600 "$conf"
+
+# the remote shell execs rpmemd, so $$ is rpmemd's pid: one log per daemon
+RPMEM_CMD="exec $(printf '%q' "$rpmemd") -c $(printf '%q' "$conf")"
+RPMEM_CMD+=" --poolset-dir=$(printf '%q' "$poolset_dir") --log-level=debug"
+RPMEM_CMD+=" --log-file=$(printf '%q' "$log_dir")"
+RPMEM_CMD+="/rpmemd.\$\$.\$(date +%s%N).log"
+export RPMEM_CMD
+export RPMEM_TEST_TARGET=$HARNESS_TARGET
+export RPMEM_TEST_POOLSET_DIR=$poolset_dir
+export RPMEM_TEST_PART_DIR=$part_dir
+export RPMEM_TEST_LOG_DIR=$log_dir
+export RPMEM_TEST_MAX_LANES=$MAX_LANES
+
+# the ssh of the stray group: output held after the 4-byte start-up
+# status until a line arrives on the gate fifo (at most 30 s)
+gate=$tmp/gate.fifo
+mkfifo -m 600 "$gate"
+# shellcheck disable=SC2016 # "$@" and PIPESTATUS belong to the wrapper
+{
+	printf '#!/bin/bash\n'
+	printf '# generated by datapath.sh: %s, its output gated\n' \
+		"$harness_ssh"
+	printf '%q "$@" | {\n' "$harness_ssh"
+	printf '\tdd bs=1 count=4 status=none &&\n'
+	printf '\t\tread -r -t 30 _ <>%q &&\n' "$gate"
+	printf '\t\texec cat\n'
+	printf '}\n'
+	printf 'exit "${PIPESTATUS[0]}"\n'
+} >"$tmp/ssh-gated"
+chmod 755 "$tmp/ssh-gated"
+
+groups=("$@")
+((${#groups[@]} != 0)) || groups=(data fault stray)
+for group in "${groups[@]}"; do
+	case $group in
+	data)	RPMEM_TIMEOUT=20 RPMEM_SSH=$harness_ssh ;;
+	fault)	RPMEM_TIMEOUT=3 RPMEM_SSH=$harness_ssh ;;
+	stray)	RPMEM_TIMEOUT=10 RPMEM_SSH=$tmp/ssh-gated
+		export RPMEM_TEST_GATE=$gate ;;
+	*)	echo "datapath.sh: unknown group '$group'" >&2
+		exit 1 ;;
+	esac
+	export RPMEM_TIMEOUT RPMEM_SSH
+	run_group "$group"
+done
+
+echo "datapath.sh: $(log_pids | wc -l) rpmemd sessions in $((SECONDS -
+	start)) s"
+if ((${#failed[@]} != 0)); then
+	printf 'datapath.sh: FAILED: %s\n' "${failed[@]}"
+	exit 1
+fi
+echo "datapath.sh: all groups passed"
