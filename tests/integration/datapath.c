@@ -1709,6 +1709,80 @@ START_TEST(rpmemd_killed_fails_econnreset_and_keeps_acked_data)
 }
 END_TEST
 
+/* ssh_child -- the one ssh process this test process has spawned */
+static pid_t
+ssh_child(void)
+{
+	char path[64], buf[256];
+	fmt(path, sizeof(path), "/proc/%d/task/%d/children", (int)getpid(),
+		(int)getpid());
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot read %s", path);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *end;
+	long pid = strtol(buf, &end, 10);
+	ck_assert_msg(pid > 0 && strtol(end, NULL, 10) == 0,
+		"expected exactly one child (ssh), found '%s'", buf);
+	return (pid_t)pid;
+}
+
+/*
+ * R5: the ssh channel drops while the lanes are up (ssh SIGKILLed): the
+ * client fails with ECONNRESET within the bound, rpmemd ends the session
+ * (stops its lanes, closes the pool, exits) and the next open works with
+ * every acked block in place
+ */
+START_TEST(ssh_dropped_ends_the_session_on_both_sides)
+{
+	struct tset s;
+	uint64_t rng = seed_for("sshdrop");
+	set_make(&s, "sshdrop", 1, 16 * MIB, NULL);
+	char *mem = pool_map(s.size);
+	const long long bound = env.timeout_ms + 2000;
+	struct logsnap *before = log_snapshot();
+	unsigned n = NLANES;
+	RPMEMpool *rpp = pool_create(&s, mem, &n, 6);
+	char log[PATH_MAX];
+	pid_t pid = session_find(before, log, sizeof(log), 5000);
+	free(before);
+	pid_t ssh = ssh_child();
+
+	struct streamer st = { .rpp = rpp, .mem = mem, .s = &s };
+	atomic_init(&st.acked, 0);
+	ck_assert_int_eq(pthread_create(&st.thread, NULL, stream_run, &st),
+		0);
+	ck_assert_msg(wait_acks(&st, FAULT_ACKS, 30000), "only %u acks "
+		"before ssh was killed", atomic_load(&st.acked));
+	long long t_kill = now_ms();
+	ck_assert_int_eq(kill(ssh, SIGKILL), 0);
+	ck_assert_msg(join_by(st.thread, t_kill + bound + 3000),
+		"the persisting thread hung after ssh was killed");
+	unsigned acked = atomic_load(&st.acked);
+	note("sshdrop: %u acked, the next failed with %s after %lld ms",
+		acked, ename(st.err), st.t_fail - t_kill);
+	ck_assert_msg(st.err == ECONNRESET, "in-flight call: errno %s, "
+		"expected ECONNRESET", ename(st.err));
+	ck_assert_msg(st.t_fail - t_kill < bound, "failed %lld ms after "
+		"the kill, bound %lld", st.t_fail - t_kill, bound);
+	ck_assert_msg(wait_gone(pid, 10000), "rpmemd %d kept its session "
+		"10 s after ssh dropped", (int)pid);
+	ck_assert_msg(log_count(log, "session ended") == 1, "rpmemd did not "
+		"end its session cleanly (%s)", log);
+	failed(rpmem_persist(rpp, HDR, 8, 1, 0), ECONNRESET, "persist after "
+		"ssh dropped");
+	(void) rpmem_close(rpp);
+
+	char *img = replica_image(&s);
+	blk_check(&s, img, acked);
+	reopen_works(&s, mem, img, &rng);
+	free(img);
+	munmap(mem, s.size);
+	set_unlink(&s);
+}
+END_TEST
+
 /* -------------------------------------------------- 4. client killed */
 
 /*
@@ -2243,6 +2317,7 @@ suite_fault(void)
 	tcase_add_test(tc,
 		rpmemd_killed_fails_econnreset_and_keeps_acked_data);
 	tcase_add_test(tc, client_killed_rpmemd_exits_and_acked_data_stays);
+	tcase_add_test(tc, ssh_dropped_ends_the_session_on_both_sides);
 	tcase_add_test(tc,
 		rpmemd_stopped_fails_in_bound_and_drops_stale_writes);
 	return s;
