@@ -34,6 +34,7 @@ fab_getinfo(uint32_t provider, const char *node, const char *service,
 		FI_MR_PROV_KEY | FI_MR_LOCAL;
 	hints->domain_attr->threading = FI_THREAD_SAFE;
 	hints->tx_attr->msg_order = FI_ORDER_SAW | FI_ORDER_RAW;
+	hints->tx_attr->iov_limit = 2;	/* message header + pool bytes */
 	hints->fabric_attr->prov_name = strdup(name);
 	if (!hints->fabric_attr->prov_name) {
 		fi_freeinfo(hints);

@@ -27,6 +27,7 @@ enum lane_op {
 };
 
 #define LANE_F_DEEP 0x100U	/* deep persist instead of persist */
+#define LANE_F_MORE 0x200U	/* more pieces follow: persist with the last */
 #define LANE_OP_MASK 0xffU
 
 struct lane_msg {
@@ -52,8 +53,10 @@ struct lane_conn {
 
 /* inline buffers: slots per lane and the largest buffer we agree to */
 #define LANE_SLOTS 4
-#define LANE_BUFF_DEFAULT (64 * 1024)
+#define LANE_BUFF_DEFAULT (256 * 1024)
 #define LANE_BUFF_MAX (1024 * 1024)
+/* rpmemd's receive buffers of one session never exceed this */
+#define LANE_MEM_MAX ((size_t)64 << 20)
 
 /* lane_slot_size -- bytes of one message slot for a given buff_size */
 static inline size_t

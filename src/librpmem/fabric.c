@@ -352,13 +352,15 @@ send_msg(struct fabric *f, struct lane *l, uint32_t op_code, size_t off,
 	m->lane = (uint32_t)(l - f->lanes);
 	m->addr = f->raddr + off;
 	m->size = size;
-	if (dlen)
-		memcpy(m->data, data, dlen);
 
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) + dlen };
-	void *desc = f->buf_desc;
+	/* inline bytes go straight from the pool: no copy into the slot */
+	struct iovec iov[2] = {
+		{ .iov_base = m, .iov_len = sizeof(*m) },
+		{ .iov_base = (void *)data, .iov_len = dlen },
+	};
+	void *desc[2] = { f->buf_desc, f->pool_desc };
 	struct fi_msg msg = {
-		.msg_iov = &iov, .desc = &desc, .iov_count = 1,
+		.msg_iov = iov, .desc = desc, .iov_count = dlen ? 2 : 1,
 		.context = &op->ctx,
 	};
 	ssize_t s = RETRY(f, l, fi_sendmsg(l->ep, &msg, FI_COMPLETION));
@@ -425,14 +427,17 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 	}
 	uint32_t code = LANE_OP_INLINE | (deep ? LANE_F_DEEP : 0);
 	while (len) {
+		uint32_t more = 0;
 		/*
 		 * Pieces end on 8-byte boundaries of the pool, so no aligned
 		 * word is split between two messages (DESIGN decision 3).
 		 */
 		size_t chunk = len;
-		if (len > f->buff_size)
+		if (len > f->buff_size) {
 			chunk = ((off + f->buff_size) & ~(size_t)7) - off;
-		r = send_msg(f, l, code, off, chunk, f->pool_addr + off,
+			more = LANE_F_MORE;
+		}
+		r = send_msg(f, l, code | more, off, chunk, f->pool_addr + off,
 			chunk);
 		if (r)
 			return r;
@@ -612,7 +617,7 @@ open_domain(struct fabric *f, const struct fabric_attr *attr)
 			return r;
 	}
 
-	f->slot_size = lane_slot_size(f->buff_size);
+	f->slot_size = 64;		/* a lane_msg header: data is sent in place */
 	f->stride = LANE_SLOTS * f->slot_size + LANE_STRIDE_EXTRA;
 	size_t total = f->stride * f->nlanes;
 	if (posix_memalign((void **)&f->bufs, 4096, total))
@@ -623,8 +628,8 @@ open_domain(struct fabric *f, const struct fabric_attr *attr)
 	if (r)
 		return r;
 	f->buf_desc = fi_mr_desc(f->buf_mr);
-	r = fi_mr_reg(f->domain, f->pool_addr, f->pool_size, FI_WRITE, 0,
-		MR_KEY_POOL, 0, &f->pool_mr, NULL);
+	r = fi_mr_reg(f->domain, f->pool_addr, f->pool_size,
+		FI_WRITE | FI_SEND, 0, MR_KEY_POOL, 0, &f->pool_mr, NULL);
 	if (r)
 		return r;
 	f->pool_desc = fi_mr_desc(f->pool_mr);

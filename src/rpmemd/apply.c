@@ -56,7 +56,7 @@ apply_persist(const struct apply_pool *p, void *addr, size_t len, bool deep)
 /* apply_msg -- validate and apply one lane message */
 int
 apply_msg(const struct apply_pool *p, const struct lane_msg *msg,
-		size_t len)
+		size_t len, struct apply_pending *pending)
 {
 	if (len < sizeof(*msg)) {
 		log_err("lane message of %zu bytes is shorter than its header",
@@ -65,7 +65,8 @@ apply_msg(const struct apply_pool *p, const struct lane_msg *msg,
 	}
 	uint32_t op = msg->op & LANE_OP_MASK;
 	bool deep = msg->op & LANE_F_DEEP;
-	if ((msg->op & ~(LANE_OP_MASK | LANE_F_DEEP)) ||
+	bool more = msg->op & LANE_F_MORE;
+	if ((msg->op & ~(LANE_OP_MASK | LANE_F_DEEP | LANE_F_MORE)) ||
 			(op != LANE_OP_WRITTEN && op != LANE_OP_INLINE)) {
 		log_err("lane %u: unknown op 0x%x", msg->lane, msg->op);
 		return EPROTO;
@@ -94,5 +95,17 @@ apply_msg(const struct apply_pool *p, const struct lane_msg *msg,
 		}
 		apply_copy8(dst, msg->data, size);
 	}
-	return apply_persist(p, dst, size, deep);
+	/* one persist for all pieces of a flush: its last one carries it */
+	size_t lo = off, hi = off + size;
+	if (pending->lo != pending->hi) {
+		lo = pending->lo < lo ? pending->lo : lo;
+		hi = pending->hi > hi ? pending->hi : hi;
+	}
+	if (more) {
+		pending->lo = lo;
+		pending->hi = hi;
+		return 0;
+	}
+	pending->lo = pending->hi = 0;
+	return apply_persist(p, p->base + lo, hi - lo, deep);
 }

@@ -33,13 +33,22 @@ int apply_persist(const struct apply_pool *p, void *addr, size_t len,
 		bool deep);
 
 /*
+ * bytes of a lane stored but not yet made durable: the pieces of one
+ * flush marked LANE_F_MORE, persisted together with its last piece
+ */
+struct apply_pending {
+	size_t lo;
+	size_t hi;		/* lo == hi: nothing pending */
+};
+
+/*
  * apply_msg -- validate a received message of `len` bytes and apply it.
  * Returns 0 or a positive errno for the response: EPROTO (short or
  * unknown op), EINVAL (range outside the pool or in the header, inline
  * size not matching or above buff_size: nothing copied), EIO (could not
- * make it durable).
+ * make it durable).  `pending` is the lane's own.
  */
 int apply_msg(const struct apply_pool *p, const struct lane_msg *msg,
-		size_t len);
+		size_t len, struct apply_pending *pending);
 
 #endif /* RPMEMD_APPLY_H */

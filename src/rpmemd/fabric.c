@@ -37,6 +37,7 @@ struct slot {
 
 struct lane {
 	struct fid_ep *ep;
+	struct apply_pending pending;
 	unsigned idx;
 	unsigned worker;
 	bool connected;
@@ -108,7 +109,8 @@ handle_recv(struct fabric *f, struct slot *s, size_t len)
 		return;
 	}
 	struct lane_resp resp = {
-		.status = (uint32_t)apply_msg(&f->pool, s->msg, len),
+		.status = (uint32_t)apply_msg(&f->pool, s->msg, len,
+			&l->pending),
 		.lane = len >= sizeof(struct lane_msg) ? s->msg->lane : l->idx,
 	};
 	int r = post_recv(f, s);

@@ -184,13 +184,20 @@ ssh_server_addr(void)
 	return addr;
 }
 
-/* buff_size -- the inline buffer we agree to: the client's, capped */
+/*
+ * buff_size -- the inline buffer we agree to: the client's, capped so
+ * that the receive buffers of all lanes stay within LANE_MEM_MAX
+ * (RELIABILITY R10), never below PMDK's 8 KiB
+ */
 static size_t
-buff_size(uint64_t wanted)
+buff_size(uint64_t wanted, unsigned nlanes)
 {
-	if (wanted < PROTO_DEF_BUFF_SIZE)
-		return PROTO_DEF_BUFF_SIZE;
-	return wanted > LANE_BUFF_MAX ? LANE_BUFF_MAX : (size_t)wanted;
+	size_t cap = LANE_MEM_MAX / ((size_t)nlanes * LANE_SLOTS);
+	cap = cap > LANE_BUFF_MAX ? LANE_BUFF_MAX : cap & ~(size_t)4095;
+	if (wanted > cap)
+		wanted = cap;
+	return wanted < PROTO_DEF_BUFF_SIZE ? PROTO_DEF_BUFF_SIZE :
+		(size_t)wanted;
 }
 
 /*
@@ -273,18 +280,19 @@ handle_pool(struct session *s, const struct proto_req *req)
 		goto err_close;
 	}
 
+	unsigned nlanes = req->common.nlanes < s->cfg->max_lanes ?
+		req->common.nlanes : s->cfg->max_lanes;
 	struct fabric_attr fa = {
 		.provider = req->common.provider,
 		.node = ssh_server_addr(),
 		.pool = {
 			.base = p->addr,
 			.size = (size_t)req->common.pool_size,
-			.buff_size = buff_size(req->common.buff_size),
+			.buff_size = buff_size(req->common.buff_size, nlanes),
 			.is_pmem = p->is_pmem,
 			.has_headers = !p->no_headers,
 		},
-		.nlanes = req->common.nlanes < s->cfg->max_lanes ?
-			req->common.nlanes : s->cfg->max_lanes,
+		.nlanes = nlanes,
 		.nthreads = s->cfg->nthreads,
 		.secret = s->secret,
 		.session_fd = s->in,

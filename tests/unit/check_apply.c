@@ -15,6 +15,7 @@
 
 static char *Pool;
 static struct apply_pool P;
+static struct apply_pending Pend;
 static unsigned char Msgbuf[sizeof(struct lane_msg) + 4096];
 
 /* setup -- a private anonymous "pool" (msync works on it) */
@@ -28,6 +29,7 @@ setup(void)
 		.base = Pool, .size = POOL_SIZE, .raddr = RADDR,
 		.buff_size = 4096, .is_pmem = false, .has_headers = true,
 	};
+	Pend = (struct apply_pending){ 0, 0 };
 }
 
 /* teardown -- unmap the pool */
@@ -53,7 +55,7 @@ msg(uint32_t op, uint64_t off, uint64_t size, size_t dlen, int fill)
 START_TEST(test_inline_copies_and_persists)
 {
 	struct lane_msg *m = msg(LANE_OP_INLINE, 5000, 100, 100, 0xab);
-	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 100), 0);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 100, &Pend), 0);
 	for (int i = 0; i < 100; i++)
 		ck_assert_int_eq((unsigned char)Pool[5000 + i], 0xab);
 	ck_assert_int_eq(Pool[4999], 0);
@@ -64,10 +66,10 @@ END_TEST
 START_TEST(test_refuses_header_offsets)
 {
 	struct lane_msg *m = msg(LANE_OP_INLINE, 4088, 8, 8, 0xff);
-	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 8), EINVAL);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 8, &Pend), EINVAL);
 	ck_assert_int_eq(Pool[4088], 0);
 	P.has_headers = false;
-	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 8), 0);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 8, &Pend), 0);
 	ck_assert_int_eq((unsigned char)Pool[4088], 0xff);
 }
 END_TEST
@@ -75,14 +77,14 @@ END_TEST
 START_TEST(test_refuses_ranges_outside_or_wrapping)
 {
 	struct lane_msg *m = msg(LANE_OP_WRITTEN, POOL_SIZE - 8, 16, 0, 0);
-	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m)), EINVAL);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m), &Pend), EINVAL);
 	m = msg(LANE_OP_WRITTEN, 8192, UINT64_MAX, 0, 0);
-	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m)), EINVAL);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m), &Pend), EINVAL);
 	m = msg(LANE_OP_WRITTEN, 0, 8, 0, 0);
 	m->addr = RADDR - 8;		/* below the pool */
-	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m)), EINVAL);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m), &Pend), EINVAL);
 	m = msg(LANE_OP_WRITTEN, POOL_SIZE, 0, 0, 0);
-	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m)), 0);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m), &Pend), 0);
 }
 END_TEST
 
@@ -91,11 +93,11 @@ START_TEST(test_refuses_inline_size_mismatch_r7)
 	/* RELIABILITY R7: payload larger than the negotiated buffer */
 	P.buff_size = 64;
 	struct lane_msg *m = msg(LANE_OP_INLINE, 8192, 128, 128, 0x11);
-	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 128), EINVAL);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 128, &Pend), EINVAL);
 	ck_assert_int_eq(Pool[8192], 0);
 	/* size field not matching the bytes received */
 	m = msg(LANE_OP_INLINE, 8192, 32, 16, 0x11);
-	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 16), EINVAL);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 16, &Pend), EINVAL);
 	ck_assert_int_eq(Pool[8192], 0);
 }
 END_TEST
@@ -103,13 +105,35 @@ END_TEST
 START_TEST(test_refuses_short_and_unknown)
 {
 	struct lane_msg *m = msg(LANE_OP_WRITTEN, 8192, 8, 0, 0);
-	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) - 1), EPROTO);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) - 1, &Pend), EPROTO);
 	m->op = 1;
-	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m)), EPROTO);
-	m->op = LANE_OP_WRITTEN | 0x200;
-	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m)), EPROTO);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m), &Pend), EPROTO);
+	m->op = LANE_OP_WRITTEN | 0x400;
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m), &Pend), EPROTO);
 	m->op = LANE_OP_WRITTEN | LANE_F_DEEP;
-	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m)), 0);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m), &Pend), 0);
+}
+END_TEST
+
+START_TEST(test_more_pieces_persist_with_the_last)
+{
+	struct lane_msg *m = msg(LANE_OP_INLINE | LANE_F_MORE, 8192, 64, 64,
+		1);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 64, &Pend), 0);
+	ck_assert_uint_eq(Pend.lo, 8192);
+	ck_assert_uint_eq(Pend.hi, 8256);
+	m = msg(LANE_OP_INLINE | LANE_F_MORE, 8256, 64, 64, 2);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 64, &Pend), 0);
+	ck_assert_uint_eq(Pend.hi, 8320);
+	/* the bytes are stored at once, the persist waits for the last */
+	ck_assert_int_eq(Pool[8256], 2);
+	m = msg(LANE_OP_INLINE, 8320, 64, 64, 3);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 64, &Pend), 0);
+	ck_assert_uint_eq(Pend.lo, Pend.hi);
+	ck_assert_int_eq(Pool[8320], 3);
+	/* an unknown flag next to MORE is refused */
+	m = msg(LANE_OP_INLINE | LANE_F_MORE | 0x400, 8192, 8, 8, 4);
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 8, &Pend), EPROTO);
 }
 END_TEST
 
@@ -143,6 +167,7 @@ main(void)
 	tcase_add_test(tc, test_refuses_ranges_outside_or_wrapping);
 	tcase_add_test(tc, test_refuses_inline_size_mismatch_r7);
 	tcase_add_test(tc, test_refuses_short_and_unknown);
+	tcase_add_test(tc, test_more_pieces_persist_with_the_last);
 	tcase_add_test(tc, test_copy8_every_alignment);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
