@@ -24,6 +24,7 @@
 enum lane_op {
 	LANE_OP_WRITTEN = 0,	/* bytes came by RMA write: persist them */
 	LANE_OP_INLINE = 2,	/* bytes inline: 8-byte-atomic copy, persist */
+	LANE_OP_BATCH = 3,	/* lane_rec records, each handled as INLINE */
 };
 
 #define LANE_F_DEEP 0x100U	/* deep persist instead of persist */
@@ -37,6 +38,24 @@ struct lane_msg {
 	uint64_t size;		/* bytes to persist (inline: bytes that follow) */
 	uint8_t data[];
 };
+
+/*
+ * one record of a LANE_OP_BATCH message: small flushes of a lane gathered
+ * by the client and sent together at drain time, so a drain costs one
+ * round trip however many flushes came before it
+ */
+struct lane_rec {
+	uint64_t addr;		/* raddr + pool offset */
+	uint64_t len;		/* data bytes that follow, padded to 8 */
+	uint8_t data[];
+};
+
+/* lane_rec_size -- bytes a record of `len` data bytes takes */
+static inline size_t
+lane_rec_size(size_t len)
+{
+	return sizeof(struct lane_rec) + ((len + 7) & ~(size_t)7);
+}
 
 struct lane_resp {
 	uint32_t status;	/* 0 or a positive errno */

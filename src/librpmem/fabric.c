@@ -30,6 +30,8 @@
 #define SPIN_READS 64		/* polls before sleeping in the kernel */
 #define SLICE_MS 100		/* recheck the sticky error this often */
 #define LANE_STRIDE_EXTRA 4096	/* response slots and the APM read word */
+#define BATCH_MAX (64 * 1024)	/* bytes of one batch of small flushes */
+#define BATCH_ITEM_MAX 4096	/* larger flushes are sent on their own */
 
 /* keys of local registrations, for providers that take ours */
 #define MR_KEY_BUFS 1
@@ -53,6 +55,9 @@ struct lane {
 	struct op send[LANE_SLOTS];	/* buf: struct lane_msg + data */
 	struct op recv[LANE_SLOTS];	/* buf: struct lane_resp */
 	struct op read;			/* buf: APM read target */
+	struct op batch[2];		/* buf: lane_msg + lane_rec records */
+	unsigned bcur;			/* batch being filled */
+	size_t bused;			/* its record bytes */
 	unsigned next;			/* next send slot */
 	unsigned inflight;		/* messages not answered yet */
 	unsigned reads;			/* reads not completed yet */
@@ -73,6 +78,7 @@ struct fabric {
 	char *bufs;
 	size_t stride;			/* registered bytes per lane */
 	size_t slot_size;
+	size_t batch_cap;		/* record bytes of one batch */
 	size_t buff_size;
 	size_t max_msg;
 	char *pool_addr;
@@ -311,12 +317,11 @@ progress(struct fabric *f, struct lane *l, long long deadline)
 	return fabric_error(f);
 }
 
-/* wait_slot -- until the next send slot is free and the peer has room */
+/* wait_slot -- until `op` is free and the peer has room for a message */
 static int
-wait_slot(struct fabric *f, struct lane *l)
+wait_slot(struct fabric *f, struct lane *l, struct op *op)
 {
 	long long deadline = clock_ms() + f->timeout_ms;
-	struct op *op = &l->send[l->next % LANE_SLOTS];
 	while (l->inflight >= LANE_SLOTS || op->busy) {
 		int r = progress(f, l, deadline);
 		if (r)
@@ -338,24 +343,13 @@ wait_slot(struct fabric *f, struct lane *l)
 	} \
 	_r; })
 
-/* send_msg -- post a lane message that takes the next slot */
+/* post_send -- post `op` (its buf holds the message header) */
 static int
-send_msg(struct fabric *f, struct lane *l, uint32_t op_code, size_t off,
-		size_t size, const void *data, size_t dlen)
+post_send(struct fabric *f, struct lane *l, struct op *op, size_t hlen,
+		const void *data, size_t dlen)
 {
-	int r = wait_slot(f, l);
-	if (r)
-		return r;
-	struct op *op = &l->send[l->next++ % LANE_SLOTS];
-	struct lane_msg *m = op->buf;
-	m->op = op_code;
-	m->lane = (uint32_t)(l - f->lanes);
-	m->addr = f->raddr + off;
-	m->size = size;
-
-	/* inline bytes go straight from the pool: no copy into the slot */
 	struct iovec iov[2] = {
-		{ .iov_base = m, .iov_len = sizeof(*m) },
+		{ .iov_base = op->buf, .iov_len = hlen },
 		{ .iov_base = (void *)data, .iov_len = dlen },
 	};
 	void *desc[2] = { f->buf_desc, f->pool_desc };
@@ -370,6 +364,79 @@ send_msg(struct fabric *f, struct lane *l, uint32_t op_code, size_t off,
 	}
 	op->busy = true;
 	l->inflight++;
+	return 0;
+}
+
+/* msg_init -- fill a lane message header */
+static void
+msg_init(struct fabric *f, struct lane *l, struct lane_msg *m, uint32_t op,
+		uint64_t addr, uint64_t size)
+{
+	m->op = op;
+	m->lane = (uint32_t)(l - f->lanes);
+	m->addr = addr;
+	m->size = size;
+}
+
+/* send_msg -- post a lane message that takes the next slot */
+static int
+send_msg(struct fabric *f, struct lane *l, uint32_t op_code, size_t off,
+		size_t size, const void *data, size_t dlen)
+{
+	struct op *op = &l->send[l->next % LANE_SLOTS];
+	int r = wait_slot(f, l, op);
+	if (r)
+		return r;
+	l->next++;
+	msg_init(f, l, op->buf, op_code, f->raddr + off, size);
+	/* inline bytes go straight from the pool: no copy into the slot */
+	return post_send(f, l, op, sizeof(struct lane_msg), data, dlen);
+}
+
+/* batch_send -- send the lane's open batch of small flushes, if any */
+static int
+batch_send(struct fabric *f, struct lane *l)
+{
+	if (!l->bused)
+		return 0;
+	struct op *op = &l->batch[l->bcur];
+	int r = wait_slot(f, l, op);
+	if (r)
+		return r;
+	msg_init(f, l, op->buf, LANE_OP_BATCH, 0, l->bused);
+	r = post_send(f, l, op, sizeof(struct lane_msg) + l->bused, NULL, 0);
+	l->bcur ^= 1;
+	l->bused = 0;
+	return r;
+}
+
+/*
+ * batch_add -- copy a small flush into the lane's open batch: the bytes
+ * are taken now, as a flush promises, and travel with the others at
+ * the next drain (or when the batch is full)
+ */
+static int
+batch_add(struct fabric *f, struct lane *l, size_t off, size_t len)
+{
+	size_t need = lane_rec_size(len);
+	if (l->bused + need > f->batch_cap) {
+		int r = batch_send(f, l);
+		if (r)
+			return r;
+	}
+	struct op *op = &l->batch[l->bcur];
+	long long deadline = clock_ms() + f->timeout_ms;
+	while (op->busy) {
+		int r = progress(f, l, deadline);
+		if (r)
+			return r;
+	}
+	struct lane_msg *m = op->buf;
+	struct lane_rec *rec = (void *)(m->data + l->bused);
+	rec->addr = f->raddr + off;
+	rec->len = len;
+	memcpy(rec->data, f->pool_addr + off, len);
+	l->bused += need;
 	return 0;
 }
 
@@ -415,8 +482,11 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 	if (r)
 		return r;
 	if (relaxed && !deep && f->rma_write) {
-		r = rma(f, l, true, f->pool_addr + off, f->pool_desc, off, len,
-			NULL);
+		/* batched flushes first: the replica applies them in order */
+		r = batch_send(f, l);
+		if (!r)
+			r = rma(f, l, true, f->pool_addr + off, f->pool_desc,
+				off, len, NULL);
 		if (r)
 			return r;
 		if (f->pm == PROTO_PM_APM) {
@@ -425,6 +495,13 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 		}
 		return send_msg(f, l, LANE_OP_WRITTEN, off, len, NULL, 0);
 	}
+	if (!deep && len <= BATCH_ITEM_MAX &&
+			lane_rec_size(len) <= f->batch_cap)
+		return batch_add(f, l, off, len);
+	/* what was flushed before goes first */
+	r = batch_send(f, l);
+	if (r)
+		return r;
 	uint32_t code = LANE_OP_INLINE | (deep ? LANE_F_DEEP : 0);
 	while (len) {
 		uint32_t more = 0;
@@ -452,7 +529,9 @@ int
 fabric_drain(struct fabric *f, unsigned lane)
 {
 	struct lane *l = &f->lanes[lane];
-	int r;
+	int r = batch_send(f, l);
+	if (r)
+		return r;
 	if (l->written) {
 		/* APM: a read after the writes makes them durable */
 		r = rma(f, l, false, l->read.buf, f->buf_desc, 0,
@@ -520,6 +599,11 @@ lane_open(struct fabric *f, unsigned i, const uint8_t *secret)
 	}
 	l->read = (struct op){ .kind = OP_READ,
 		.buf = base + LANE_SLOTS * f->slot_size + LANE_SLOTS * 64 };
+	char *bbase = base + LANE_SLOTS * f->slot_size + LANE_STRIDE_EXTRA;
+	for (unsigned j = 0; j < 2; j++)
+		l->batch[j] = (struct op){ .kind = OP_SEND,
+			.buf = bbase + j * (sizeof(struct lane_msg) +
+				f->batch_cap) };
 
 	struct fi_cq_attr cq_attr = {
 		.size = 4 * LANE_SLOTS + 4,
@@ -618,7 +702,10 @@ open_domain(struct fabric *f, const struct fabric_attr *attr)
 	}
 
 	f->slot_size = 64;		/* a lane_msg header: data is sent in place */
-	f->stride = LANE_SLOTS * f->slot_size + LANE_STRIDE_EXTRA;
+	f->batch_cap = f->buff_size < BATCH_MAX ? f->buff_size : BATCH_MAX;
+	f->stride = (LANE_SLOTS * f->slot_size + LANE_STRIDE_EXTRA +
+		2 * (sizeof(struct lane_msg) + f->batch_cap) + 4095) &
+		~(size_t)4095;
 	size_t total = f->stride * f->nlanes;
 	if (posix_memalign((void **)&f->bufs, 4096, total))
 		return -ENOMEM;

@@ -7,10 +7,30 @@
 
 #include <libpmem.h>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "apply.h"
 #include "log.h"
 #include "pool_hdr.h"
 #include "range.h"
+
+/*
+ * store8 -- one 8-byte store to an aligned word.  On x86-64 a
+ * non-temporal one (movnti): still a single 8-byte store, and the bytes
+ * skip the cache on their way to memory, which roughly halves rpmemd's
+ * CPU time per MiB; apply_copy8 fences them.
+ */
+static inline void
+store8(unsigned char *d, uint64_t w)
+{
+#if defined(__x86_64__)
+	_mm_stream_si64((long long *)(void *)d, (long long)w);
+#else
+	__atomic_store_n((uint64_t *)(void *)d, w, __ATOMIC_RELAXED);
+#endif
+}
 
 /* apply_copy8 -- copy with single 8-byte stores for aligned words */
 void
@@ -27,10 +47,13 @@ apply_copy8(void *dst, const void *src, size_t len)
 	for (; len >= 8; len -= 8, d += 8, s += 8) {
 		uint64_t w;
 		memcpy(&w, s, sizeof(w));
-		__atomic_store_n((uint64_t *)(void *)d, w, __ATOMIC_RELAXED);
+		store8(d, w);
 	}
 	while (len--)
 		*d++ = *s++;
+#if defined(__x86_64__)
+	_mm_sfence();
+#endif
 }
 
 /* apply_persist -- make a range durable, the way the medium needs */
@@ -53,6 +76,71 @@ apply_persist(const struct apply_pool *p, void *addr, size_t len, bool deep)
 	return 0;
 }
 
+/* check_range -- a range a client may write: inside the pool, no header */
+static int
+check_range(const struct apply_pool *p, uint32_t lane, uint64_t addr,
+		uint64_t size, size_t *off)
+{
+	if (addr < p->raddr || !range_within(addr - p->raddr, size,
+			p->size)) {
+		log_err("lane %u: range addr 0x%llx size %llu outside the pool",
+			lane, (unsigned long long)addr,
+			(unsigned long long)size);
+		return EINVAL;
+	}
+	*off = (size_t)(addr - p->raddr);
+	if (p->has_headers && *off < POOL_HDR_SIZE && size) {
+		log_err("lane %u: offset %zu is inside the pool header", lane,
+			*off);
+		return EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * apply_batch -- the records of a LANE_OP_BATCH, all checked before any
+ * is stored, each stored 8 bytes at a time, then made durable, merging
+ * neighbours so a run of small flushes costs one persist
+ */
+static int
+apply_batch(const struct apply_pool *p, const struct lane_msg *msg,
+		size_t size, bool deep)
+{
+	for (size_t at = 0; at < size;) {
+		const struct lane_rec *rec = (const void *)(msg->data + at);
+		size_t off;
+		if (size - at < sizeof(*rec) || rec->len > size - at ||
+				lane_rec_size((size_t)rec->len) > size - at) {
+			log_err("lane %u: batch record at %zu overruns the "
+				"%zu-byte batch", msg->lane, at, size);
+			return EINVAL;
+		}
+		int r = check_range(p, msg->lane, rec->addr, rec->len, &off);
+		if (r)
+			return r;
+		at += lane_rec_size((size_t)rec->len);
+	}
+	size_t lo = 0, hi = 0;
+	for (size_t at = 0; at < size;) {
+		const struct lane_rec *rec = (const void *)(msg->data + at);
+		size_t off = (size_t)(rec->addr - p->raddr);
+		size_t len = (size_t)rec->len;
+		apply_copy8(p->base + off, rec->data, len);
+		at += lane_rec_size(len);
+		if (lo != hi && off <= hi && off + len >= lo) {
+			lo = off < lo ? off : lo;
+			hi = off + len > hi ? off + len : hi;
+			continue;
+		}
+		int r = apply_persist(p, p->base + lo, hi - lo, deep);
+		if (r)
+			return r;
+		lo = off;
+		hi = off + len;
+	}
+	return apply_persist(p, p->base + lo, hi - lo, deep);
+}
+
 /* apply_msg -- validate and apply one lane message */
 int
 apply_msg(const struct apply_pool *p, const struct lane_msg *msg,
@@ -67,34 +155,29 @@ apply_msg(const struct apply_pool *p, const struct lane_msg *msg,
 	bool deep = msg->op & LANE_F_DEEP;
 	bool more = msg->op & LANE_F_MORE;
 	if ((msg->op & ~(LANE_OP_MASK | LANE_F_DEEP | LANE_F_MORE)) ||
-			(op != LANE_OP_WRITTEN && op != LANE_OP_INLINE)) {
+			(op != LANE_OP_WRITTEN && op != LANE_OP_INLINE &&
+			op != LANE_OP_BATCH) || (op == LANE_OP_BATCH && more)) {
 		log_err("lane %u: unknown op 0x%x", msg->lane, msg->op);
 		return EPROTO;
 	}
-	if (msg->addr < p->raddr || !range_within(msg->addr - p->raddr,
-			msg->size, p->size)) {
-		log_err("lane %u: range addr 0x%llx size %llu outside the pool",
-			msg->lane, (unsigned long long)msg->addr,
-			(unsigned long long)msg->size);
-		return EINVAL;
-	}
-	size_t off = (size_t)(msg->addr - p->raddr);
 	size_t size = (size_t)msg->size;
-	if (p->has_headers && off < POOL_HDR_SIZE && size) {
-		log_err("lane %u: offset %zu is inside the pool header",
-			msg->lane, off);
+	if (op != LANE_OP_WRITTEN && (msg->size != len - sizeof(*msg) ||
+			size > p->buff_size)) {
+		log_err("lane %u: inline size %llu in a %zu-byte message "
+			"(buffer %zu)", msg->lane,
+			(unsigned long long)msg->size, len, p->buff_size);
 		return EINVAL;
 	}
-	char *dst = p->base + off;
-	if (op == LANE_OP_INLINE) {
-		if (size != len - sizeof(*msg) || size > p->buff_size) {
-			log_err("lane %u: inline size %zu in a %zu-byte message"
-				" (buffer %zu)", msg->lane, size, len,
-				p->buff_size);
-			return EINVAL;
-		}
-		apply_copy8(dst, msg->data, size);
-	}
+	if (op == LANE_OP_BATCH)
+		return apply_batch(p, msg, size, deep);
+
+	size_t off;
+	int r = check_range(p, msg->lane, msg->addr, msg->size, &off);
+	if (r)
+		return r;
+	if (op == LANE_OP_INLINE)
+		apply_copy8(p->base + off, msg->data, size);
+
 	/* one persist for all pieces of a flush: its last one carries it */
 	size_t lo = off, hi = off + size;
 	if (pending->lo != pending->hi) {

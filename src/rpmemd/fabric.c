@@ -101,13 +101,6 @@ static void
 handle_recv(struct fabric *f, struct slot *s, size_t len)
 {
 	struct lane *l = s->lane;
-
-	/* RELIABILITY R3: never apply writes of a client that gave up */
-	if (session_gone(f)) {
-		log_notice("lane %u: session hung up, message dropped", l->idx);
-		atomic_store(&f->stop, true);
-		return;
-	}
 	struct lane_resp resp = {
 		.status = (uint32_t)apply_msg(&f->pool, s->msg, len,
 			&l->pending),
@@ -154,6 +147,16 @@ worker_run(void *arg)
 		if (n < 0) {
 			log_err("reading completions: %s",
 				fab_strerror((int)n));
+			break;
+		}
+		/*
+		 * RELIABILITY R3: never apply what a client that gave up sent;
+		 * once per batch, as a stopped daemon resumes with all of it
+		 */
+		if (session_gone(f)) {
+			log_notice("session hung up: %zd lane message(s) "
+				"dropped", n);
+			atomic_store(&f->stop, true);
 			break;
 		}
 		for (ssize_t i = 0; i < n; i++) {

@@ -2005,7 +2005,7 @@ START_TEST(rpmemd_stopped_fails_in_bound_and_drops_stale_writes)
 	ck_assert_msg(wait_gone(pid, 10000), "resumed rpmemd %d did not "
 		"exit", (int)pid);
 	note("stopped: resumed rpmemd dropped %u lane messages",
-		log_count(log, "message dropped"));
+		log_count(log, "dropped"));
 
 	char *img = replica_image(&s);
 	char bad[MSG_MAX] = "";

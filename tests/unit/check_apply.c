@@ -137,6 +137,57 @@ START_TEST(test_more_pieces_persist_with_the_last)
 }
 END_TEST
 
+/* batch_rec -- append a record of `len` bytes of `fill` at `off` */
+static size_t
+batch_rec(struct lane_msg *m, size_t at, uint64_t off, size_t len, int fill)
+{
+	struct lane_rec *r = (void *)(m->data + at);
+	r->addr = RADDR + off;
+	r->len = len;
+	memset(r->data, fill, len);
+	return at + lane_rec_size(len);
+}
+
+START_TEST(test_batch_applies_every_record_in_order)
+{
+	struct lane_msg *m = msg(LANE_OP_BATCH, 0, 0, 0, 0);
+	size_t at = batch_rec(m, 0, 8192, 3, 0x01);
+	at = batch_rec(m, at, 9000, 100, 0x02);
+	at = batch_rec(m, at, 9050, 10, 0x03);	/* later record wins */
+	m->size = at;
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + at, &Pend), 0);
+	ck_assert_int_eq(Pool[8192], 1);
+	ck_assert_int_eq(Pool[8194], 1);
+	ck_assert_int_eq(Pool[8195], 0);
+	ck_assert_int_eq(Pool[9049], 2);
+	ck_assert_int_eq(Pool[9050], 3);
+	ck_assert_int_eq(Pool[9060], 2);
+}
+END_TEST
+
+START_TEST(test_batch_with_a_bad_record_stores_nothing)
+{
+	struct lane_msg *m = msg(LANE_OP_BATCH, 0, 0, 0, 0);
+	size_t at = batch_rec(m, 0, 8192, 8, 0x01);
+	at = batch_rec(m, at, 100, 8, 0x02);		/* in the header */
+	m->size = at;
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + at, &Pend), EINVAL);
+	ck_assert_int_eq(Pool[8192], 0);
+	/* a record longer than what is left of the batch */
+	at = batch_rec(m, 0, 8192, 8, 0x01);
+	((struct lane_rec *)(void *)m->data)->len = 4096;
+	m->size = at;
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + at, &Pend), EINVAL);
+	ck_assert_int_eq(Pool[8192], 0);
+	/* a truncated record header */
+	m->size = 8;
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 8, &Pend), EINVAL);
+	/* a batch is never a piece of a longer flush */
+	m->op = LANE_OP_BATCH | LANE_F_MORE;
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 8, &Pend), EPROTO);
+}
+END_TEST
+
 START_TEST(test_copy8_every_alignment)
 {
 	unsigned char src[80], dst[96];
@@ -168,6 +219,8 @@ main(void)
 	tcase_add_test(tc, test_refuses_inline_size_mismatch_r7);
 	tcase_add_test(tc, test_refuses_short_and_unknown);
 	tcase_add_test(tc, test_more_pieces_persist_with_the_last);
+	tcase_add_test(tc, test_batch_applies_every_record_in_order);
+	tcase_add_test(tc, test_batch_with_a_bad_record_stores_nothing);
 	tcase_add_test(tc, test_copy8_every_alignment);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
