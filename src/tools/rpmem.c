@@ -14,6 +14,7 @@ static const struct cmd Cmds[] = {
 	CMD(create),
 	CMD(info),
 	CMD(rm),
+	CMD(bench),
 };
 
 #define NCMDS (sizeof(Cmds) / sizeof(Cmds[0]))

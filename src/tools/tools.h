@@ -20,6 +20,7 @@ struct cmd {
 	int cmd_##n(int argc, char *argv[])
 
 CMD_DECLARE(create);
+CMD_DECLARE(bench);
 CMD_DECLARE(info);
 CMD_DECLARE(rm);
 

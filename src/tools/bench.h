@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * bench.h -- rpmem bench: what is measured (cmd_bench.c), how it is shown
+ * (bench_out.c)
+ */
+#ifndef RPMEM_BENCH_H
+#define RPMEM_BENCH_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "librpmem.h"
+#include "proto.h"
+#include "rawfab.h"
+#include "target.h"
+
+#define NSIZES 8		/* persist latency and raw round trip */
+#define NBW 2			/* throughput: 64 KiB, 1 MiB */
+#define NFD_SIZES 2		/* flush x k + drain: 64 B, 4 KiB */
+#define NFD_K 3			/* k = 1, 4, 16 */
+#define NREAD 3			/* read: 64 B, 4 KiB, 1 MiB */
+#define MAX_SIZE ((size_t)1 << 20)
+#define MAX_LANES RAWFAB_MAX_EPS
+#define DEFAULT_LANES 4
+#define WINDOW 8		/* raw RMA writes in flight per endpoint */
+#define MIB (1024.0 * 1024.0)
+
+enum bench_mode { STRICT, RELAXED, NMODES };
+
+extern const size_t Bench_sizes[NSIZES];
+extern const size_t Bench_bw_sizes[NBW];
+extern const size_t Bench_fd_sizes[NFD_SIZES];
+extern const unsigned Bench_fd_k[NFD_K];
+extern const size_t Bench_read_sizes[NREAD];
+extern const char *const Bench_modes[NMODES];
+
+/* a latency point, microseconds */
+struct lat {
+	double p50, p99, mean;
+	unsigned n;
+};
+
+/* a flush x k + drain point: p50 microseconds per flush, drain, round */
+struct fd {
+	double flush, drain, round;
+	unsigned n;
+};
+
+struct bench {
+	/* set-up */
+	const char *path;
+	bool quick, json;
+	unsigned lanes_req;
+	unsigned lanes;		/* granted by rpmem_open */
+	uint64_t lat_ns, bw_ns;	/* time per latency / throughput point */
+	uint32_t provider;	/* of the baseline */
+	struct poolset *set;
+	struct poolset *local;	/* handed to db_parts_open */
+	const struct poolset_replica *rep;
+	unsigned rep_idx;
+	bool loopback;		/* the replica's host is a loopback address */
+	size_t size;		/* pool size */
+	size_t region;		/* data bytes per lane */
+	struct db_pool *pool;
+	RPMEMpool *rpp;
+	struct rawfab *raw;
+	double *samples;
+	void *rbuf;		/* rpmem_read target */
+
+	/* results */
+	struct lat raw_rtt[NSIZES];
+	struct lat raw_read[NREAD];
+	double raw_bw[NBW][MAX_LANES + 1];	/* [size][endpoints] */
+	struct lat persist[NMODES][NSIZES];
+	double bw[NMODES][NBW][MAX_LANES + 1];	/* [mode][size][lanes] */
+	struct fd fd[NMODES][NFD_SIZES][NFD_K];
+	struct lat read[NREAD];
+	double read_mibs[NREAD];
+};
+
+/* bench_print_text -- the report for people */
+void bench_print_text(const struct bench *b, FILE *f);
+
+/* bench_print_json -- the same report as one JSON object */
+void bench_print_json(const struct bench *b, FILE *f);
+
+#endif /* RPMEM_BENCH_H */
