@@ -539,9 +539,9 @@ read_all(int fd, char **out, size_t *outlen)
 	return 0;
 }
 
-/* poolset_parse_file -- read and parse the file at `path` */
+/* poolset_parse_fd -- read and parse an open pool set file */
 int
-poolset_parse_file(const char *path, struct poolset **set, char *err,
+poolset_parse_fd(int fd, const char *name, struct poolset **set, char *err,
 		size_t errlen)
 {
 	char dummy[1];
@@ -554,31 +554,21 @@ poolset_parse_file(const char *path, struct poolset **set, char *err,
 	}
 	err[0] = '\0';
 
-	if (path == NULL || set == NULL) {
+	if (name == NULL || set == NULL) {
 		snprintf(err, errlen, "poolset: invalid arguments");
 		return -EINVAL;
-	}
-
-	/* O_NONBLOCK so that a FIFO planted as a set file cannot hang us */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: cannot open: %s", path,
-				strerror(errno));
-		return ret;
 	}
 
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: cannot stat: %s", path,
+		snprintf(err, errlen, "%s: cannot stat: %s", name,
 				strerror(errno));
-		goto err_close;
+		return ret;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		ret = -EINVAL;
-		snprintf(err, errlen, "%s: not a regular file", path);
-		goto err_close;
+		snprintf(err, errlen, "%s: not a regular file", name);
+		return -EINVAL;
 	}
 
 	char *buf = NULL;
@@ -586,19 +576,36 @@ poolset_parse_file(const char *path, struct poolset **set, char *err,
 	ret = read_all(fd, &buf, &len);
 	if (ret == -EFBIG)
 		snprintf(err, errlen, "%s: pool set file larger than 1 MiB",
-				path);
+				name);
 	else if (ret)
-		snprintf(err, errlen, "%s: cannot read: %s", path,
+		snprintf(err, errlen, "%s: cannot read: %s", name,
 				strerror(-ret));
 	if (ret)
-		goto err_close;
-	close(fd);
+		return ret;
 
-	ret = poolset_parse_buf(path, buf, len, set, err, errlen);
+	ret = poolset_parse_buf(name, buf, len, set, err, errlen);
 	free(buf);
 	return ret;
+}
 
-err_close:
+/* poolset_parse_file -- read and parse the file at `path` */
+int
+poolset_parse_file(const char *path, struct poolset **set, char *err,
+		size_t errlen)
+{
+	if (path == NULL)
+		return poolset_parse_fd(-1, NULL, set, err, errlen);
+
+	/* O_NONBLOCK so that a FIFO planted as a set file cannot hang us */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		int ret = -errno;
+		if (err && errlen)
+			snprintf(err, errlen, "%s: cannot open: %s", path,
+					strerror(errno));
+		return ret;
+	}
+	int ret = poolset_parse_fd(fd, path, set, err, errlen);
 	close(fd);
 	return ret;
 }

@@ -56,6 +56,13 @@ int poolset_parse_buf(const char *name, const char *buf, size_t len,
 int poolset_parse_file(const char *path, struct poolset **set, char *err,
 		size_t errlen);
 
+/*
+ * poolset_parse_fd -- read and parse an open file named `name` in
+ * errors: a regular file of at most 1 MiB; the caller closes fd
+ */
+int poolset_parse_fd(int fd, const char *name, struct poolset **set,
+		char *err, size_t errlen);
+
 void poolset_free(struct poolset *set);
 
 /* poolset_parse_size -- "2M", "1G", "4096" -> bytes; -EINVAL / -ERANGE */

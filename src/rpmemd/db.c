@@ -12,15 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "db_int.h"
 #include "log.h"
 #include "range.h"
-
-/* a set file is a few lines; anything bigger is not one */
-#define DB_SET_FILE_MAX ((size_t)1 << 20)
 
 struct db {
 	int dirfd;		/* O_DIRECTORY, anchor of every lookup */
@@ -77,50 +73,6 @@ db_fini(struct db *db)
 	free(db);
 }
 
-/* read_all -- the whole of a small regular file, NUL-terminated */
-static int
-read_all(int fd, const char *desc, char **bufp, size_t *lenp)
-{
-	struct stat st;
-
-	if (fstat(fd, &st))
-		return -errno;
-	if (!S_ISREG(st.st_mode)) {
-		log_err("pool set '%s' is not a regular file", desc);
-		return -EINVAL;
-	}
-	if ((uint64_t)st.st_size > DB_SET_FILE_MAX) {
-		log_err("pool set '%s' is too large (%jd bytes)", desc,
-				(intmax_t)st.st_size);
-		return -EINVAL;
-	}
-
-	size_t cap = (size_t)st.st_size + 1;
-	char *buf = malloc(cap);
-	if (buf == NULL)
-		return -ENOMEM;
-
-	size_t len = 0;
-	while (len < cap - 1) {
-		ssize_t n = read(fd, buf + len, cap - 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int ret = -errno;
-			free(buf);
-			return ret;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*bufp = buf;
-	*lenp = len;
-	return 0;
-}
-
 /*
  * set_load -- resolve, read and parse `desc`; the set must hold exactly
  * one replica, the local one whose parts rpmemd serves
@@ -140,17 +92,10 @@ set_load(struct db *db, const char *desc, struct poolset **setp)
 		return fd;
 	}
 
-	char *buf = NULL;
-	size_t len = 0;
-	ret = read_all(fd, desc, &buf, &len);
-	close(fd);
-	if (ret)
-		return ret;
-
 	char err[POOLSET_ERR_MAX];
 	struct poolset *set;
-	ret = poolset_parse_buf(desc, buf, len, &set, err, sizeof(err));
-	free(buf);
+	ret = poolset_parse_fd(fd, desc, &set, err, sizeof(err));
+	close(fd);
 	if (ret) {
 		log_err("%s", err);
 		return ret;
