@@ -126,11 +126,21 @@ db_hdrs_verify(struct db_pool *pool)
 		return -EINVAL;
 	}
 
-	for (unsigned i = 1; i < priv->nhdrs; i++) {
-		ret = db_hdr_read(pool, i, &hdr);
-		if (ret)
-			return ret;
-		if (!pool_hdr_valid(&hdr)) {
+	/*
+	 * Every later part belongs to the same pool (poolset uuid) and the
+	 * part uuids form a ring in set order, so a part swapped in from
+	 * another pool with the same signature is refused, as PMDK does.
+	 */
+	struct pool_hdr prev = hdr0;
+	for (unsigned i = 1; i <= priv->nhdrs; i++) {
+		if (i == priv->nhdrs) {
+			hdr = hdr0;
+		} else {
+			ret = db_hdr_read(pool, i, &hdr);
+			if (ret)
+				return ret;
+		}
+		if (i < priv->nhdrs && !pool_hdr_valid(&hdr)) {
 			log_err("part '%s' has no valid pool header",
 					priv->parts[i].path);
 			return -EINVAL;
@@ -138,13 +148,24 @@ db_hdrs_verify(struct db_pool *pool)
 		if (memcmp(hdr.signature, hdr0.signature, POOL_HDR_SIG_LEN) ||
 				hdr.major != hdr0.major ||
 				memcmp(&hdr.features, &hdr0.features,
-					sizeof(hdr.features))) {
-			log_err("part '%s': signature, major or features "
-					"differ from part '%s'",
-					priv->parts[i].path,
+					sizeof(hdr.features)) ||
+				memcmp(hdr.poolset_uuid, hdr0.poolset_uuid,
+					POOL_HDR_UUID_LEN)) {
+			log_err("part '%s': signature, major, features or "
+					"poolset uuid differ from part '%s'",
+					priv->parts[i % priv->nhdrs].path,
 					priv->parts[0].path);
 			return -EINVAL;
 		}
+		if (memcmp(prev.next_part_uuid, hdr.uuid, POOL_HDR_UUID_LEN) ||
+				memcmp(hdr.prev_part_uuid, prev.uuid,
+					POOL_HDR_UUID_LEN)) {
+			log_err("part '%s': not linked to part '%s' by part "
+					"uuids", priv->parts[i % priv->nhdrs].path,
+					priv->parts[i - 1].path);
+			return -EINVAL;
+		}
+		prev = hdr;
 	}
 
 	pool_hdr_to_attr(&hdr0, &pool->attr);

@@ -328,6 +328,54 @@ START_TEST(test_open_refuses_corrupt_later_header)
 }
 END_TEST
 
+/* swap_hdr1 -- put part 1's header of pool `from` into pool `to` */
+static void
+swap_hdr1(const char *from, const char *to)
+{
+	char hdr[4096];
+	int fd = open(dbt_part(from, 1), O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, hdr, sizeof(hdr), 0), sizeof(hdr));
+	close(fd);
+	fd = open(dbt_part(to, 1), O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pwrite(fd, hdr, sizeof(hdr), 0), sizeof(hdr));
+	close(fd);
+}
+
+START_TEST(test_open_refuses_a_valid_header_of_another_pool)
+{
+	struct rpmem_pool_attr attr, other;
+	struct db_pool *pool;
+
+	dbt_attr(&attr, 30);
+	dbt_write_set(dbt_sets, "sa.set", "", "sa", 2, 2U, 2U);
+	dbt_write_set(dbt_sets, "sb.set", "", "sb", 2, 2U, 2U);
+	dbt_write_set(dbt_sets, "sc.set", "", "sc", 2, 2U, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "sa.set", &attr, &pool), 0);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	/* the same signature and features, another poolset uuid */
+	other = attr;
+	other.poolset_uuid[0] ^= 1;
+	other.uuid[0] ^= 1;
+	ck_assert_int_eq(db_pool_create(dbt_db, "sb.set", &other, &pool), 0);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	/* even the same poolset uuid: the part uuid ring does not close */
+	other = attr;
+	other.uuid[0] ^= 2;
+	ck_assert_int_eq(db_pool_create(dbt_db, "sc.set", &other, &pool), 0);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+
+	swap_hdr1("sb", "sa");
+	ck_assert_int_eq(db_pool_open(dbt_db, "sa.set", &pool), -EINVAL);
+	swap_hdr1("sc", "sa");
+	ck_assert_int_eq(db_pool_open(dbt_db, "sa.set", &pool), -EINVAL);
+	/* its own pool still opens */
+	ck_assert_int_eq(db_pool_open(dbt_db, "sb.set", &pool), 0);
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
+}
+END_TEST
+
 START_TEST(test_remove_unlinks_parts_and_optionally_the_set)
 {
 	struct rpmem_pool_attr attr;
@@ -495,6 +543,7 @@ db_suite(void)
 	tcase_add_test(tc, test_set_with_replica_is_einval);
 	tcase_add_test(tc, test_set_attr_then_reopen_returns_new_attrs);
 	tcase_add_test(tc, test_open_refuses_corrupt_later_header);
+	tcase_add_test(tc, test_open_refuses_a_valid_header_of_another_pool);
 	tcase_add_test(tc, test_remove_unlinks_parts_and_optionally_the_set);
 	tcase_add_test(tc, test_remove_of_locked_pool_is_ebusy_unless_forced);
 	tcase_add_test(tc, test_close_with_remove_unlinks_parts);
