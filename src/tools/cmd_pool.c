@@ -18,50 +18,23 @@
 #include "librpmem.h"
 #include "pool_hdr.h"
 #include "poolset.h"
+#include "replica.h"
 #include "tools.h"
 
 #define POOL_SIG "RPMEMPL"	/* signature of pools rpmem create makes */
 #define POOL_MAJOR 1
+#define INFO_LANES 1024		/* what libpmemobj asks for */
 
 const char cmd_create_usage[] = "POOLSET";
 const char cmd_create_help[] =
 	"create the local parts and every remote replica of POOLSET";
-const char cmd_info_usage[] = "POOLSET";
+const char cmd_info_usage[] = "[--json] POOLSET";
 const char cmd_info_help[] =
 	"show the replicas of POOLSET and whether each one opens";
 const char cmd_rm_usage[] = "[-f] POOLSET";
 const char cmd_rm_help[] =
 	"remove the local parts and remote replicas of POOLSET "
 	"(-f: ignore missing ones)";
-
-/* load -- parse a poolset named on the command line */
-static struct poolset *
-load(const char *path)
-{
-	struct poolset *set;
-	char err[POOLSET_ERR_MAX];
-	if (poolset_parse_file(path, &set, err, sizeof(err))) {
-		fprintf(stderr, "rpmem: %s\n", err);
-		return NULL;
-	}
-	if (set->replicas[0].remote) {
-		fprintf(stderr, "rpmem: %s: the first replica must be local\n",
-			path);
-		poolset_free(set);
-		return NULL;
-	}
-	for (unsigned r = 1; r < set->nreplicas; r++) {
-		if (!set->replicas[r].remote) {
-			fprintf(stderr, "rpmem: %s:%u: local replicas other "
-				"than the master are not handled by rpmem; "
-				"use pmempool(1)\n", path,
-				set->replicas[r].line);
-			poolset_free(set);
-			return NULL;
-		}
-	}
-	return set;
-}
 
 /* one_arg -- the single POOLSET argument of a subcommand */
 static const char *
@@ -103,8 +76,8 @@ cmd_create(int argc, char *argv[])
 	const char *path = one_arg(argc, argv, "create", cmd_create_usage);
 	if (!path)
 		return EXIT_USAGE;
-	struct poolset *set = load(path);
-	struct poolset *local = set ? load(path) : NULL;
+	struct poolset *set = replica_load(path);
+	struct poolset *local = set ? replica_load(path) : NULL;
 	if (!local) {
 		poolset_free(set);
 		return 1;
@@ -180,89 +153,198 @@ out_set:
 	return ret;
 }
 
-/* print_uuid -- canonical text form of the 16 bytes PMDK stores */
+/* one replica as info shows it */
+struct info_rep {
+	bool ok;
+	char msg[REPLICA_MSG_MAX];	/* why not */
+	bool has_attr;
+	struct rpmem_pool_attr attr;
+	char version[32];	/* remote: rpmemd's */
+	unsigned nlanes;	/* remote: lanes granted */
+};
+
+/* info_master -- open the master read-only-ish and read its header */
 static void
-print_uuid(const char *label, const unsigned char *u)
+info_master(const char *path, struct info_rep *ir)
 {
-	printf("  %-13s ", label);
-	for (int i = 0; i < 16; i++)
-		printf("%02x%s", u[i], (i == 3 || i == 5 || i == 7 ||
-			i == 9) ? "-" : "");
-	printf("\n");
+	struct master m;
+	replica_master_open(path, &m);
+	ir->ok = m.state == REPLICA_OK;
+	snprintf(ir->msg, sizeof(ir->msg), "%s: %.*s",
+		replica_state_name(m.state), REPLICA_MSG_MAX - 32, m.msg);
+	if (ir->ok && !m.pool->no_headers) {
+		ir->has_attr = true;
+		ir->attr = m.pool->attr;
+	}
+	(void) replica_master_close(&m);
 }
 
-/* print_attr -- what a replica's header says */
+/* info_remote -- open remote replica i and note what it says */
 static void
-print_attr(const struct rpmem_pool_attr *a)
+info_remote(const struct poolset *set, unsigned i, void *buf, size_t size,
+		struct info_rep *ir)
 {
-	char sig[RPMEM_POOL_HDR_SIG_LEN + 1];
-	for (int i = 0; i < RPMEM_POOL_HDR_SIG_LEN; i++)
-		sig[i] = a->signature[i] >= 0x20 && a->signature[i] < 0x7f ?
-			a->signature[i] : a->signature[i] ? '?' : '\0';
-	sig[RPMEM_POOL_HDR_SIG_LEN] = '\0';
-	printf("  signature     %s\n  major         %u\n", sig, a->major);
-	print_uuid("poolset uuid", a->poolset_uuid);
-	print_uuid("uuid", a->uuid);
+	struct remote r;
+	replica_remote_open(&r, set, i, buf, size, INFO_LANES, NULL);
+	ir->ok = r.rpp != NULL;
+	snprintf(ir->msg, sizeof(ir->msg), "%s", r.msg);
+	if (!ir->ok)
+		return;
+	ir->has_attr = !replica_attr_is_zero(&r.attr);
+	ir->attr = r.attr;
+	ir->nlanes = r.nlanes;
+	snprintf(ir->version, sizeof(ir->version), "%s", r.version);
+	if (replica_remote_close(&r)) {
+		ir->ok = false;
+		snprintf(ir->msg, sizeof(ir->msg), "%s", r.msg);
+	}
+}
+
+/* same_pool -- "yes", "no", or NULL when either header is unknown */
+static const char *
+same_pool(const struct info_rep *master, const struct info_rep *ir)
+{
+	if (!master->ok || !ir->ok || master->has_attr != ir->has_attr)
+		return master->ok && ir->ok ? "no" : NULL;
+	if (!ir->has_attr)
+		return "yes";
+	return memcmp(master->attr.poolset_uuid, ir->attr.poolset_uuid,
+		sizeof(ir->attr.poolset_uuid)) ? "no" : "yes";
+}
+
+/* info_text -- replica by replica, for people */
+static void
+info_text(const char *path, const struct poolset *set, size_t size,
+		const struct info_rep *ir)
+{
+	printf("poolset %s: %u replica(s), %zu bytes\n", path,
+		set->nreplicas, size);
+	for (unsigned r = 0; r < set->nreplicas; r++) {
+		const struct poolset_replica *rep = &set->replicas[r];
+		if (r == 0)
+			printf("replica 0: local, %u part(s)\n", rep->nparts);
+		else
+			printf("replica %u: remote %s %s\n", r, rep->target,
+				rep->desc);
+		for (unsigned p = 0; p < rep->nparts; p++)
+			printf("  part          %s (%zu bytes)\n",
+				rep->parts[p].path, rep->parts[p].size);
+		if (!ir[r].ok) {
+			printf("  status        error: %s\n", ir[r].msg);
+			continue;
+		}
+		printf("  status        ok\n");
+		if (r > 0)
+			printf("  rpmemd        %s\n  lanes         %u\n",
+				ir[r].version, ir[r].nlanes);
+		if (ir[r].has_attr)
+			replica_print_attr(&ir[r].attr);
+		else
+			printf("  header        none (OPTION NOHDRS)\n");
+		const char *same = same_pool(&ir[0], &ir[r]);
+		if (r > 0)
+			printf("  same pool     %s\n", same ? same :
+				"unknown (the master cannot be read)");
+	}
+}
+
+/* json_uuid -- a uuid as a JSON string, null without a header */
+static void
+json_uuid(const struct info_rep *ir, const unsigned char *u)
+{
+	char s[37];
+	replica_uuid_str(u, s);
+	json_str(stdout, ir->ok && ir->has_attr ? s : NULL);
+}
+
+/* info_json -- the same as one JSON object */
+static void
+info_json(const char *path, const struct poolset *set, size_t size,
+		const struct info_rep *ir)
+{
+	printf("{\"poolset\": ");
+	json_str(stdout, path);
+	printf(", \"size\": %zu, \"replicas\": [", size);
+	for (unsigned r = 0; r < set->nreplicas; r++) {
+		const struct poolset_replica *rep = &set->replicas[r];
+		printf("%s\n  {\"index\": %u, \"kind\": \"%s\", \"target\": ",
+			r ? "," : "", r, rep->remote ? "remote" : "local");
+		json_str(stdout, rep->target);
+		printf(", \"descriptor\": ");
+		json_str(stdout, rep->desc);
+		printf(", \"parts\": ");
+		if (rep->remote)
+			printf("null");
+		for (unsigned p = 0; p < rep->nparts; p++) {
+			printf("%s{\"path\": ", p ? ", " : "[");
+			json_str(stdout, rep->parts[p].path);
+			printf(", \"size\": %zu}%s", rep->parts[p].size,
+				p + 1 == rep->nparts ? "]" : "");
+		}
+		printf(", \"status\": \"%s\", \"error\": ",
+			ir[r].ok ? "ok" : "error");
+		json_str(stdout, ir[r].ok ? NULL : ir[r].msg);
+		char sig[RPMEM_POOL_HDR_SIG_LEN + 1];
+		replica_sig_str(ir[r].attr.signature, sig);
+		printf(", \"signature\": ");
+		json_str(stdout, ir[r].ok && ir[r].has_attr ? sig : NULL);
+		printf(", \"major\": ");
+		if (ir[r].ok && ir[r].has_attr)
+			printf("%u", ir[r].attr.major);
+		else
+			printf("null");
+		printf(", \"uuid\": ");
+		json_uuid(&ir[r], ir[r].attr.uuid);
+		printf(", \"poolset_uuid\": ");
+		json_uuid(&ir[r], ir[r].attr.poolset_uuid);
+		printf(", \"daemon_version\": ");
+		json_str(stdout, r && ir[r].ok ? ir[r].version : NULL);
+		if (r && ir[r].ok)
+			printf(", \"nlanes\": %u", ir[r].nlanes);
+		else
+			printf(", \"nlanes\": null");
+		const char *same = r ? same_pool(&ir[0], &ir[r]) : NULL;
+		printf(", \"poolset_uuid_matches\": %s}", same ?
+			(strcmp(same, "yes") ? "false" : "true") : "null");
+	}
+	printf("\n]}\n");
 }
 
 /* cmd_info -- open each replica and show what it holds */
 int
 cmd_info(int argc, char *argv[])
 {
-	optind = 1;
-	const char *path = one_arg(argc, argv, "info", cmd_info_usage);
-	if (!path)
-		return EXIT_USAGE;
-	struct poolset *set = load(path);
-	struct poolset *local = set ? load(path) : NULL;
-	if (!local) {
-		poolset_free(set);
+	bool json;
+	const char *path;
+	int ret = replica_args(argc, argv, "info", cmd_info_usage, &json,
+		&path);
+	if (ret)
+		return ret;
+	struct poolset *set = replica_load(path);
+	if (!set)
 		return 1;
-	}
-	int ret = 0;
 	size_t size = poolset_replica_size(set, 0);
-	printf("poolset %s: %u replica(s), %zu bytes\n", path,
-		set->nreplicas, size);
-
-	struct db_pool *pool;
-	int e = db_parts_open(local, false, &pool);
-	printf("replica 0: local, %u part(s)\n", set->replicas[0].nparts);
-	if (e) {
-		printf("  status        error: %s\n", strerror(-e));
-		ret = 1;
-	} else {
-		e = pool->no_headers ? 0 : db_hdrs_verify(pool);
-		printf("  status        %s\n", e ? strerror(-e) : "ok");
-		if (!e && !pool->no_headers)
-			print_attr(&pool->attr);
-		ret |= e != 0;
-		(void) db_parts_close(pool, false, false);
-	}
-
+	struct info_rep *ir = calloc(set->nreplicas, sizeof(*ir));
 	void *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	for (unsigned r = 1; r < set->nreplicas; r++) {
-		const struct poolset_replica *rep = &set->replicas[r];
-		printf("replica %u: remote %s %s\n", r, rep->target, rep->desc);
-		unsigned nlanes = 1;
-		struct rpmem_pool_attr attr;
-		RPMEMpool *rpp = buf == MAP_FAILED ? NULL :
-			rpmem_open(rep->target, rep->desc, buf, size, &nlanes,
-				&attr);
-		if (!rpp) {
-			printf("  status        error: %s\n", rpmem_errormsg());
-			ret = 1;
-			continue;
-		}
-		printf("  status        ok\n");
-		print_attr(&attr);
-		if (rpmem_close(rpp)) {
-			printf("  close         error: %s\n", rpmem_errormsg());
-			ret = 1;
-		}
+	if (!ir || buf == MAP_FAILED) {
+		perror("rpmem");
+		ret = 1;
+		goto out;
 	}
+	info_master(path, &ir[0]);
+	for (unsigned r = 1; r < set->nreplicas; r++)
+		info_remote(set, r, buf, size, &ir[r]);
+	if (json)
+		info_json(path, set, size, ir);
+	else
+		info_text(path, set, size, ir);
+	for (unsigned r = 0; r < set->nreplicas; r++)
+		ret |= !ir[r].ok;
+out:
 	if (buf != MAP_FAILED)
 		munmap(buf, size);
+	free(ir);
 	poolset_free(set);
 	return ret;
 }
@@ -285,7 +367,7 @@ cmd_rm(int argc, char *argv[])
 	const char *path = one_arg(argc, argv, "rm", cmd_rm_usage);
 	if (!path)
 		return EXIT_USAGE;
-	struct poolset *set = load(path);
+	struct poolset *set = replica_load(path);
 	if (!set)
 		return 1;
 	int ret = 0;

@@ -13,6 +13,8 @@
 static const struct cmd Cmds[] = {
 	CMD(create),
 	CMD(info),
+	CMD(verify),
+	CMD(sync),
 	CMD(rm),
 	CMD(bench),
 };

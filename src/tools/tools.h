@@ -23,5 +23,7 @@ CMD_DECLARE(create);
 CMD_DECLARE(bench);
 CMD_DECLARE(info);
 CMD_DECLARE(rm);
+CMD_DECLARE(verify);
+CMD_DECLARE(sync);
 
 #endif /* RPMEM_TOOLS_H */

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# install.sh -- make install honours DESTDIR: the library with PMDK's file
+# and link names, the header, pkg-config file, programs and every man
+# page (with the per-function links) land under DESTDIR only; a program
+# builds against what was installed; make uninstall takes it all back.
+set -euo pipefail
+# a make of our own, not a child of make check's (no -w, no jobserver)
+unset MAKEFLAGS MFLAGS MAKELEVEL
+
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$top_builddir}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+dest=$tmp/root
+fail=0
+
+vars=$(make -s -C "$top_builddir" --no-print-directory -f - print <<'MK'
+include Makefile
+print:
+	@echo "$(bindir) $(libdir) $(includedir) $(mandir)"
+MK
+)
+read -r bindir libdir includedir mandir <<<"$vars"
+
+make -s -C "$top_builddir" install DESTDIR="$dest" >"$tmp/install.log" 2>&1 ||
+	{ cat "$tmp/install.log"; echo "FAIL: make install"; exit 1; }
+
+want=(
+	"$bindir/rpmemd" "$bindir/rpmem"
+	"$libdir/librpmem.so.1.0.0" "$libdir/librpmem.so.1" "$libdir/librpmem.so"
+	"$libdir/pkgconfig/librpmem.pc" "$includedir/librpmem.h"
+	"$mandir/man7/librpmem.7" "$mandir/man1/rpmemd.1" "$mandir/man1/rpmem.1"
+	"$mandir/man5/rpmemd.conf.5" "$mandir/man5/poolset.5"
+)
+for f in create open close set_attr remove persist flush drain \
+		deep_persist read check_version errormsg; do
+	want+=("$mandir/man3/rpmem_$f.3")
+done
+for f in "${want[@]}"; do
+	if [ ! -e "$dest$f" ]; then
+		echo "FAIL: $f not installed under DESTDIR"
+		fail=1
+	fi
+done
+if [ "$(readlink "$dest$libdir/librpmem.so.1")" != librpmem.so.1.0.0 ]; then
+	echo "FAIL: librpmem.so.1 does not link to librpmem.so.1.0.0"
+	fail=1
+fi
+
+# a client builds and runs against the installed files only
+cat >"$tmp/client.c" <<'C'
+#include <librpmem.h>
+int main(void) { return rpmem_check_version(RPMEM_MAJOR_VERSION,
+	RPMEM_MINOR_VERSION) != NULL; }
+C
+if ! ${CC:-cc} -I"$dest$includedir" "$tmp/client.c" -L"$dest$libdir" \
+		-lrpmem -o "$tmp/client" ||
+		! LD_LIBRARY_PATH="$dest$libdir" "$tmp/client"; then
+	echo "FAIL: building against the installed header and library"
+	fail=1
+fi
+
+make -s -C "$top_builddir" uninstall DESTDIR="$dest" >>"$tmp/install.log" 2>&1
+left=$(find "$dest" -type f -o -type l)
+if [ -n "$left" ]; then
+	echo "FAIL: make uninstall left files behind:"
+	echo "$left"
+	fail=1
+fi
+[ $fail -eq 0 ] && echo "PASS: make install / uninstall with DESTDIR"
+exit $fail

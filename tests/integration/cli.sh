@@ -1,0 +1,357 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# cli.sh -- the rpmem tool end to end: create, info, verify, sync, rm
+#
+# Run by `make check` from the build tree (top_builddir and top_srcdir are
+# exported), or by hand after a build:
+#
+#   top_builddir=BUILD_DIR tests/integration/cli.sh
+#
+# Exit status 0 pass, 1 fail; never 77: a machine without sshd fails here.
+# One pool set: a local master of two 32 MiB parts and one remote replica
+# of 64 MiB served by the built rpmemd behind a private sshd on
+# 127.0.0.1.  Each step asserts the tool's exit status and what it says;
+# the first failure ends the run with the tool's output and the logs.
+# The interrupted-sync step covers RELIABILITY R18.
+set -euo pipefail
+
+self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+top_builddir=$(cd "$top_builddir" && pwd)
+export top_srcdir top_builddir
+# shellcheck source-path=SCRIPTDIR source=harness.sh
+. "$top_srcdir/tests/integration/harness.sh"
+
+rpmem=$top_builddir/rpmem
+for p in "$rpmem" "$top_builddir/rpmemd"; do
+	if [[ ! -x $p ]]; then
+		echo "cli.sh: $p not built (run make)" >&2
+		exit 1
+	fi
+done
+for p in python3 flock cmp; do
+	if ! command -v "$p" >/dev/null; then
+		echo "cli.sh: $p is needed" >&2
+		exit 1
+	fi
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-cli.XXXXXX")
+poolset_dir=$tmp/poolsets
+part_dir=$tmp/parts
+log_dir=$tmp/logs
+mkdir -p "$poolset_dir" "$part_dir" "$log_dir"
+start=$SECONDS
+sync_pid=
+
+# cleanup -- stop what we started, show logs on failure, remove the dir
+cleanup() {
+	local rc=$? f
+	trap - EXIT
+	if [[ -n $sync_pid ]]; then
+		kill -KILL "$sync_pid" 2>/dev/null || :
+	fi
+	harness_stop_sshd "$tmp" || rc=1
+	if ((rc != 0)); then
+		for f in "$log_dir"/* "$tmp/ssh/sshd.log"; do
+			[[ -s $f ]] || continue
+			printf -- '--- %s (last 60 lines) ---\n' "$f"
+			tail -n 60 -- "$f" | cat -v
+		done
+	fi
+	rm -rf -- "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+# fail -- report a failed assertion with the last command's output; exit
+fail() {
+	printf 'FAIL %s\n' "$*"
+	printf -- '--- stdout of the last rpmem command ---\n%s\n' "$out"
+	printf -- '--- stderr ---\n'
+	cat -- "$tmp/err" 2>/dev/null || :
+	exit 1
+}
+
+# run -- run `rpmem ARGS`; stdout in $out, stderr in $tmp/err, status $rc
+run() {
+	set +e
+	out=$("$rpmem" "$@" 2>"$tmp/err")
+	rc=$?
+	set -e
+}
+
+# expect -- the last command exited with $1 (what it was: $2)
+expect() {
+	[[ $rc == "$1" ]] || fail "$2: exit status $rc, expected $1"
+}
+
+# has -- the last command's stdout holds the line $1 (fixed string)
+has() {
+	grep -qxF -- "$1" <<<"$out" || fail "no line '$1' in the output"
+}
+
+# step -- announce a step
+step() {
+	printf '=== %s\n' "$*"
+}
+
+harness_start_sshd "$tmp" || {
+	echo "cli.sh: cannot start a private sshd on 127.0.0.1" >&2
+	exit 1
+}
+conf=$tmp/rpmemd.conf
+printf '# cli.sh: rpmemd reads only this file\n' >"$conf"
+chmod 600 "$conf"
+RPMEM_CMD=$(harness_rpmemd_cmd "$poolset_dir" "$log_dir/rpmemd.log" \
+	-c "$conf")
+export RPMEM_CMD
+export RPMEM_TIMEOUT=30
+
+MIB=$((1024 * 1024))
+PART=$((32 * MIB))			# two local parts, a header each
+SIZE=$((2 * PART - 4096))		# the pool
+m0=$part_dir/master.0
+m1=$part_dir/master.1
+r0=$part_dir/remote.0
+set=$tmp/cli.set
+rdesc=cli-remote.set
+printf 'PMEMPOOLSET\n%s %s\n%s %s\nREPLICA %s %s\n' "$PART" "$m0" \
+	"$PART" "$m1" "$HARNESS_TARGET" "$rdesc" >"$set"
+printf 'PMEMPOOLSET\n64M %s\n' "$r0" >"$poolset_dir/$rdesc"
+replica1="replica 1 ($HARNESS_TARGET $rdesc)"
+
+# master_bytes -- $2 bytes at pool offset $1 of the master, to stdout
+master_bytes() {
+	local off=$1 len=$2
+	if ((off < PART)); then
+		dd if="$m0" bs=1 skip="$off" count="$len" status=none
+	else
+		dd if="$m1" bs=1 skip=$((off - PART + 4096)) count="$len" \
+			status=none
+	fi
+}
+
+# scribble -- write $2 over the remote part at pool offset $1
+scribble() {
+	printf '%s' "$2" | dd of="$r0" bs=1 seek="$1" conv=notrunc \
+		status=none
+}
+
+# remote_released -- wait until no rpmemd holds the remote part's lock
+remote_released() {
+	[[ ! -e $r0 ]] || flock -w 30 "$r0" true ||
+		fail "the remote part is still locked after 30 s"
+}
+
+# expect_equal -- verify says the replica equals the master
+expect_equal() {
+	run verify "$set"
+	expect 0 "verify ($1)"
+	has "$replica1: equal"
+}
+
+step "help: every subcommand"
+run --help
+expect 0 "rpmem --help"
+for c in create info verify sync rm bench; do
+	grep -q "^  $c " <<<"$out" || fail "rpmem --help does not list $c"
+done
+for c in create info verify sync rm bench; do
+	run "$c" --help
+	expect 0 "rpmem $c --help"
+	grep -q "^usage: rpmem $c " <<<"$out" ||
+		fail "rpmem $c --help does not name the command"
+done
+for args in "verify" "sync" "info" "verify --bogus $set" "sync a b"; do
+	# shellcheck disable=SC2086 # the words are the arguments
+	run $args
+	expect 2 "rpmem $args"
+done
+
+step "create, info, info --json"
+run create "$set"
+expect 0 create
+run info "$set"
+expect 0 info
+has "  same pool     yes"
+grep -q '^  rpmemd        [0-9]' <<<"$out" || fail "info: no rpmemd version"
+grep -q '^  lanes         [1-9]' <<<"$out" || fail "info: no lanes"
+run info --json "$set"
+expect 0 "info --json"
+python3 -m json.tool <<<"$out" >/dev/null || fail "info --json: not JSON"
+python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+r = d["replicas"]
+assert d["size"] == int(sys.argv[1]), d["size"]
+assert [x["kind"] for x in r] == ["local", "remote"], r
+assert len(r[0]["parts"]) == 2 and r[1]["parts"] is None
+assert all(x["status"] == "ok" and x["error"] is None for x in r), r
+assert r[1]["poolset_uuid_matches"] is True
+assert r[1]["daemon_version"] and r[1]["nlanes"] >= 1
+assert r[0]["poolset_uuid"] == r[1]["poolset_uuid"]
+assert r[1]["signature"] == r[0]["signature"] != None
+' "$SIZE" <<<"$out" || fail "info --json: unexpected content"
+expect_equal "fresh pool"
+
+step "fill the master with random data; sync copies it"
+head -c $((PART - 4096)) /dev/urandom |
+	dd of="$m0" bs=4096 seek=1 conv=notrunc status=none
+head -c $((PART - 4096)) /dev/urandom |
+	dd of="$m1" bs=4096 seek=1 conv=notrunc status=none
+run verify "$set"
+expect 3 "verify after filling the master"
+run sync "$set"
+expect 0 "sync of the filled master"
+grep -q '^sync replica=1 action=copy bytes=[0-9]* total=[0-9]*$' <<<"$out" ||
+	fail "sync printed no copy step"
+expect_equal "after the first sync"
+
+step "garbage in the remote data area: two ranges named, then repaired"
+off1=$((0x123456))
+off2=$((0x2345ffc))		# 8 bytes across two 4 KiB blocks
+scribble "$off1" "GARBAGE!"
+scribble "$off2" "garbage!"
+run verify "$set"
+expect 3 "verify of a scribbled replica"
+has "$replica1: differs in 2 range(s), 12288 bytes"
+has "  offset 0x123000 length 0x1000"
+has "  offset 0x2345000 length 0x2000"
+[[ $(grep -c '^  offset ' <<<"$out") == 2 ]] || fail "more than 2 ranges"
+run verify --json "$set"
+expect 3 "verify --json of a scribbled replica"
+python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["result"] == "differs"
+r = d["replicas"][1]
+assert r["status"] == "differs" and r["bytes"] == 12288, r
+assert [(x["offset"], x["length"]) for x in r["ranges"]] == \
+	[(0x123000, 0x1000), (0x2345000, 0x2000)], r["ranges"]
+' <<<"$out" || fail "verify --json: unexpected content"
+run sync "$set"
+expect 0 "sync of a scribbled replica"
+has "sync replica=1 action=copy bytes=0 total=12288"
+expect_equal "after repairing the scribbles"
+for o in "$off1" "$off2"; do
+	cmp <(master_bytes "$o" 8) <(dd if="$r0" bs=1 skip="$o" count=8 \
+		status=none) || fail "remote bytes at $o differ from the master"
+done
+
+step "remote part deleted: unavailable, then rebuilt"
+rm -f -- "$r0"
+run verify "$set"
+expect 3 "verify of a deleted replica"
+grep -q "^$replica1: unavailable: " <<<"$out" || fail "not unavailable"
+run sync "$set"
+expect 0 "sync of a deleted replica"
+has "sync replica=1 action=check bytes=0 total=0 state=missing"
+has "sync replica=1 action=rebuild bytes=0 total=$((SIZE - 4096)) state=missing"
+expect_equal "after rebuilding the deleted replica"
+
+step "remote header damaged: rebuilt"
+head -c 4096 /dev/urandom | dd of="$r0" conv=notrunc status=none
+run verify "$set"
+expect 3 "verify of a replica with a damaged header"
+run sync "$set"
+expect 0 "sync of a replica with a damaged header"
+has "sync replica=1 action=check bytes=0 total=0 state=damaged"
+expect_equal "after rebuilding the damaged replica"
+
+step "local part deleted: the master is rebuilt from the replica"
+dd if="$m0" bs=4096 skip=1 status=none >"$tmp/m0.data"
+dd if="$m1" bs=4096 skip=1 status=none >"$tmp/m1.data"
+rm -f -- "$m1"
+run verify "$set"
+expect 3 "verify with a missing master part"
+run sync "$set"
+expect 0 "sync with a missing master part"
+has "sync replica=0 action=check bytes=0 total=0 state=missing"
+has "sync replica=0 action=rebuild bytes=0 total=$((SIZE - 4096))"
+cmp -i 4096:0 "$m0" "$tmp/m0.data" || fail "rebuilt master part 0 differs"
+cmp -i 4096:0 "$m1" "$tmp/m1.data" || fail "rebuilt master part 1 differs"
+rm -f -- "$tmp"/m?.data
+[[ -z $(find "$part_dir" -name '*.rpmsync') ]] || fail "temporary parts left"
+expect_equal "after rebuilding the master"
+
+# killed_sync -- run a sync that is SIGKILLed as soon as it reports its
+# first copy to replica $1: 0 when it died, 1 when it had already
+# finished (the kill comes within milliseconds; the copy of 64 MiB takes
+# far longer, but nothing guarantees it)
+killed_sync() {
+	local fifo=$tmp/sync.fifo line seen=
+	rm -f -- "$fifo"
+	mkfifo "$fifo"
+	"$rpmem" sync "$set" >"$fifo" 2>"$tmp/err" &
+	sync_pid=$!
+	exec 3<"$fifo"
+	while IFS= read -r line <&3; do
+		seen+=$line$'\n'
+		if [[ $line == "sync replica=$1 action=copy "* ]]; then
+			kill -KILL "$sync_pid"
+			break
+		fi
+	done
+	exec 3<&-
+	set +e
+	{ wait "$sync_pid"; } 2>/dev/null
+	rc=$?
+	set -e
+	sync_pid=
+	out=$seen
+	[[ $rc != 0 ]] || return 1
+	expect 137 "the killed sync"
+	[[ $out == *"replica=$1 action=copy "* ]] || fail "no copy step seen"
+}
+
+step "sync killed on its first copy (R18): never equal, rerun converges"
+for attempt in 1 2 3; do
+	rm -f -- "$r0"
+	killed_sync 1 && break
+	echo "the sync finished before the kill (attempt $attempt)"
+	((attempt < 3)) || fail "the sync finished before the kill 3 times"
+done
+remote_released
+[[ $(head -c 8 "$r0" | od -An -c | tr -d ' ') == 'RPMSYNC\0' ]] ||
+	fail "remote signature is not RPMSYNC: $(head -c 8 "$r0" | od -An -c)"
+run verify "$set"
+expect 3 "verify of an interrupted replica"
+grep -q "^$replica1: differs in [0-9]* range(s), [0-9]* bytes\$" <<<"$out" ||
+	fail "verify does not say the interrupted replica differs"
+grep -q "^  signature RPMSYNC: an interrupted rpmem sync" <<<"$out" ||
+	fail "verify does not name the interrupted sync"
+run sync "$set"
+expect 0 "sync after the interrupted one"
+has "sync replica=1 action=check bytes=0 total=0 state=incomplete"
+expect_equal "after the rerun"
+
+step "master rebuild killed on its first copy: missing, rerun converges"
+for attempt in 1 2 3; do
+	rm -f -- "$m0"
+	killed_sync 0 && break
+	echo "the sync finished before the kill (attempt $attempt)"
+	((attempt < 3)) || fail "the sync finished before the kill 3 times"
+done
+[[ ! -e $m0 ]] || fail "the master's part 0 is back before the rebuild ended"
+run verify "$set"
+expect 3 "verify of an interrupted master rebuild"
+has "replica 0 (local): missing: part $m0 is missing"
+run sync "$set"
+expect 0 "sync after the interrupted master rebuild"
+has "sync replica=0 action=rebuild bytes=0 total=$((SIZE - 4096))"
+[[ -z $(find "$part_dir" -name '*.rpmsync') ]] || fail "temporary parts left"
+expect_equal "after the rerun of the master rebuild"
+
+step "rm removes everything"
+run rm "$set"
+expect 0 rm
+remote_released
+[[ -z $(find "$part_dir" -type f) ]] ||
+	fail "files left: $(find "$part_dir" -type f)"
+run verify "$set"
+expect 3 "verify of a removed pool"
+
+echo "cli.sh: all steps passed in $((SECONDS - start)) s"
