@@ -16,7 +16,7 @@
 #include "session.h"
 
 #define BODY_TIMEOUT_MS 30000
-#define ACCEPT_TIMEOUT_MS 30000
+#define ACCEPT_TIMEOUT_MS 10000	/* the client connects right away */
 
 struct session {
 	enum session_state state;
