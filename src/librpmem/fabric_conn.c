@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fabric_conn.c -- librpmem's lanes: provider choice, connection set-up,
+ * the monitor that notices a lost peer, and tear-down
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+
+#include "clock.h"
+#include "fabric_int.h"
+#include "log.h"
+
+/* env_flag -- integer environment switch: -1 unset, else its value */
+static long
+env_flag(const char *name)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return -1;
+	char *end;
+	long v = strtol(s, &end, 10);
+	return *end ? 0 : v;
+}
+
+/* lane_limit -- lanes a provider and our descriptors allow */
+static unsigned
+lane_limit(const struct fi_info *info)
+{
+	size_t n = fab_fd_budget();
+	const struct fi_domain_attr *d = info->domain_attr;
+	if (d->cq_cnt && d->cq_cnt < n)
+		n = d->cq_cnt;
+	if (d->ep_cnt && d->ep_cnt < n)
+		n = d->ep_cnt;
+	return n ? (unsigned)n : 1;
+}
+
+/* fabric_provider -- pick the provider for a node (see fabric.h) */
+int
+fabric_provider(const char *node, uint32_t *provider, unsigned *max_lanes)
+{
+	const char *forced = getenv("RPMEM_PROVIDER");
+	struct fi_info *info;
+	if (forced && *forced) {
+		uint32_t p = proto_provider_parse(forced);
+		if (p == PROTO_PROV_UNKNOWN)
+			return -EINVAL;
+		if (fab_getinfo(p, node, NULL, 0, &info))
+			return -ENOMEDIUM;
+		*max_lanes = lane_limit(info);
+		fi_freeinfo(info);
+		*provider = p;
+		return 0;
+	}
+	static const uint32_t order[] = {
+		PROTO_PROV_VERBS, PROTO_PROV_SOCKETS, PROTO_PROV_TCP,
+	};
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		uint32_t p = order[i];
+		if (p == PROTO_PROV_VERBS && env_flag("RPMEM_ENABLE_VERBS") == 0)
+			continue;
+		if (p == PROTO_PROV_SOCKETS &&
+				env_flag("RPMEM_ENABLE_SOCKETS") <= 0)
+			continue;
+		if (fab_getinfo(p, node, NULL, 0, &info) == 0) {
+			*max_lanes = lane_limit(info);
+			fi_freeinfo(info);
+			*provider = p;
+			return 0;
+		}
+	}
+	return -ENOMEDIUM;
+}
+
+/* eq_drain -- read pending connection events; a shutdown breaks us */
+static void
+eq_drain(struct fabric *f)
+{
+	char buf[sizeof(struct fi_eq_cm_entry) + 64];
+	uint32_t event;
+	ssize_t n;
+	while ((n = fi_eq_read(f->eq, &event, buf, sizeof(buf), 0)) != 0) {
+		if (n == -FI_EAVAIL) {
+			struct fi_eq_err_entry e;
+			memset(&e, 0, sizeof(e));
+			(void) fi_eq_readerr(f->eq, &e, 0);
+			fabric_break(f, ECONNRESET);
+		} else if (n < 0) {
+			return;
+		} else if (event == FI_SHUTDOWN) {
+			fabric_break(f, ECONNRESET);
+		}
+	}
+}
+
+/*
+ * monitor_run -- sleep until a lane's connection or the ssh channel
+ * ends (or close stops us), without polling on a timer where the event
+ * queue has a descriptor to wait on
+ */
+static void *
+monitor_run(void *arg)
+{
+	struct fabric *f = arg;
+	struct fid *fids[1] = { &f->eq->fid };
+	for (;;) {
+		eq_drain(f);
+		struct pollfd pfd[3] = {
+			{ .fd = f->stop_fd, .events = POLLIN },
+			{ .fd = f->ssh_fd, .events = POLLRDHUP },
+			{ .fd = f->eq_fd, .events = POLLIN },
+		};
+		int timeout = SLICE_MS;
+		if (f->eq_fd >= 0) {
+			if (fi_trywait(f->fabric, fids, 1) != FI_SUCCESS)
+				continue;
+			timeout = -1;
+		}
+		if (poll(pfd, f->eq_fd >= 0 ? 3 : 2, timeout) <= 0)
+			continue;
+		if (pfd[0].revents)
+			break;
+		if (pfd[1].revents & (POLLRDHUP | POLLHUP | POLLERR))
+			fabric_break(f, ECONNRESET);
+	}
+	return NULL;
+}
+
+/* lane_open -- endpoint, completion queue, response slots, connect */
+static int
+lane_open(struct fabric *f, unsigned i, const uint8_t *secret)
+{
+	struct lane *l = &f->lanes[i];
+	char *base = f->bufs + (size_t)i * f->stride;
+	for (unsigned j = 0; j < LANE_SLOTS; j++) {
+		l->send[j] = (struct op){ .kind = OP_SEND,
+			.buf = base + (size_t)j * f->slot_size };
+		l->recv[j] = (struct op){ .kind = OP_RECV,
+			.buf = base + LANE_SLOTS * f->slot_size + j * 64 };
+	}
+	l->read = (struct op){ .kind = OP_READ,
+		.buf = base + LANE_SLOTS * f->slot_size + LANE_SLOTS * 64 };
+	char *bbase = base + LANE_SLOTS * f->slot_size + LANE_STRIDE_EXTRA;
+	for (unsigned j = 0; j < 2; j++)
+		l->batch[j] = (struct op){ .kind = OP_SEND,
+			.buf = bbase + j * (sizeof(struct lane_msg) +
+				f->batch_cap) };
+
+	struct fi_cq_attr cq_attr = {
+		.size = 4 * LANE_SLOTS + 4,
+		.format = FI_CQ_FORMAT_MSG,
+		.wait_obj = FI_WAIT_UNSPEC,
+	};
+	int r = fi_cq_open(f->domain, &cq_attr, &l->cq, NULL);
+	if (r)
+		return r;
+	r = fi_endpoint(f->domain, f->info, &l->ep, l);
+	if (r)
+		return r;
+	r = fi_ep_bind(l->ep, &f->eq->fid, 0);
+	if (!r)
+		r = fi_ep_bind(l->ep, &l->cq->fid,
+			FI_TRANSMIT | FI_SELECTIVE_COMPLETION);
+	if (!r)
+		r = fi_ep_bind(l->ep, &l->cq->fid, FI_RECV);
+	if (!r)
+		r = fi_enable(l->ep);
+	for (unsigned j = 0; !r && j < LANE_SLOTS; j++)
+		r = fabric_post_recv(f, l, &l->recv[j]);
+	if (r)
+		return r;
+	struct lane_conn conn = { .magic = LANE_CONN_MAGIC, .lane = i };
+	memcpy(conn.secret, secret, sizeof(conn.secret));
+	return fi_connect(l->ep, f->info->dest_addr, &conn, sizeof(conn));
+}
+
+/* wait_connected -- every lane reports FI_CONNECTED in time */
+static int
+wait_connected(struct fabric *f)
+{
+	long long deadline = clock_ms() + f->timeout_ms;
+	char buf[sizeof(struct fi_eq_cm_entry) + 64];
+	for (unsigned done = 0; done < f->nlanes;) {
+		long long left = deadline - clock_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		uint32_t event;
+		ssize_t n = fi_eq_sread(f->eq, &event, buf, sizeof(buf),
+			(int)left, 0);
+		if (n == -FI_EAGAIN)
+			continue;
+		if (n == -FI_EAVAIL) {
+			struct fi_eq_err_entry e;
+			memset(&e, 0, sizeof(e));
+			(void) fi_eq_readerr(f->eq, &e, 0);
+			log_err("lane connection refused: %s",
+				fi_strerror(e.err));
+			return -ECONNREFUSED;
+		}
+		if (n < 0)
+			return (int)n;
+		struct fi_eq_cm_entry *ent = (void *)buf;
+		struct lane *l = ent->fid->context;
+		if (event == FI_CONNECTED && l && !l->connected) {
+			l->connected = true;
+			done++;
+		} else if (event == FI_SHUTDOWN) {
+			return -ECONNRESET;
+		}
+	}
+	return 0;
+}
+
+/* open_domain -- provider, fabric, domain, event queue, buffers */
+static int
+open_domain(struct fabric *f, const struct fabric_attr *attr)
+{
+	char service[16];
+	snprintf(service, sizeof(service), "%" PRIu32, attr->ibc->port);
+	int r = fab_getinfo(attr->provider, attr->node, service, 0, &f->info);
+	if (r)
+		return r;
+	f->info->tx_attr->size = 4 * LANE_SLOTS;
+	f->info->rx_attr->size = LANE_SLOTS;
+	f->local_mr = f->info->domain_attr->mr_mode & FI_MR_LOCAL;
+	f->max_msg = f->info->ep_attr->max_msg_size ?
+		f->info->ep_attr->max_msg_size : SIZE_MAX;
+
+	r = fi_fabric(f->info->fabric_attr, &f->fabric, NULL);
+	if (!r)
+		r = fi_domain(f->fabric, f->info, &f->domain, NULL);
+	if (r)
+		return r;
+	struct fi_eq_attr eq_attr = { .wait_obj = FI_WAIT_FD };
+	if (fi_eq_open(f->fabric, &eq_attr, &f->eq, NULL) == 0) {
+		if (fi_control(&f->eq->fid, FI_GETWAIT, &f->eq_fd))
+			f->eq_fd = -1;
+	} else {
+		eq_attr.wait_obj = FI_WAIT_UNSPEC;
+		r = fi_eq_open(f->fabric, &eq_attr, &f->eq, NULL);
+		if (r)
+			return r;
+	}
+
+	f->slot_size = 64;		/* a lane_msg header: data is sent in place */
+	f->batch_cap = f->buff_size < BATCH_MAX ? f->buff_size : BATCH_MAX;
+	f->stride = (LANE_SLOTS * f->slot_size + LANE_STRIDE_EXTRA +
+		2 * (sizeof(struct lane_msg) + f->batch_cap) + 4095) &
+		~(size_t)4095;
+	size_t total = f->stride * f->nlanes;
+	if (posix_memalign((void **)&f->bufs, 4096, total))
+		return -ENOMEM;
+	memset(f->bufs, 0, total);
+	r = fi_mr_reg(f->domain, f->bufs, total, FI_SEND | FI_RECV | FI_READ,
+		0, MR_KEY_BUFS, 0, &f->buf_mr, NULL);
+	if (r)
+		return r;
+	f->buf_desc = fi_mr_desc(f->buf_mr);
+	r = fi_mr_reg(f->domain, f->pool_addr, f->pool_size,
+		FI_WRITE | FI_SEND, 0, MR_KEY_POOL, 0, &f->pool_mr, NULL);
+	if (r)
+		return r;
+	f->pool_desc = fi_mr_desc(f->pool_mr);
+	return 0;
+}
+
+/* fabric_connect -- connect every lane announced by rpmemd */
+int
+fabric_connect(const struct fabric_attr *attr, struct fabric **fabp)
+{
+	struct fabric *f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->pool_addr = attr->pool_addr;
+	f->pool_size = attr->pool_size;
+	f->raddr = attr->ibc->raddr;
+	f->rkey = attr->ibc->rkey;
+	f->pm = attr->ibc->persist_method;
+	f->rma_write = fab_rma_write_ok(attr->provider);
+	f->buff_size = attr->buff_size;
+	f->timeout_ms = attr->timeout_ms;
+	f->ssh_fd = attr->ssh_fd;
+	f->stop_fd = -1;
+	f->eq_fd = -1;
+	f->nlanes = attr->nlanes;
+	atomic_init(&f->error, 0);
+
+	f->lanes = calloc(f->nlanes, sizeof(*f->lanes));
+	int r = f->lanes ? open_domain(f, attr) : -ENOMEM;
+	if (r) {
+		log_err("opening %s to %s: %s",
+			proto_provider_name(attr->provider), attr->node,
+			fab_strerror(r));
+		goto err;
+	}
+	for (unsigned i = 0; i < f->nlanes; i++) {
+		r = lane_open(f, i, attr->secret);
+		if (r) {
+			log_err("lane %u: %s", i, fab_strerror(r));
+			goto err;
+		}
+	}
+	r = wait_connected(f);
+	if (r) {
+		log_err("connecting %u lanes: %s", f->nlanes,
+			fab_strerror(r));
+		goto err;
+	}
+	f->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (f->stop_fd < 0) {
+		r = -errno;
+		goto err;
+	}
+	r = pthread_create(&f->monitor, NULL, monitor_run, f);
+	if (r) {
+		r = -r;
+		goto err;
+	}
+	f->monitor_running = true;
+	*fabp = f;
+	return 0;
+err:
+	fabric_close(f);
+	return r < 0 ? -fab_errno(r) : -EIO;
+}
+
+/* fabric_close -- stop the monitor, shut lanes down, free */
+void
+fabric_close(struct fabric *f)
+{
+	if (!f)
+		return;
+	if (f->monitor_running) {
+		uint64_t one = 1;
+		if (write(f->stop_fd, &one, sizeof(one)) == sizeof(one))
+			pthread_join(f->monitor, NULL);
+		else
+			log_err("!stopping the lane monitor");
+	}
+	if (f->stop_fd >= 0)
+		close(f->stop_fd);
+	for (unsigned i = 0; f->lanes && i < f->nlanes; i++) {
+		struct lane *l = &f->lanes[i];
+		if (l->ep) {
+			if (l->connected)
+				(void) fi_shutdown(l->ep, 0);
+			fi_close(&l->ep->fid);
+		}
+		if (l->cq)
+			fi_close(&l->cq->fid);
+	}
+	if (f->pool_mr)
+		fi_close(&f->pool_mr->fid);
+	if (f->buf_mr)
+		fi_close(&f->buf_mr->fid);
+	if (f->eq)
+		fi_close(&f->eq->fid);
+	if (f->domain)
+		fi_close(&f->domain->fid);
+	if (f->fabric)
+		fi_close(&f->fabric->fid);
+	if (f->info)
+		fi_freeinfo(f->info);
+	free(f->bufs);
+	free(f->lanes);
+	free(f);
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fabric_int.h -- what fabric.c (lanes at work) and fabric_conn.c
+ * (choosing, connecting, watching and closing them) share
+ */
+#ifndef RPMEM_FABRIC_INT_H
+#define RPMEM_FABRIC_INT_H 1
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rdma/fabric.h>
+
+#include "fab.h"
+#include "fabric.h"
+
+#define CQ_BATCH 16
+#define SPIN_READS 64		/* polls before sleeping in the kernel */
+#define SLICE_MS 100		/* recheck the sticky error this often */
+#define LANE_STRIDE_EXTRA 4096	/* response slots and the APM read word */
+#define BATCH_MAX (64 * 1024)	/* bytes of one batch of small flushes */
+#define BATCH_ITEM_MAX 4096	/* larger flushes are sent on their own */
+
+/* keys of local registrations, for providers that take ours */
+#define MR_KEY_BUFS 1
+#define MR_KEY_POOL 2
+#define MR_KEY_READ 3		/* and up: one per read in flight */
+
+enum op_kind { OP_SEND, OP_RECV, OP_READ };
+
+/* what a completion's context points at: fi_context must come first */
+struct op {
+	struct fi_context ctx;
+	enum op_kind kind;
+	bool busy;
+	void *buf;
+};
+
+struct lane {
+	struct fid_ep *ep;
+	struct fid_cq *cq;
+	struct op send[LANE_SLOTS];	/* buf: struct lane_msg + data */
+	struct op recv[LANE_SLOTS];	/* buf: struct lane_resp */
+	struct op read;			/* buf: APM read target */
+	struct op batch[2];		/* buf: lane_msg + lane_rec records */
+	unsigned bcur;			/* batch being filled */
+	size_t bused;			/* its record bytes */
+	unsigned next;			/* next send slot */
+	unsigned inflight;		/* messages not answered yet */
+	unsigned reads;			/* reads not completed yet */
+	int status;			/* first remote error since drain */
+	bool written;			/* APM: writes not yet made durable */
+	bool connected;
+};
+
+struct fabric {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_eq *eq;
+	struct fid_mr *buf_mr;
+	struct fid_mr *pool_mr;
+	void *buf_desc;
+	void *pool_desc;
+	char *bufs;
+	size_t stride;			/* registered bytes per lane */
+	size_t slot_size;
+	size_t batch_cap;		/* record bytes of one batch */
+	size_t buff_size;
+	size_t max_msg;
+	char *pool_addr;
+	size_t pool_size;
+	uint64_t raddr;
+	uint64_t rkey;
+	uint32_t pm;
+	bool rma_write;			/* relaxed persists by RMA write */
+	bool local_mr;			/* provider wants local buffers registered */
+	unsigned nlanes;
+	struct lane *lanes;
+	int timeout_ms;
+	int ssh_fd;
+	int stop_fd;
+	int eq_fd;			/* -1: the event queue has none */
+	pthread_t monitor;
+	bool monitor_running;
+	_Atomic int error;
+};
+
+/* fabric_break -- make `err` sticky and wake every waiting lane */
+void fabric_break(struct fabric *f, int err);
+
+/* fabric_post_recv -- give a response slot back to the lane */
+int fabric_post_recv(struct fabric *f, struct lane *l, struct op *op);
+
+#endif /* RPMEM_FABRIC_INT_H */
