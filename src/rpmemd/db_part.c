@@ -65,6 +65,23 @@ part_fits(struct db_part *part)
 	return 0;
 }
 
+/* part_open -- an existing part of the exact size */
+static int
+part_open(struct db_part *part)
+{
+	part->fd = open(part->path, O_RDWR | O_CLOEXEC);
+	if (part->fd < 0) {
+		int ret = -errno;
+		log_err("!cannot open part '%s'", part->path);
+		return ret;
+	}
+
+	int ret = part_fits(part);
+	if (ret)
+		return ret;
+	return part_lock(part);
+}
+
 /*
  * part_create -- a new part file, sized; or an existing one of the
  * exact size whose header area is still zero (a pre-made holey file)
@@ -95,17 +112,7 @@ part_create(struct db_part *part)
 		return ret;
 	}
 
-	part->fd = open(part->path, O_RDWR | O_CLOEXEC);
-	if (part->fd < 0) {
-		int ret = -errno;
-		log_err("!cannot open part '%s'", part->path);
-		return ret;
-	}
-
-	int ret = part_fits(part);
-	if (ret)
-		return ret;
-	ret = part_lock(part);
+	int ret = part_open(part);
 	if (ret)
 		return ret;
 
@@ -121,23 +128,6 @@ part_create(struct db_part *part)
 		return -EEXIST;
 	}
 	return 0;
-}
-
-/* part_open -- an existing part of the exact size */
-static int
-part_open(struct db_part *part)
-{
-	part->fd = open(part->path, O_RDWR | O_CLOEXEC);
-	if (part->fd < 0) {
-		int ret = -errno;
-		log_err("!cannot open part '%s'", part->path);
-		return ret;
-	}
-
-	int ret = part_fits(part);
-	if (ret)
-		return ret;
-	return part_lock(part);
 }
 
 /* parts_close -- close every part; unlink the ones we created */
