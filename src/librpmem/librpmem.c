@@ -98,16 +98,26 @@ env_uint(const char *name, unsigned long def, unsigned long max)
 __attribute__((constructor)) static void
 rpmem_lib_init(void)
 {
+	/* silent unless asked: the application owns stderr */
 	enum log_level lvl = LOG_LVL_ERR;
 	const char *s = getenv("RPMEM_LOG_LEVEL");
-	if (s && log_level_parse(s, &lvl) != 0) {
+	if (s && *s && log_level_parse(s, &lvl) != 0) {
 		unsigned long v = strtoul(s, NULL, 10);
 		lvl = v >= LOG_LVL_MAX ? LOG_LVL_DEBUG : (enum log_level)v;
 	}
-	log_init("librpmem", LOG_SINK_NONE, lvl);
+	log_init("librpmem", s && *s ? LOG_SINK_STDERR : LOG_SINK_NONE, lvl);
 	const char *file = getenv("RPMEM_LOG_FILE");
-	if (file && *file)
-		(void) log_to_file(file);
+	if (file && *file) {
+		/* a trailing '-' becomes the pid: one file per process */
+		char path[4096];
+		size_t n = strlen(file);
+		if (file[n - 1] == '-')
+			snprintf(path, sizeof(path), "%.*s%d", (int)(n - 1),
+				file, (int)getpid());
+		else
+			snprintf(path, sizeof(path), "%s", file);
+		(void) log_to_file(path);
+	}
 
 	Env.max_nlanes = (unsigned)env_uint("RPMEM_MAX_NLANES", UINT_MAX,
 		UINT_MAX);
