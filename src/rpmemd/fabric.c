@@ -25,6 +25,7 @@
 #define WAIT_SLICE_MS 1000
 #define INJECT_TRIES 100000
 #define MR_KEY_BUFS 1		/* key of the message buffers */
+#define ACCEPT_SLICE_MS 100	/* how often admission looks at the session */
 
 struct lane;
 
@@ -94,6 +95,16 @@ session_gone(const struct fabric *f)
 	struct pollfd pfd = { .fd = f->session_fd, .events = POLLRDHUP };
 	return poll(&pfd, 1, 0) > 0 &&
 		(pfd.revents & (POLLHUP | POLLRDHUP | POLLERR));
+}
+
+/* session_speaks -- the client wrote to or hung up the session */
+static bool
+session_speaks(const struct fabric *f)
+{
+	if (f->session_fd < 0)
+		return false;
+	struct pollfd pfd = { .fd = f->session_fd, .events = POLLIN };
+	return poll(&pfd, 1, 0) > 0 && pfd.revents;
 }
 
 /* handle_recv -- apply one message, recycle its slot, answer */
@@ -257,9 +268,20 @@ fabric_accept(struct fabric *f, int timeout_ms)
 			ret = -ETIMEDOUT;
 			break;
 		}
+		/*
+		 * A client that gave up on its lanes says so on the session
+		 * (CLOSE, or hanging up): stop waiting for them at once.
+		 */
+		if (session_speaks(f)) {
+			log_notice("the client spoke before connecting its "
+				"lanes (%u of %u)", nconn, f->nlanes);
+			ret = -ECONNABORTED;
+			break;
+		}
 		uint32_t event;
 		ssize_t n = fi_eq_sread(f->eq, &event, buf, sizeof(buf),
-			(int)left, 0);
+			left < ACCEPT_SLICE_MS ? (int)left : ACCEPT_SLICE_MS,
+			0);
 		if (n == -FI_EAGAIN)
 			continue;
 		if (n == -FI_EAVAIL) {

@@ -428,6 +428,9 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 			break;
 		}
 		if (r) {
+			/* the decoder keeps the versions to name them (R19) */
+			if (r == -EPROTONOSUPPORT)
+				(void) check_version(&s, &req.common);
 			if (type)
 				(void) reply(&s, type, r == -EPROTONOSUPPORT ?
 					EPROTONOSUPPORT : EPROTO, NULL);

@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * daemon.c -- rpmemd spoken to directly on its stdin/stdout, no ssh
+ *
+ * The requests a correct librpmem never sends: other protocol versions
+ * (RELIABILITY R19), messages illegal in the session's state, malformed
+ * and oversized headers, truncated bodies (R8, R9).  Each must get a
+ * specific answer or a clean exit with a log line naming the field; never
+ * a crash or a hang.
+ *
+ * Environment: top_builddir (where rpmemd is); a scratch directory is
+ * made under TMPDIR.
+ */
+#include <check.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proto.h"
+
+#define WAIT_MS 20000
+
+static char Dir[256];
+static char Log[300];
+
+struct daemon {
+	pid_t pid;
+	int in;		/* its stdin */
+	int out;	/* its stdout */
+};
+
+/* sys -- run a shell command, fail the test if it fails */
+static void
+sys(const char *cmd)
+{
+	ck_assert_msg(system(cmd) == 0, "command failed: %s", cmd);
+}
+
+/* start -- rpmemd with pipes for stdin/stdout; reads its start status */
+static void
+start(struct daemon *d)
+{
+	int in[2], out[2];
+	ck_assert_int_eq(pipe(in), 0);
+	ck_assert_int_eq(pipe(out), 0);
+	d->pid = fork();
+	ck_assert_int_ge(d->pid, 0);
+	if (d->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		char exe[512], psd[300], log[320], conf[300];
+		snprintf(exe, sizeof(exe), "%s/rpmemd",
+			getenv("top_builddir") ? getenv("top_builddir") : ".");
+		snprintf(psd, sizeof(psd), "--poolset-dir=%s", Dir);
+		snprintf(log, sizeof(log), "--log-file=%s", Log);
+		snprintf(conf, sizeof(conf), "%s/rpmemd.conf", Dir);
+		setenv("SSH_CONNECTION", "127.0.0.1 40000 127.0.0.1 22", 1);
+		execl(exe, exe, "-c", conf, psd, log, "--log-level=debug",
+			(char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	d->in = in[1];
+	d->out = out[0];
+	uint32_t status = 1;
+	ck_assert_int_eq(read(d->out, &status, 4), 4);
+	ck_assert_uint_eq(status, 0);
+}
+
+/* finish -- close stdin, expect rpmemd to exit with `code` in time */
+static void
+finish(struct daemon *d, int code)
+{
+	close(d->in);
+	int st;
+	for (int i = 0; i < WAIT_MS / 10; i++) {
+		pid_t r = waitpid(d->pid, &st, WNOHANG);
+		if (r == d->pid) {
+			close(d->out);
+			ck_assert_msg(WIFEXITED(st), "rpmemd died of signal %d",
+				WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+			ck_assert_int_eq(WEXITSTATUS(st), code);
+			return;
+		}
+		struct pollfd p = { .fd = -1 };
+		poll(&p, 0, 10);
+	}
+	kill(d->pid, SIGKILL);
+	waitpid(d->pid, &st, 0);
+	ck_abort_msg("rpmemd did not exit within %d ms", WAIT_MS);
+}
+
+/* send_raw -- write bytes to rpmemd */
+static void
+send_raw(struct daemon *d, const void *buf, size_t len)
+{
+	ck_assert_int_eq(write(d->in, buf, len), (ssize_t)len);
+}
+
+/* send_req -- encode and send a request */
+static void
+send_req(struct daemon *d, const struct proto_req *req)
+{
+	unsigned char buf[PROTO_REQ_MAX];
+	ssize_t n = proto_req_encode(req, buf, sizeof(buf));
+	ck_assert_int_gt(n, 0);
+	send_raw(d, buf, (size_t)n);
+}
+
+/* recv_resp -- read one response of `type`; false on EOF */
+static bool
+recv_resp(struct daemon *d, uint32_t type, struct proto_resp *resp)
+{
+	static unsigned char buf[PROTO_RESP_MAX];
+	size_t got = 0;
+	uint64_t size = PROTO_HDR_RESP_SIZE;
+	while (got < size) {
+		struct pollfd p = { .fd = d->out, .events = POLLIN };
+		ck_assert_msg(poll(&p, 1, WAIT_MS) == 1, "no answer in time");
+		ssize_t n = read(d->out, buf + got, (size_t)size - got);
+		if (n == 0)
+			return false;
+		ck_assert_int_gt(n, 0);
+		got += (size_t)n;
+		if (got == PROTO_HDR_RESP_SIZE && size == PROTO_HDR_RESP_SIZE) {
+			uint32_t status;
+			ck_assert_int_eq(proto_hdr_resp_decode(buf, got, type,
+				&status, &size), 0);
+		}
+	}
+	ck_assert_int_eq(proto_resp_decode(buf, got, type, resp), 0);
+	return true;
+}
+
+/* log_has -- the daemon's log contains `needle` */
+static bool
+log_has(const char *needle)
+{
+	FILE *f = fopen(Log, "r");
+	if (!f)
+		return false;
+	char line[1024];
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, needle) != NULL;
+	fclose(f);
+	return found;
+}
+
+/* open_req -- an OPEN of the test pool with the given version */
+static struct proto_req
+open_req(uint16_t major, uint16_t minor)
+{
+	struct proto_req r = {
+		.type = PROTO_MSG_OPEN,
+		.common = { major, minor, 4 << 20, 1, PROTO_PROV_TCP, 65536 },
+	};
+	strcpy(r.desc, "pool.set");
+	return r;
+}
+
+/* setup -- a scratch dir with a pool the tests can open */
+static void
+setup(void)
+{
+	snprintf(Dir, sizeof(Dir), "%s/rpmemd-daemon.XXXXXX",
+		getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(Dir));
+	snprintf(Log, sizeof(Log), "%s/rpmemd.log", Dir);
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "printf 'log-level = debug\\n' > %s/rpmemd.conf"
+		" && chmod 600 %s/rpmemd.conf && printf 'PMEMPOOLSET\\n"
+		"OPTION NOHDRS\\n4M %s/part0\\n' > %s/pool.set", Dir, Dir, Dir,
+		Dir);
+	sys(cmd);
+	/* create the pool once through the daemon itself */
+	struct daemon d;
+	start(&d);
+	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR);
+	r.type = PROTO_MSG_CREATE;
+	send_req(&d, &r);
+	static struct proto_resp resp;
+	ck_assert(recv_resp(&d, PROTO_MSG_CREATE_RESP, &resp));
+	ck_assert_uint_eq(resp.status, 0);
+	struct proto_req c = { .type = PROTO_MSG_CLOSE };
+	send_req(&d, &c);
+	ck_assert(recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
+	finish(&d, 0);
+	unlink(Log);
+}
+
+/* teardown -- remove the scratch dir */
+static void
+teardown(void)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", Dir);
+	sys(cmd);
+}
+
+/* R19: another major is refused with BADPROTO naming both versions */
+START_TEST(other_major_is_refused_naming_both_versions)
+{
+	struct daemon d;
+	start(&d);
+	struct proto_req r = open_req(1, 2);
+	send_req(&d, &r);
+	static struct proto_resp resp;
+	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert_uint_eq(resp.status, PROTO_ERR_BADPROTO);
+	finish(&d, 1);
+	ck_assert(log_has("client 1.2, rpmemd 0.2"));
+}
+END_TEST
+
+/* R19: a newer minor works at ours; the answer says which */
+START_TEST(newer_minor_works_at_the_daemons_minor)
+{
+	struct daemon d;
+	start(&d);
+	struct proto_req r = open_req(PROTO_MAJOR, 9);
+	send_req(&d, &r);
+	static struct proto_resp resp;
+	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert_uint_eq(resp.status, 0);
+	ck_assert(resp.has_ext);
+	ck_assert_uint_eq(resp.ext.minor, PROTO_MINOR);
+	ck_assert_uint_ne(resp.ext.version, 0);
+	struct proto_req c = { .type = PROTO_MSG_CLOSE };
+	send_req(&d, &c);
+	ck_assert(recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
+	ck_assert_uint_eq(resp.status, 0);
+	finish(&d, 0);
+}
+END_TEST
+
+/*
+ * a plain PMDK 0.1 client gets a clear, PMDK-shaped answer (no
+ * extension it would not understand): BADPROTO
+ */
+START_TEST(pmdk_0_1_client_gets_a_plain_badproto)
+{
+	struct daemon d;
+	start(&d);
+	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR_PMDK);
+	r.common.provider = PROTO_PROV_SOCKETS;
+	send_req(&d, &r);
+	static struct proto_resp resp;
+	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert_uint_eq(resp.status, PROTO_ERR_BADPROTO);
+	ck_assert(!resp.has_ext);
+	finish(&d, 0);
+}
+END_TEST
+
+/* R9: requests illegal in the current state get FATAL and end it */
+START_TEST(set_attr_or_close_before_open_is_refused)
+{
+	static const enum proto_msg_type types[] = { PROTO_MSG_SET_ATTR,
+		PROTO_MSG_CLOSE, PROTO_MSG_HASH };
+	for (size_t i = 0; i < 3; i++) {
+		struct daemon d;
+		start(&d);
+		struct proto_req r = { .type = types[i], .hash_len = 4096,
+			.hash_chunk = 4096 };
+		send_req(&d, &r);
+		static struct proto_resp resp;
+		ck_assert(recv_resp(&d, proto_resp_type(types[i]), &resp));
+		ck_assert_uint_eq(resp.status, PROTO_ERR_FATAL);
+		finish(&d, 1);
+		ck_assert(log_has("is not allowed in state INIT"));
+	}
+}
+END_TEST
+
+/* R9: a second OPEN in an open session is refused the same way */
+START_TEST(second_open_in_a_session_is_refused)
+{
+	struct daemon d;
+	start(&d);
+	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR);
+	send_req(&d, &r);
+	static struct proto_resp resp;
+	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert_uint_eq(resp.status, 0);
+	send_req(&d, &r);
+	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert_uint_eq(resp.status, PROTO_ERR_FATAL);
+	finish(&d, 1);
+	ck_assert(log_has("request OPEN is not allowed in state OPEN"));
+}
+END_TEST
+
+/* R8: a header announcing 2^64-1 bytes ends the session, nothing read */
+START_TEST(huge_size_in_header_is_refused_before_reading)
+{
+	struct daemon d;
+	start(&d);
+	unsigned char hdr[12];
+	uint32_t type = htobe32(PROTO_MSG_OPEN);
+	uint64_t size = htobe64(UINT64_MAX);
+	memcpy(hdr, &type, 4);
+	memcpy(hdr + 4, &size, 8);
+	send_raw(&d, hdr, sizeof(hdr));
+	static struct proto_resp resp;
+	ck_assert(!recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	finish(&d, 1);
+	ck_assert(log_has("invalid request header: type 3 size "
+		"18446744073709551615"));
+}
+END_TEST
+
+/* R9: a response sent as a request, an unknown type: refused */
+START_TEST(response_or_unknown_type_as_request_is_refused)
+{
+	static const uint32_t types[] = { PROTO_MSG_OPEN_RESP, 0, 11,
+		0xffffffff };
+	for (size_t i = 0; i < 4; i++) {
+		struct daemon d;
+		start(&d);
+		unsigned char hdr[16] = {0};
+		uint32_t type = htobe32(types[i]);
+		uint64_t size = htobe64(16);
+		memcpy(hdr, &type, 4);
+		memcpy(hdr + 4, &size, 8);
+		send_raw(&d, hdr, sizeof(hdr));
+		finish(&d, 1);
+		ck_assert(log_has("invalid request header"));
+	}
+}
+END_TEST
+
+/* R9: a descriptor without its NUL is refused with a specific status */
+START_TEST(descriptor_without_nul_is_refused)
+{
+	struct daemon d;
+	start(&d);
+	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR);
+	unsigned char buf[PROTO_REQ_MAX];
+	ssize_t n = proto_req_encode(&r, buf, sizeof(buf));
+	buf[n - 1] = 'x';
+	send_raw(&d, buf, (size_t)n);
+	static struct proto_resp resp;
+	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert_uint_ne(resp.status, 0);
+	finish(&d, 1);
+	ck_assert(log_has("invalid request of type 3"));
+}
+END_TEST
+
+/* R9: a body cut short by EOF ends the session cleanly */
+START_TEST(truncated_body_then_eof_exits_cleanly)
+{
+	struct daemon d;
+	start(&d);
+	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR);
+	unsigned char buf[PROTO_REQ_MAX];
+	ssize_t n = proto_req_encode(&r, buf, sizeof(buf));
+	send_raw(&d, buf, (size_t)n - 10);
+	finish(&d, 1);
+	ck_assert(log_has("cut short"));
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("rpmemd-protocol");
+	TCase *tc = tcase_create("protocol");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, other_major_is_refused_naming_both_versions);
+	tcase_add_test(tc, newer_minor_works_at_the_daemons_minor);
+	tcase_add_test(tc, pmdk_0_1_client_gets_a_plain_badproto);
+	tcase_add_test(tc, set_attr_or_close_before_open_is_refused);
+	tcase_add_test(tc, second_open_in_a_session_is_refused);
+	tcase_add_test(tc, huge_size_in_header_is_refused_before_reading);
+	tcase_add_test(tc, response_or_unknown_type_as_request_is_refused);
+	tcase_add_test(tc, descriptor_without_nul_is_refused);
+	tcase_add_test(tc, truncated_body_then_eof_exits_cleanly);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
