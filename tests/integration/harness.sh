@@ -16,10 +16,13 @@
 # Every function returns non-zero with a message on stderr when it fails,
 # so callers may use `|| exit 1` even where `set -e` does not apply.
 # Environment: SSHD, SSH_KEYGEN, SSH (programs; found in PATH and /usr/sbin
-# when unset or empty), top_builddir (default: the repository root).
+# when unset or empty), top_builddir (default: the repository root);
+# HARNESS_ADDR (listen address, default 127.0.0.1) and HARNESS_NETNS (a
+# network namespace the caller made, to run sshd in) for partition tests.
 #
-# Nothing here listens on or connects to anything but 127.0.0.1, and no
-# process is ever signalled by name: sshd is stopped by the pid it wrote.
+# Nothing here listens on or connects to anything but 127.0.0.1 or the
+# caller's own namespace, and no process is ever signalled by name: sshd
+# is stopped by the pid it wrote.
 
 HARNESS_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -103,7 +106,7 @@ harness_write_sshd_config() {
 	# AcceptEnv and Subsystem are left out on purpose: their defaults
 	# accept no environment and offer no subsystem.
 	cat >"$sshdir/sshd_config" <<-EOF || return 1
-	ListenAddress 127.0.0.1
+	ListenAddress ${HARNESS_ADDR:-127.0.0.1}
 	Port $port
 	HostKey $sshdir/host_ed25519_key
 	PidFile $sshdir/sshd.pid
@@ -134,7 +137,7 @@ harness_write_sshd_config() {
 harness_write_client() {
 	local sshdir=$1/ssh port=$2 ssh=$3 key
 	key=$(cut -d' ' -f1,2 <"$sshdir/host_ed25519_key.pub") || return 1
-	printf '[127.0.0.1]:%s %s\n' "$port" "$key" \
+	printf '[%s]:%s %s\n' "${HARNESS_ADDR:-127.0.0.1}" "$port" "$key" \
 		>"$sshdir/known_hosts" || return 1
 	cat >"$sshdir/ssh_config" <<-EOF || return 1
 	Host *
@@ -174,8 +177,12 @@ harness_launch() {
 	local dir=$1 sshd=$2 sshdir=$1/ssh try
 	rm -f -- "$sshdir/sshd.pid"
 	: >"$sshdir/sshd.log" || return 1
-	# daemon mode: sshd forks, binds, then writes the pid file
-	if ! "$sshd" -f "$sshdir/sshd_config" -E "$sshdir/sshd.log" \
+	# daemon mode: sshd forks, binds, then writes the pid file; with
+	# HARNESS_NETNS it runs inside that network namespace
+	local -a in_ns=()
+	[[ -n ${HARNESS_NETNS:-} ]] && in_ns=(ip netns exec "$HARNESS_NETNS")
+	if ! "${in_ns[@]}" "$sshd" -f "$sshdir/sshd_config" \
+			-E "$sshdir/sshd.log" \
 			</dev/null >"$sshdir/sshd.out" 2>&1; then
 		harness_err "$sshd refused to start:"
 		cat -- "$sshdir/sshd.out" >&2
@@ -248,14 +255,15 @@ harness_start_sshd() {
 	}
 
 	for ((try = 0; try < 100; try++)); do
-		if "$sshdir/ssh" -p "$port" 127.0.0.1 true \
+		if "$sshdir/ssh" -p "$port" "${HARNESS_ADDR:-127.0.0.1}" true \
 				2>"$sshdir/login.err" </dev/null; then
 			break
 		fi
 		sleep 0.1
 	done
 	if ((try == 100)); then
-		harness_err "cannot log in through sshd on 127.0.0.1:$port:"
+		harness_err "cannot log in through sshd on" \
+			"${HARNESS_ADDR:-127.0.0.1}:$port:"
 		cat -- "$sshdir/login.err" >&2
 		if grep -q 'account is locked' "$sshdir/sshd.log"; then
 			harness_err "the account $(id -un) is locked" \
@@ -269,7 +277,7 @@ harness_start_sshd() {
 	: >"$sshdir/ssh.calls"
 
 	HARNESS_SSH_PORT=$port
-	HARNESS_TARGET=127.0.0.1:$port
+	HARNESS_TARGET=${HARNESS_ADDR:-127.0.0.1}:$port
 	HARNESS_SSH_CALLS=$sshdir/ssh.calls
 	RPMEM_SSH=$sshdir/ssh
 	export HARNESS_SSH_PORT HARNESS_TARGET HARNESS_SSH_CALLS RPMEM_SSH

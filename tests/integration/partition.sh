@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# partition.sh -- RELIABILITY R4: the link to the target goes down while a
+# pool is open, then comes back.  The target (sshd, rpmemd) lives in a
+# network namespace this script makes, joined to ours by a veth pair;
+# "cutting the link" is setting our end down.  Traffic stays on that pair.
+# Skipped (77) where network namespaces cannot be made (not root).
+set -euo pipefail
+
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_srcdir:=$top_builddir}"
+export top_builddir top_srcdir
+# shellcheck source=tests/integration/harness.sh
+source "$top_srcdir/tests/integration/harness.sh"
+
+ns=rpmem-r4-$$
+host_if=rpr4h$$
+ns_if=rpr4n$$
+net=198.18.$(($$ % 250))
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-partition.XXXXXX")
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	harness_stop_sshd "$tmp" || :
+	ip link del "$host_if" 2>/dev/null || :
+	ip netns del "$ns" 2>/dev/null || :
+	rm -rf -- "$tmp"
+}
+
+if ! ip netns add "$ns" 2>/dev/null; then
+	rm -rf -- "$tmp"
+	echo "partition.sh: cannot make a network namespace; skipped"
+	exit 77
+fi
+trap cleanup EXIT
+ip link add "$host_if" type veth peer name "$ns_if"
+ip link set "$ns_if" netns "$ns"
+ip addr add "$net.1/30" dev "$host_if"
+ip link set "$host_if" up
+ip netns exec "$ns" ip link set lo up
+ip netns exec "$ns" ip addr add "$net.2/30" dev "$ns_if"
+ip netns exec "$ns" ip link set "$ns_if" up
+
+HARNESS_ADDR=$net.2 HARNESS_NETNS=$ns harness_start_sshd "$tmp"
+mkdir -p "$tmp/poolsets" "$tmp/parts" "$tmp/logs"
+printf 'PMEMPOOLSET\n8M %s/parts/r4.part0\n' "$tmp" >"$tmp/poolsets/r4.set"
+RPMEM_CMD=$(harness_rpmemd_cmd "$tmp/poolsets" "$tmp/logs/rpmemd.log")
+export RPMEM_CMD
+export RPMEM_TIMEOUT=3 R4_TARGET=$HARNESS_TARGET R4_SET=r4.set
+export R4_CUT="ip link set $host_if down" R4_HEAL="ip link set $host_if up"
+
+rc=0
+"$top_builddir/tests/integration/partition" || rc=1
+
+# every rpmemd of the run is gone in the end (the first one once the
+# healed link delivered its client's hang-up)
+pids=$(sed -n 's/.*session: pid \([0-9]*\) .*/\1/p' "$tmp/logs/rpmemd.log")
+for pid in $pids; do
+	for ((try = 0; try < 200; try++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "partition.sh: rpmemd $pid still running"
+		rc=1
+	fi
+done
+if [ $rc -ne 0 ]; then
+	echo "--- rpmemd log"
+	cat "$tmp/logs/rpmemd.log"
+fi
+exit $rc
