@@ -56,6 +56,10 @@ start(struct daemon *d)
 	if (d->pid == 0) {
 		dup2(in[0], 0);
 		dup2(out[1], 1);
+		/* a descriptor rpmemd must not keep (S5) */
+		int leak = open("/dev/null", O_RDONLY);
+		if (leak >= 0 && leak < 9)
+			dup2(leak, 9);
 		char exe[512], psd[300], log[320], conf[300];
 		snprintf(exe, sizeof(exe), "%s/rpmemd",
 			getenv("top_builddir") ? getenv("top_builddir") : ".");
@@ -206,6 +210,48 @@ teardown(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", Dir);
 	sys(cmd);
 }
+
+/* proc_status -- the value of `key` in /proc/<pid>/status */
+static void
+proc_status(pid_t pid, const char *key, char *val, size_t len)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	val[0] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		size_t k = strlen(key);
+		if (strncmp(line, key, k) == 0 && line[k] == ':') {
+			snprintf(val, len, "%s", line + k + 1);
+			break;
+		}
+	}
+	fclose(f);
+	char *p = val;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	memmove(val, p, strlen(p) + 1);
+	val[strcspn(val, "\n")] = '\0';
+}
+
+/* S5: no inherited descriptors, umask 077, no new privileges */
+START_TEST(rpmemd_hardens_itself)
+{
+	struct daemon d;
+	start(&d);
+	char val[64];
+	proc_status(d.pid, "NoNewPrivs", val, sizeof(val));
+	ck_assert_str_eq(val, "1");
+	proc_status(d.pid, "Umask", val, sizeof(val));
+	ck_assert_str_eq(val, "0077");
+	char path[64], link[256];
+	snprintf(path, sizeof(path), "/proc/%d/fd/9", (int)d.pid);
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	ck_assert_msg(n < 0, "rpmemd kept an inherited descriptor 9");
+	finish(&d, 0);
+}
+END_TEST
 
 /* R19: another major is refused with BADPROTO naming both versions */
 START_TEST(other_major_is_refused_naming_both_versions)
@@ -378,6 +424,7 @@ main(void)
 	TCase *tc = tcase_create("protocol");
 	tcase_set_timeout(tc, 120);
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, rpmemd_hardens_itself);
 	tcase_add_test(tc, other_major_is_refused_naming_both_versions);
 	tcase_add_test(tc, newer_minor_works_at_the_daemons_minor);
 	tcase_add_test(tc, pmdk_0_1_client_gets_a_plain_badproto);
