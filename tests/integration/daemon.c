@@ -30,6 +30,7 @@
 
 static char Dir[256];
 static char Log[300];
+static const char *Extra_arg;	/* one more rpmemd option, or NULL */
 
 struct daemon {
 	pid_t pid;
@@ -68,7 +69,7 @@ start(struct daemon *d)
 		snprintf(conf, sizeof(conf), "%s/rpmemd.conf", Dir);
 		setenv("SSH_CONNECTION", "127.0.0.1 40000 127.0.0.1 22", 1);
 		execl(exe, exe, "-c", conf, psd, log, "--log-level=debug",
-			(char *)NULL);
+			Extra_arg, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -253,6 +254,33 @@ START_TEST(rpmemd_hardens_itself)
 }
 END_TEST
 
+/*
+ * R20: persist-apm on a pool that claims to be pmem, over tcp: APM would
+ * leave RMA-written bytes in the target's caches, so rpmemd answers
+ * GPSPM and says why
+ */
+START_TEST(apm_over_tcp_downgrades_to_gpspm_with_a_notice)
+{
+	Extra_arg = "--persist-apm";
+	setenv("PMEM_IS_PMEM_FORCE", "1", 1);
+	struct daemon d;
+	start(&d);
+	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR);
+	send_req(&d, &r);
+	static struct proto_resp resp;
+	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert_uint_eq(resp.status, 0);
+	ck_assert_uint_eq(resp.ibc.persist_method, PROTO_PM_GPSPM);
+	struct proto_req c = { .type = PROTO_MSG_CLOSE };
+	send_req(&d, &c);
+	ck_assert(recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
+	finish(&d, 0);
+	ck_assert(log_has("persist-apm requested, but the provider is not "
+		"verbs: using GPSPM"));
+	ck_assert(log_has("persist flush: pmem_persist"));
+}
+END_TEST
+
 /* R19: another major is refused with BADPROTO naming both versions */
 START_TEST(other_major_is_refused_naming_both_versions)
 {
@@ -425,6 +453,7 @@ main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, rpmemd_hardens_itself);
+	tcase_add_test(tc, apm_over_tcp_downgrades_to_gpspm_with_a_notice);
 	tcase_add_test(tc, other_major_is_refused_naming_both_versions);
 	tcase_add_test(tc, newer_minor_works_at_the_daemons_minor);
 	tcase_add_test(tc, pmdk_0_1_client_gets_a_plain_badproto);
