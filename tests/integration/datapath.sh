@@ -150,12 +150,12 @@ check_after() {
 	fi
 }
 
-# run_group -- run datapath.c group $1 under the current environment
+# run_group -- run datapath.c group $2 (label $1) in the current environment
 run_group() {
-	local group=$1 result=PASS t0=$SECONDS
-	printf '=== %s: RPMEM_TIMEOUT=%s RPMEM_SSH=%s\n' "$group" \
-		"$RPMEM_TIMEOUT" "$RPMEM_SSH"
-	"$prog" "$group" || result=FAIL
+	local group=$1 pgroup=$2 result=PASS t0=$SECONDS
+	printf '=== %s: RPMEM_TIMEOUT=%s RPMEM_SSH=%s RPMEM_PROVIDER=%s\n' \
+		"$group" "$RPMEM_TIMEOUT" "$RPMEM_SSH" "${RPMEM_PROVIDER:-}"
+	"$prog" "$pgroup" || result=FAIL
 	check_after "$group" || result=FAIL
 	if [[ $result != PASS ]]; then
 		failed+=("$group")
@@ -207,18 +207,23 @@ mkfifo -m 600 "$gate"
 chmod 755 "$tmp/ssh-gated"
 
 groups=("$@")
-((${#groups[@]} != 0)) || groups=(data fault stray)
+((${#groups[@]} != 0)) || groups=(data fault stray sockets)
 for group in "${groups[@]}"; do
+	pgroup=$group
+	unset RPMEM_PROVIDER CK_RUN_CASE
 	case $group in
 	data)	RPMEM_TIMEOUT=20 RPMEM_SSH=$harness_ssh ;;
 	fault)	RPMEM_TIMEOUT=3 RPMEM_SSH=$harness_ssh ;;
 	stray)	RPMEM_TIMEOUT=10 RPMEM_SSH=$tmp/ssh-gated
 		export RPMEM_TEST_GATE=$gate ;;
+	sockets) # the random mixes again, over libfabric's sockets provider
+		RPMEM_TIMEOUT=20 RPMEM_SSH=$harness_ssh pgroup=data
+		export RPMEM_PROVIDER=sockets CK_RUN_CASE=mix ;;
 	*)	echo "datapath.sh: unknown group '$group'" >&2
 		exit 1 ;;
 	esac
 	export RPMEM_TIMEOUT RPMEM_SSH
-	run_group "$group"
+	run_group "$group" "$pgroup"
 done
 
 echo "datapath.sh: $(log_pids | wc -l) rpmemd sessions in $((SECONDS -
