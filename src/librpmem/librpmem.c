@@ -233,7 +233,8 @@ pool_session_end(RPMEMpool *rpp, uint32_t flags)
 		fabric_close(rpp->fab);
 		rpp->fab = NULL;
 	}
-	if (atomic_load(&rpp->state) == RPMEM_ST_READY) {
+	/* a session being set up is ended the same way as a ready one */
+	if (atomic_load(&rpp->state) != RPMEM_ST_BROKEN) {
 		struct proto_req req = {
 			.type = PROTO_MSG_CLOSE,
 			.close_flags = flags,
@@ -415,7 +416,6 @@ err_close: {
 		int err = errno;
 		char msg[ERRMSG_MAX];
 		memcpy(msg, Errmsg, sizeof(msg));
-		atomic_store(&rpp->state, RPMEM_ST_READY);
 		(void) pool_session_end(rpp, type == PROTO_MSG_CREATE ?
 			PROTO_CLOSE_FLAG_REMOVE : 0);
 		memcpy(Errmsg, msg, sizeof(msg));

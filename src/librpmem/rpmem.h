@@ -18,9 +18,10 @@
 /*
  * Handle states.  Every public call first checks the state: data calls
  * need READY; a BROKEN handle answers every call but close with its
- * sticky errno.
+ * sticky errno.  Only rpmem_create/rpmem_open see an OPENING one.
  */
 enum rpmem_state {
+	RPMEM_ST_OPENING,	/* session being set up */
 	RPMEM_ST_READY,		/* out-of-band done, lanes usable */
 	RPMEM_ST_BROKEN,	/* channel or lane failed: sticky error */
 };
