@@ -37,6 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "itest.h"
 #include "librpmem.h"
 
 #define MIB ((size_t)1 << 20)
@@ -67,35 +68,6 @@ struct tset {
 
 /* rpmem_errormsg() of the last expected failure */
 static char last_msg[MSG_MAX];
-
-/* errmsg -- rpmem_errormsg(), never NULL */
-static const char *
-errmsg(void)
-{
-	const char *m = rpmem_errormsg();
-	return m ? m : "(null)";
-}
-
-/* ename -- symbolic name of errno value `e` */
-static const char *
-ename(int e)
-{
-	const char *n = e ? strerrorname_np(e) : "0";
-	return n ? n : "E?";
-}
-
-/* fmt -- snprintf that fails the test instead of truncating */
-static void fmt(char *buf, size_t len, const char *f, ...)
-	__attribute__((format(printf, 3, 4)));
-static void
-fmt(char *buf, size_t len, const char *f, ...)
-{
-	va_list ap;
-	va_start(ap, f);
-	int n = vsnprintf(buf, len, f, ap);
-	va_end(ap);
-	ck_assert_msg(n >= 0 && (size_t)n < len, "path too long: %s", buf);
-}
 
 /* exists -- is there a directory entry (even a dangling link) at path? */
 static bool

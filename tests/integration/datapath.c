@@ -61,6 +61,7 @@
 #include <rdma/fi_errno.h>
 
 #include "fab.h"	/* struct lane_conn: what a stray client imitates */
+#include "itest.h"
 #include "librpmem.h"
 
 #define KIB ((size_t)1 << 10)
@@ -100,35 +101,6 @@ struct tset {
 };
 
 /* ------------------------------------------------------------ helpers */
-
-/* errmsg -- rpmem_errormsg(), never NULL */
-static const char *
-errmsg(void)
-{
-	const char *m = rpmem_errormsg();
-	return m ? m : "(null)";
-}
-
-/* ename -- symbolic name of errno value `e` */
-static const char *
-ename(int e)
-{
-	const char *n = e ? strerrorname_np(e) : "0";
-	return n ? n : "E?";
-}
-
-/* fmt -- snprintf that fails the test instead of truncating */
-static void fmt(char *buf, size_t len, const char *f, ...)
-	__attribute__((format(printf, 3, 4)));
-static void
-fmt(char *buf, size_t len, const char *f, ...)
-{
-	va_list ap;
-	va_start(ap, f);
-	int n = vsnprintf(buf, len, f, ap);
-	va_end(ap);
-	ck_assert_msg(n >= 0 && (size_t)n < len, "string too long: %s", buf);
-}
 
 /* say -- snprintf into a fixed message buffer, truncating silently */
 static void say(char *buf, size_t len, const char *f, ...)
