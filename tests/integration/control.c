@@ -1311,32 +1311,12 @@ env_load(const char *group)
 int
 main(int argc, char *argv[])
 {
-	static const struct {
-		const char *name;
-		Suite *(*make)(void);
-	} groups[] = {
+	static const struct itest_group groups[] = {
 		{ "main", suite_main },
 		{ "badconfig", suite_badconfig },
 		{ "nodaemon", suite_nodaemon },
 		{ "fakedaemon", suite_fakedaemon },
 	};
-	const char *group = argc > 1 ? argv[1] : "main";
-	Suite *s = NULL;
-
-	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
-		if (strcmp(group, groups[i].name) == 0)
-			s = groups[i].make();
-	if (argc > 2 || s == NULL) {
-		fprintf(stderr, "usage: %s [main|badconfig|nodaemon|"
-			"fakedaemon]\n", argv[0]);
-		return EXIT_FAILURE;
-	}
-	if (env_load(group))
-		return EXIT_FAILURE;
-
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	int nfailed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nfailed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return itest_main(argc, argv, groups,
+		sizeof(groups) / sizeof(groups[0]), env_load);
 }

@@ -2358,41 +2358,24 @@ env_load(const char *group)
 	env.max_lanes = (unsigned)env_num("RPMEM_TEST_MAX_LANES", 64,
 		&missing);
 	env.timeout_ms = (int)env_num("RPMEM_TIMEOUT", 60, &missing) * 1000;
-	return missing ? -1 : 0;
-}
-
-/* main -- run the group named by argv[1] */
-int
-main(int argc, char *argv[])
-{
-	static const struct {
-		const char *name;
-		Suite *(*make)(void);
-	} groups[] = {
-		{ "data", suite_data },
-		{ "fault", suite_fault },
-		{ "stray", suite_stray },
-	};
-	const char *group = argc > 1 ? argv[1] : "data";
-	Suite *s = NULL;
-
-	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
-		if (strcmp(group, groups[i].name) == 0)
-			s = groups[i].make();
-	if (argc > 2 || s == NULL) {
-		fprintf(stderr, "usage: %s [data|fault|stray]\n", argv[0]);
-		return EXIT_FAILURE;
-	}
-	if (env_load(group))
-		return EXIT_FAILURE;
+	if (missing)
+		return -1;
 	printf("datapath %s: DATAPATH_SEED=%llu DATAPATH_OPS=%u "
 		"RPMEM_TIMEOUT=%d\n", group, (unsigned long long)env.seed,
 		env.ops, env.timeout_ms / 1000);
 	fflush(stdout);
+	return 0;
+}
 
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	int nfailed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nfailed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+/* main -- run the group named by argv[1] (default "data") */
+int
+main(int argc, char *argv[])
+{
+	static const struct itest_group groups[] = {
+		{ "data", suite_data },
+		{ "fault", suite_fault },
+		{ "stray", suite_stray },
+	};
+	return itest_main(argc, argv, groups,
+		sizeof(groups) / sizeof(groups[0]), env_load);
 }
