@@ -33,7 +33,8 @@ fab_getinfo(uint32_t provider, const char *node, const char *service,
 	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
 		FI_MR_PROV_KEY | FI_MR_LOCAL;
 	hints->domain_attr->threading = FI_THREAD_SAFE;
-	hints->tx_attr->msg_order = FI_ORDER_SAW | FI_ORDER_RAW;
+	/* sealed messages are numbered: sends must arrive in order */
+	hints->tx_attr->msg_order = FI_ORDER_SAW | FI_ORDER_RAW | FI_ORDER_SAS;
 	hints->tx_attr->iov_limit = 2;	/* message header + pool bytes */
 	hints->fabric_attr->prov_name = strdup(name);
 	if (!hints->fabric_attr->prov_name) {

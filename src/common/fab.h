@@ -4,8 +4,15 @@
  *
  * One libfabric FI_EP_MSG endpoint per lane.  On a lane the client sends
  * lane_msg (header + optional inline data) and rpmemd answers every
- * message with a lane_resp, in order.  Native byte order: both ends of a
- * session run the same architecture (as in PMDK).
+ * message with a lane_resp (+ data for LANE_OP_READ), in order.  Native
+ * byte order: both ends of a session run the same architecture (as in
+ * PMDK).
+ *
+ * Under lane security (lanesec.h) every message, both ways, travels as
+ * a LANESEC_TAG_LEN-byte tag followed by the message, sealed by the
+ * sender's stream of that lane.  Buffers keep room for the tag in front
+ * of every header (LANE_HDR_OFF), so the header sits at the same place
+ * whether or not a session seals its messages.
  */
 #ifndef RPMEM_FAB_H
 #define RPMEM_FAB_H 1
@@ -16,6 +23,7 @@
 
 #include <rdma/fabric.h>
 
+#include "lanesec.h"
 #include "proto.h"
 
 #define FAB_API_VERSION FI_VERSION(1, 10)
@@ -25,6 +33,7 @@ enum lane_op {
 	LANE_OP_WRITTEN = 0,	/* bytes came by RMA write: persist them */
 	LANE_OP_INLINE = 2,	/* bytes inline: 8-byte-atomic copy, persist */
 	LANE_OP_BATCH = 3,	/* lane_rec records, each handled as INLINE */
+	LANE_OP_READ = 4,	/* secured sessions: answer with the bytes */
 };
 
 #define LANE_F_DEEP 0x100U	/* deep persist instead of persist */
@@ -60,28 +69,38 @@ lane_rec_size(size_t len)
 struct lane_resp {
 	uint32_t status;	/* 0 or a positive errno */
 	uint32_t lane;
+	uint8_t data[];		/* LANE_OP_READ: the bytes asked for */
 };
 
-/* what a connection request carries (RELIABILITY S2) */
+/* where a message starts in its buffer: after room for the tag */
+#define LANE_HDR_OFF LANESEC_TAG_LEN
+
+/*
+ * what a connection request carries (RELIABILITY S2): a one-use token
+ * derived from the session's keys, never a key or a reusable secret
+ */
 #define LANE_CONN_MAGIC 0x52504d4cU	/* "RPML" */
 struct lane_conn {
 	uint32_t magic;
 	uint32_t lane;
-	uint8_t secret[PROTO_SECRET_LEN];
+	uint8_t token[LANESEC_TOKEN_LEN];
 };
 
 /* inline buffers: slots per lane and the largest buffer we agree to */
 #define LANE_SLOTS 4
 #define LANE_BUFF_DEFAULT (256 * 1024)
 #define LANE_BUFF_MAX (1024 * 1024)
-/* rpmemd's receive buffers of one session never exceed this */
+/* rpmemd's message buffers of one session never exceed this */
 #define LANE_MEM_MAX ((size_t)64 << 20)
+/* rpmemd's send buffers per lane for read answers of secured sessions */
+#define LANE_SENDBUFS 2
 
 /* lane_slot_size -- bytes of one message slot for a given buff_size */
 static inline size_t
 lane_slot_size(size_t buff_size)
 {
-	return (sizeof(struct lane_msg) + buff_size + 63) & ~(size_t)63;
+	return (LANE_HDR_OFF + sizeof(struct lane_msg) + buff_size + 63) &
+		~(size_t)63;
 }
 
 /*

@@ -86,9 +86,17 @@ static const struct field ibc_fields[] = {
 #define E(w, m, o) FIELD(w, struct proto_ext, m, o)
 static const struct field ext_fields[] = {
 	E(0, major, BE), E(2, minor, BE), E(4, version, BE),
-	E(8, buff_size, BE), E(16, secret, RAW),
+	E(8, buff_size, BE), E(16, security, BE), E(18, cipher, BE),
+	E(24, random, RAW),
 };
 #undef E
+
+/* bytes 4-7 of the request extension are reserved (zero) */
+#define Q(w, m, o) FIELD(w, struct proto_req_ext, m, o)
+static const struct field req_ext_fields[] = {
+	Q(0, security, BE), Q(2, cipher, BE), Q(8, random, RAW),
+};
+#undef Q
 
 static const struct field close_fields[] = {
 	FIELD(0, struct proto_req, close_flags, HOST),
@@ -296,15 +304,18 @@ ibc_ok(const struct proto_ibc *ibc)
 }
 
 /*
- * desc_get -- validate the descriptor that ends a message of `len` bytes
- * whose fixed part is `base` bytes, and copy the string out
+ * desc_get -- validate the descriptor that follows the fixed part
+ * (`base` bytes) of a message of `len` bytes and is followed by exactly
+ * `tail` bytes, and copy the string out
  */
 static int
-desc_get(const unsigned char *p, size_t len, size_t base, char *desc)
+desc_get(const unsigned char *p, size_t len, size_t base, size_t tail,
+		char *desc)
 {
 	uint32_t size = get32(p, base - DESC_SIZE_LEN);
 
-	if (size < DESC_MIN || size > PROTO_DESC_MAX || size != len - base)
+	if (size < DESC_MIN || size > PROTO_DESC_MAX || len - base < tail ||
+			size != len - base - tail)
 		return -EPROTO;
 
 	const unsigned char *s = p + base;
@@ -345,7 +356,7 @@ proto_hdr_decode(const void *buf, size_t len, uint32_t *type,
 	if (*size > PROTO_REQ_MAX)
 		return -EMSGSIZE;
 
-	/* only CREATE and OPEN have a variable part */
+	/* only CREATE and OPEN have a variable part (and maybe an ext) */
 	uint64_t min = base_size(*type);
 	if (has_desc(*type))
 		min += DESC_MIN;
@@ -381,6 +392,7 @@ proto_hdr_resp_decode(const void *buf, size_t len, uint32_t expected,
 			return -EPROTO;
 	} else if (*size != base && !(has_ibc(expected) &&
 			*size == base + PROTO_EXT_SIZE)) {
+		/* a PMDK 0.1 daemon sends the bare layout, ours the ext */
 		return -EPROTO;
 	}
 
@@ -400,9 +412,14 @@ req_body_decode(const unsigned char *p, size_t len, struct proto_req *req)
 			return -EPROTONOSUPPORT;
 		if (!provider_ok(req->common.provider))
 			return -EPROTO;
-		int ret = desc_get(p, len, base_size(type), req->desc);
+		/* ours end with the extension block; PMDK's do not */
+		req->has_ext = req->common.minor >= PROTO_MINOR;
+		size_t tail = req->has_ext ? PROTO_REQ_EXT_SIZE : 0;
+		int ret = desc_get(p, len, base_size(type), tail, req->desc);
 		if (ret)
 			return ret;
+		if (req->has_ext)
+			GET(p + len - tail, req_ext_fields, &req->ext);
 	}
 
 	size_t attr = attr_offset(type);
@@ -498,7 +515,7 @@ proto_resp_decode(const void *buf, size_t len, uint32_t expected,
 	if (status != PROTO_SUCCESS)
 		return 0;
 
-	/* the extension exists from minor 2 on, in our major only */
+	/* the extension is ours: our major, minor 3 on */
 	if (!ibc_ok(&resp->ibc) || (resp->has_ext &&
 			(resp->ext.major != PROTO_MAJOR ||
 			resp->ext.minor < PROTO_MINOR))) {
@@ -534,11 +551,13 @@ proto_req_encode(const struct proto_req *req, void *buf, size_t len)
 			return -EINVAL;
 	}
 
-	size_t size = base + dlen;
+	size_t tail = has_desc(type) && req->has_ext ? PROTO_REQ_EXT_SIZE : 0;
+	size_t size = base + dlen + tail;
 	if (len < size)
 		return -ENOBUFS;
 
 	unsigned char *p = buf;
+	memset(p, 0, size);	/* reserved bytes and absent blocks */
 	put32(p, HDR_TYPE, type);
 	put64(p, HDR_SIZE, size);
 
@@ -546,14 +565,14 @@ proto_req_encode(const struct proto_req *req, void *buf, size_t len)
 		PUT(p + PROTO_HDR_SIZE, common_fields, &req->common);
 		put32(p, base - DESC_SIZE_LEN, (uint32_t)dlen);
 		memcpy(p + base, req->desc, dlen);
+		if (tail)
+			PUT(p + base + dlen, req_ext_fields, &req->ext);
 	}
 
 	/* no attributes travel as an all-zero block (facts 3.5) */
 	size_t attr = attr_offset(type);
 	if (attr != 0 && req->has_attr)
 		PUT(p + attr, attr_fields, &req->attr);
-	else if (attr != 0)
-		memset(p + attr, 0, PROTO_ATTR_SIZE);
 
 	if (type == PROTO_MSG_CLOSE)
 		PUT(p + CLOSE_FLAGS, close_fields, req);
@@ -599,6 +618,7 @@ proto_resp_encode(const struct proto_resp *resp, void *buf, size_t len)
 		return -ENOBUFS;
 
 	unsigned char *p = buf;
+	memset(p, 0, size);	/* reserved bytes */
 	put32(p, HDR_RESP_STATUS, resp->status);
 	put32(p, HDR_RESP_TYPE, type);
 	put64(p, HDR_RESP_SIZE, size);
@@ -611,7 +631,6 @@ proto_resp_encode(const struct proto_resp *resp, void *buf, size_t len)
 		PUT(p + base, ext_fields, &resp->ext);
 	if (hash) {
 		put32(p, HASH_RESP_COUNT, resp->nhashes);
-		put32(p, HASH_RESP_COUNT + 4, 0);
 		for (uint32_t i = 0; i < resp->nhashes; i++)
 			put64(p, HASH_RESP_HASHES + 8 * i, resp->hashes[i]);
 	}

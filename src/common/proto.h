@@ -4,11 +4,15 @@
  *
  * Wire base is PMDK 1.12's protocol 0.1 (packed, big-endian, except
  * ibc.nlanes and close.flags which PMDK sends in host order and which we
- * therefore send in host order too).  Our extension (minor 2) appends a
- * fixed block to CREATE_RESP and OPEN_RESP carrying the negotiated minor,
- * the daemon's version, the inline buffer size and the per-session lane
- * secret, and adds HASH: content hashes of pool ranges computed by
- * rpmemd, so replicas can be compared without moving their bytes.
+ * therefore send in host order too).  Our extension (minor 3) appends a
+ * fixed block to CREATE and OPEN, after the descriptor, carrying the
+ * client's lane-security minimum, its preferred cipher and its half of
+ * the session's key material; and one to CREATE_RESP and OPEN_RESP
+ * carrying the negotiated minor, the daemon's version, the inline buffer
+ * size, the lane-security policy and cipher of the session and the
+ * daemon's half of the key material (see lanesec.h).  It adds HASH:
+ * content hashes of pool ranges computed by rpmemd, so replicas can be
+ * compared without moving their bytes.  All of it travels inside ssh.
  *
  * Decoders take (buf, len), check every field and never read past len.
  * They return 0 or -errno (-EPROTO for a malformed message, -EMSGSIZE for
@@ -31,7 +35,7 @@
 
 #define PROTO_MAJOR 0
 #define PROTO_MINOR_PMDK 1	/* plain PMDK 1.12 */
-#define PROTO_MINOR 2		/* ours: response extension, tcp provider */
+#define PROTO_MINOR 3		/* ours: extension blocks, tcp, lane security */
 
 enum proto_msg_type {
 	PROTO_MSG_CREATE = 1,
@@ -42,8 +46,8 @@ enum proto_msg_type {
 	PROTO_MSG_CLOSE_RESP = 6,
 	PROTO_MSG_SET_ATTR = 7,
 	PROTO_MSG_SET_ATTR_RESP = 8,
-	PROTO_MSG_HASH = 9,		/* minor >= 2 */
-	PROTO_MSG_HASH_RESP = 10,	/* minor >= 2 */
+	PROTO_MSG_HASH = 9,		/* ours */
+	PROTO_MSG_HASH_RESP = 10,	/* ours */
 };
 
 /* wire status codes (facts 2.7) */
@@ -69,7 +73,7 @@ enum proto_provider {
 	PROTO_PROV_UNKNOWN = 0,
 	PROTO_PROV_VERBS = 1,
 	PROTO_PROV_SOCKETS = 2,
-	PROTO_PROV_TCP = 3,	/* extension, minor >= 2 */
+	PROTO_PROV_TCP = 3,	/* ours */
 	PROTO_PROV_MAX = 4,
 };
 
@@ -86,15 +90,16 @@ enum proto_pm {
 #define PROTO_COMMON_SIZE 28
 #define PROTO_ATTR_SIZE 104
 #define PROTO_IBC_SIZE 28
-#define PROTO_EXT_SIZE 32
-#define PROTO_SECRET_LEN 16
+#define PROTO_REQ_EXT_SIZE 40
+#define PROTO_EXT_SIZE 56
+#define PROTO_RANDOM_LEN 32
 
-#define PROTO_CREATE_SIZE 148		/* + descriptor incl. NUL */
-#define PROTO_OPEN_SIZE 44		/* + descriptor incl. NUL */
+#define PROTO_CREATE_SIZE 148		/* + descriptor incl. NUL + ext */
+#define PROTO_OPEN_SIZE 44		/* + descriptor incl. NUL + ext */
 #define PROTO_CLOSE_SIZE 16
 #define PROTO_SET_ATTR_SIZE 116
-#define PROTO_CREATE_RESP_SIZE 44	/* + PROTO_EXT_SIZE with minor >= 2 */
-#define PROTO_OPEN_RESP_SIZE 148	/* + PROTO_EXT_SIZE with minor >= 2 */
+#define PROTO_CREATE_RESP_SIZE 44	/* + PROTO_EXT_SIZE in ours */
+#define PROTO_OPEN_RESP_SIZE 148	/* + PROTO_EXT_SIZE in ours */
 #define PROTO_CLOSE_RESP_SIZE 16
 #define PROTO_SET_ATTR_RESP_SIZE 16
 #define PROTO_HASH_SIZE 36		/* hdr, offset, length, chunk */
@@ -103,7 +108,8 @@ enum proto_pm {
 
 /* caps applied before anything is allocated or read */
 #define PROTO_DESC_MAX 4096		/* descriptor length incl. NUL */
-#define PROTO_REQ_MAX (PROTO_CREATE_SIZE + PROTO_DESC_MAX)
+#define PROTO_REQ_MAX (PROTO_CREATE_SIZE + PROTO_DESC_MAX + \
+	PROTO_REQ_EXT_SIZE)
 #define PROTO_RESP_MAX (PROTO_HASH_RESP_SIZE + 8 * PROTO_HASH_MAX)
 
 /* buff_size of PMDK 0.1 peers: two pool headers */
@@ -127,13 +133,22 @@ struct proto_ibc {
 	uint32_t nlanes;
 };
 
-/* our response extension (minor >= 2) */
+/* our request extension: CREATE and OPEN of minor >= 3 */
+struct proto_req_ext {
+	uint16_t security;	/* the client's lane-security minimum */
+	uint16_t cipher;	/* the cipher the client prefers */
+	uint8_t random[PROTO_RANDOM_LEN];	/* its key material */
+};
+
+/* our response extension: CREATE_RESP and OPEN_RESP to minor >= 3 */
 struct proto_ext {
 	uint16_t major;
 	uint16_t minor;		/* negotiated: min(client, daemon) */
 	uint32_t version;	/* rpmemd's: major << 16 | minor << 8 | patch */
 	uint64_t buff_size;	/* negotiated inline buffer per lane */
-	uint8_t secret[PROTO_SECRET_LEN];
+	uint16_t security;	/* the session's lane-security policy */
+	uint16_t cipher;	/* and its cipher */
+	uint8_t random[PROTO_RANDOM_LEN];	/* the daemon's key material */
 };
 
 /* a decoded request */
@@ -143,6 +158,8 @@ struct proto_req {
 	bool has_attr;				/* CREATE, SET_ATTR */
 	struct rpmem_pool_attr attr;		/* zeroed when !has_attr */
 	char desc[PROTO_DESC_MAX];		/* CREATE, OPEN */
+	bool has_ext;				/* CREATE, OPEN of ours */
+	struct proto_req_ext ext;
 	uint32_t close_flags;			/* CLOSE */
 	uint64_t hash_off;			/* HASH: pool offset */
 	uint64_t hash_len;			/* HASH: bytes to cover */

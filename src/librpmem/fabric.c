@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fabric.c -- librpmem's lanes at work: flush, drain, read, completions
+ * fabric.c -- librpmem's lanes at work: flush, drain, read, completions,
+ * sealing messages and opening answers when the session asks for it
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -37,21 +38,82 @@ fabric_error(const struct fabric *f)
 	return atomic_load(&f->error);
 }
 
-/* fabric_post_recv -- give a response slot back to the lane */
+/* fabric_post_recv -- give an answer slot back to the lane */
 int
 fabric_post_recv(struct fabric *f, struct lane *l, struct op *op)
 {
+	/* unsealed answers land after the tag's room: headers line up */
+	size_t off = f->policy == LANESEC_NONE ? LANE_HDR_OFF : 0;
 	ssize_t r;
 	do {
-		r = fi_recv(l->ep, op->buf, sizeof(struct lane_resp),
+		r = fi_recv(l->ep, (char *)op->buf + off, f->rslot_size - off,
 			f->buf_desc, 0, &op->ctx);
 	} while (r == -FI_EAGAIN);
 	return (int)r;
 }
 
+/*
+ * open_answer -- check a sealed answer of `len` bytes against what its
+ * message expects and open it: a READ's bytes are decrypted (or, only
+ * authenticated, copied) straight into the caller's buffer
+ */
+static int
+open_answer(struct fabric *f, struct lane *l, struct op *op, size_t len,
+		const struct expect *e)
+{
+	char *body = (char *)op->buf + LANE_HDR_OFF;
+	size_t hdr = sizeof(struct lane_resp);
+	bool encrypted = f->policy == LANESEC_ENCRYPT;
+	int r = -EBADMSG;
+	if (len == LANESEC_TAG_LEN + hdr + e->len) {
+		struct lanesec_piece p[2] = {
+			{ body, body, hdr },
+			{ body + hdr, encrypted ? e->dst : NULL, e->len },
+		};
+		r = lanesec_open(&l->rx, p, 2, op->buf);
+	}
+	if (r) {
+		log_err("lane %u: answer %llu from rpmemd failed "
+			"authentication (altered, forged, replayed, reordered, "
+			"or one before it dropped): connection dropped",
+			(unsigned)(l - f->lanes), (unsigned long long)l->rx.seq);
+		return EBADMSG;
+	}
+	if (!encrypted && e->len)
+		memcpy(e->dst, body + hdr, e->len);
+	return 0;
+}
+
+/*
+ * answered -- an answer of `len` bytes to the lane's oldest message:
+ * its status counts toward the next drain, or toward the read it ends
+ */
+static int
+answered(struct fabric *f, struct lane *l, struct op *op, size_t len)
+{
+	struct expect *e = &l->expect[l->ehead];
+	if (f->policy != LANESEC_NONE) {
+		int r = open_answer(f, l, op, len, e);
+		if (r)
+			return r;
+	} else if (len < sizeof(struct lane_resp)) {
+		return EPROTO;
+	}
+	const struct lane_resp *resp =
+		(void *)((char *)op->buf + LANE_HDR_OFF);
+	int *status = e->dst ? &l->rstatus : &l->status;
+	if (resp->status && !*status)
+		*status = (int)resp->status;
+	if (e->dst)
+		l->reads--;
+	l->ehead = (l->ehead + 1) % LANE_SLOTS;
+	l->inflight--;
+	return fabric_post_recv(f, l, op) ? ECONNRESET : 0;
+}
+
 /* complete -- account one completion of this lane */
 static int
-complete(struct fabric *f, struct lane *l, struct op *op)
+complete(struct fabric *f, struct lane *l, struct op *op, size_t len)
 {
 	switch (op->kind) {
 	case OP_SEND:
@@ -60,13 +122,8 @@ complete(struct fabric *f, struct lane *l, struct op *op)
 	case OP_READ:
 		l->reads--;
 		return 0;
-	case OP_RECV: {
-		const struct lane_resp *resp = op->buf;
-		if (resp->status && !l->status)
-			l->status = (int)resp->status;
-		l->inflight--;
-		return fabric_post_recv(f, l, op) ? ECONNRESET : 0;
-	}
+	case OP_RECV:
+		return answered(f, l, op, len);
 	}
 	return EPROTO;
 }
@@ -110,7 +167,7 @@ progress(struct fabric *f, struct lane *l, long long deadline)
 		return ECONNRESET;
 	}
 	for (ssize_t i = 0; i < n; i++) {
-		int r = complete(f, l, ent[i].op_context);
+		int r = complete(f, l, ent[i].op_context, ent[i].len);
 		if (r) {
 			fabric_break(f, r);
 			return r;
@@ -145,15 +202,40 @@ wait_slot(struct fabric *f, struct lane *l, struct op *op)
 	} \
 	_r; })
 
-/* post_send -- post `op` (its buf holds the message header) */
+/*
+ * post_send -- send the message in `op`: its header (and any batch
+ * records), `hlen` bytes at buf + LANE_HDR_OFF, then `dlen` bytes of the
+ * pool at `data`.  Sealed, it goes tag first; encrypted, the pool bytes
+ * are encrypted into the slot on the way (one pass, the only copy).  The
+ * answer is expected into `dst` (`dst_len` bytes) for a READ.
+ */
 static int
 post_send(struct fabric *f, struct lane *l, struct op *op, size_t hlen,
-		const void *data, size_t dlen)
+		const void *data, size_t dlen, char *dst, size_t dst_len)
 {
+	char *hdr = (char *)op->buf + LANE_HDR_OFF;
 	struct iovec iov[2] = {
-		{ .iov_base = op->buf, .iov_len = hlen },
+		{ .iov_base = hdr, .iov_len = hlen },
 		{ .iov_base = (void *)data, .iov_len = dlen },
 	};
+	if (f->policy != LANESEC_NONE) {
+		bool encrypt = f->policy == LANESEC_ENCRYPT;
+		struct lanesec_piece p[2] = {
+			{ hdr, hdr, hlen },
+			{ data, hdr + hlen, dlen },
+		};
+		int r = lanesec_seal(&l->tx, p, 2, op->buf);
+		if (r) {
+			log_err("lane %u: sealing a message: %s",
+				(unsigned)(l - f->lanes), strerror(-r));
+			fabric_break(f, EIO);
+			return EIO;
+		}
+		iov[0].iov_base = op->buf;
+		iov[0].iov_len = LANESEC_TAG_LEN + hlen + (encrypt ? dlen : 0);
+		if (encrypt)
+			dlen = 0;
+	}
 	void *desc[2] = { f->buf_desc, f->pool_desc };
 	struct fi_msg msg = {
 		.msg_iov = iov, .desc = desc, .iov_count = dlen ? 2 : 1,
@@ -165,34 +247,40 @@ post_send(struct fabric *f, struct lane *l, struct op *op, size_t hlen,
 		return ECONNRESET;
 	}
 	op->busy = true;
+	l->expect[(l->ehead + l->inflight) % LANE_SLOTS] =
+		(struct expect){ .dst = dst, .len = dst_len };
 	l->inflight++;
 	return 0;
 }
 
-/* msg_init -- fill a lane message header */
+/* msg_init -- fill the lane message header of `op`'s buffer */
 static void
-msg_init(struct fabric *f, struct lane *l, struct lane_msg *m, uint32_t op,
+msg_init(struct fabric *f, struct lane *l, struct op *op, uint32_t code,
 		uint64_t addr, uint64_t size)
 {
-	m->op = op;
+	struct lane_msg *m = (void *)((char *)op->buf + LANE_HDR_OFF);
+	m->op = code;
 	m->lane = (uint32_t)(l - f->lanes);
 	m->addr = addr;
 	m->size = size;
 }
 
-/* send_msg -- post a lane message that takes the next slot */
+/*
+ * send_msg -- post a lane message that takes the next slot: inline
+ * bytes go straight from the pool (no copy) unless they are encrypted
+ */
 static int
-send_msg(struct fabric *f, struct lane *l, uint32_t op_code, size_t off,
-		size_t size, const void *data, size_t dlen)
+send_msg(struct fabric *f, struct lane *l, uint32_t code, size_t off,
+		size_t size, const void *data, size_t dlen, char *dst)
 {
 	struct op *op = &l->send[l->next % LANE_SLOTS];
 	int r = wait_slot(f, l, op);
 	if (r)
 		return r;
 	l->next++;
-	msg_init(f, l, op->buf, op_code, f->raddr + off, size);
-	/* inline bytes go straight from the pool: no copy into the slot */
-	return post_send(f, l, op, sizeof(struct lane_msg), data, dlen);
+	msg_init(f, l, op, code, f->raddr + off, size);
+	return post_send(f, l, op, sizeof(struct lane_msg), data, dlen, dst,
+		dst ? size : 0);
 }
 
 /* batch_send -- send the lane's open batch of small flushes, if any */
@@ -205,8 +293,9 @@ batch_send(struct fabric *f, struct lane *l)
 	int r = wait_slot(f, l, op);
 	if (r)
 		return r;
-	msg_init(f, l, op->buf, LANE_OP_BATCH, 0, l->bused);
-	r = post_send(f, l, op, sizeof(struct lane_msg) + l->bused, NULL, 0);
+	msg_init(f, l, op, LANE_OP_BATCH, 0, l->bused);
+	r = post_send(f, l, op, sizeof(struct lane_msg) + l->bused, NULL, 0,
+		NULL, 0);
 	l->bcur ^= 1;
 	l->bused = 0;
 	return r;
@@ -233,11 +322,13 @@ batch_add(struct fabric *f, struct lane *l, size_t off, size_t len)
 		if (r)
 			return r;
 	}
-	struct lane_msg *m = op->buf;
+	struct lane_msg *m = (void *)((char *)op->buf + LANE_HDR_OFF);
 	struct lane_rec *rec = (void *)(m->data + l->bused);
 	rec->addr = f->raddr + off;
 	rec->len = len;
 	memcpy(rec->data, f->pool_addr + off, len);
+	/* the padding goes on the wire too: no stale bytes in it */
+	memset(rec->data + len, 0, need - sizeof(*rec) - len);
 	l->bused += need;
 	return 0;
 }
@@ -295,7 +386,7 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 			l->written = true;
 			return 0;
 		}
-		return send_msg(f, l, LANE_OP_WRITTEN, off, len, NULL, 0);
+		return send_msg(f, l, LANE_OP_WRITTEN, off, len, NULL, 0, NULL);
 	}
 	if (!deep && len <= BATCH_ITEM_MAX &&
 			lane_rec_size(len) <= f->batch_cap)
@@ -317,7 +408,7 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 			more = LANE_F_MORE;
 		}
 		r = send_msg(f, l, code | more, off, chunk, f->pool_addr + off,
-			chunk);
+			chunk, NULL);
 		if (r)
 			return r;
 		off += chunk;
@@ -353,7 +444,44 @@ fabric_drain(struct fabric *f, unsigned lane)
 	return r;
 }
 
-/* fabric_read -- RMA read into the caller's buffer */
+/*
+ * read_sealed -- a read as READ messages of at most one buffer each, up
+ * to LANE_SLOTS in flight; each answer is opened straight into `buf`
+ */
+static int
+read_sealed(struct fabric *f, struct lane *l, char *buf, size_t off,
+		size_t len)
+{
+	int r = 0;
+	while (!r && len) {
+		size_t chunk = len < f->buff_size ? len : f->buff_size;
+		r = send_msg(f, l, LANE_OP_READ, off, chunk, NULL, 0, buf);
+		if (!r)
+			l->reads++;
+		buf += chunk;
+		off += chunk;
+		len -= chunk;
+	}
+	return r;
+}
+
+/* read_rma -- RMA reads into the caller's buffer, registered if needed */
+static int
+read_rma(struct fabric *f, struct lane *l, void *buf, size_t off,
+		size_t len, struct fid_mr **mr)
+{
+	void *desc = NULL;
+	if (f->local_mr) {
+		int r = fi_mr_reg(f->domain, buf, len, FI_READ, 0,
+			atomic_fetch_add(&Read_key, 1), 0, mr, NULL);
+		if (r)
+			return fab_errno(r);
+		desc = fi_mr_desc(*mr);
+	}
+	return rma(f, l, false, buf, desc, off, len, &l->read);
+}
+
+/* fabric_read -- remote bytes into the caller's buffer */
 int
 fabric_read(struct fabric *f, unsigned lane, void *buf, size_t off,
 		size_t len)
@@ -363,21 +491,15 @@ fabric_read(struct fabric *f, unsigned lane, void *buf, size_t off,
 	if (r)
 		return r;
 	struct fid_mr *mr = NULL;
-	void *desc = NULL;
-	if (f->local_mr) {
-		r = fi_mr_reg(f->domain, buf, len, FI_READ, 0,
-			atomic_fetch_add(&Read_key, 1), 0, &mr, NULL);
-		if (r)
-			return fab_errno(r);
-		desc = fi_mr_desc(mr);
-	}
-	r = rma(f, l, false, buf, desc, off, len, &l->read);
+	l->rstatus = 0;
+	r = f->policy != LANESEC_NONE ? read_sealed(f, l, buf, off, len) :
+		read_rma(f, l, buf, off, len, &mr);
 	long long deadline = clock_ms() + f->timeout_ms;
 	while (!r && l->reads)
 		r = progress(f, l, deadline);
 	if (mr)
 		fi_close(&mr->fid);
-	return r;
+	return r ? r : l->rstatus;
 }
 
 /* fabric_nlanes -- lanes connected */

@@ -6,7 +6,9 @@
  * lanes used from different threads share no lock.  A flush posts
  * messages without waiting (up to LANE_SLOTS in flight); a drain waits
  * for every answer outstanding on its lane: one round trip however many
- * flushes came before it.
+ * flushes came before it.  Under lane security every message is sealed
+ * (lanesec.h) and every answer opened before it counts; relaxed persists
+ * then travel inline and reads as messages, never by RMA.
  */
 #ifndef RPMEM_FABRIC_H
 #define RPMEM_FABRIC_H 1
@@ -15,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lanesec.h"
 #include "proto.h"
 
 struct fabric;
@@ -24,7 +27,7 @@ struct fabric_attr {
 	const char *node;		/* target host as the user wrote it */
 	const struct proto_ibc *ibc;	/* rpmemd's answer */
 	size_t buff_size;		/* negotiated inline buffer */
-	const uint8_t *secret;		/* PROTO_SECRET_LEN bytes */
+	const struct lanesec_keys *keys;	/* the session's */
 	void *pool_addr;
 	size_t pool_size;
 	unsigned nlanes;		/* lanes to connect (<= ibc->nlanes) */
@@ -51,8 +54,9 @@ unsigned fabric_nlanes(const struct fabric *fab);
 
 /*
  * fabric_flush -- start making [off, off + len) durable on `lane`:
- * relaxed sends the bytes by RMA write, otherwise inline for rpmemd to
- * store 8 bytes at a time.  Returns 0 or a positive errno.
+ * relaxed sends the bytes by RMA write where allowed, otherwise inline
+ * for rpmemd to store 8 bytes at a time.  Returns 0 or a positive errno
+ * (EBADMSG: an answer failed authentication).
  */
 int fabric_flush(struct fabric *fab, unsigned lane, size_t off, size_t len,
 		bool relaxed, bool deep);
@@ -60,7 +64,7 @@ int fabric_flush(struct fabric *fab, unsigned lane, size_t off, size_t len,
 /* fabric_drain -- wait for every flush on `lane`; first error wins */
 int fabric_drain(struct fabric *fab, unsigned lane);
 
-/* fabric_read -- RMA read of remote bytes into buf */
+/* fabric_read -- remote bytes into buf: RMA read, or sealed READs */
 int fabric_read(struct fabric *fab, unsigned lane, void *buf, size_t off,
 		size_t len);
 

@@ -138,32 +138,55 @@ monitor_run(void *arg)
 	return NULL;
 }
 
-/* lane_open -- endpoint, completion queue, response slots, connect */
+/* batch_size -- bytes of a batch buffer: tag room, header, records */
+static size_t
+batch_size(const struct fabric *f)
+{
+	return (LANE_HDR_OFF + sizeof(struct lane_msg) + f->batch_cap + 63) &
+		~(size_t)63;
+}
+
+/*
+ * lane_bufs -- carve the lane's share of the registered buffers: send
+ * slots, answer slots, the APM read word, two batches
+ */
+static void
+lane_bufs(struct fabric *f, struct lane *l, char *base)
+{
+	for (unsigned j = 0; j < LANE_SLOTS; j++) {
+		l->send[j] = (struct op){ .kind = OP_SEND, .buf = base };
+		base += f->slot_size;
+	}
+	for (unsigned j = 0; j < LANE_SLOTS; j++) {
+		l->recv[j] = (struct op){ .kind = OP_RECV, .buf = base };
+		base += f->rslot_size;
+	}
+	l->read = (struct op){ .kind = OP_READ, .buf = base };
+	base += SMALL_SLOT;
+	for (unsigned j = 0; j < 2; j++) {
+		l->batch[j] = (struct op){ .kind = OP_SEND, .buf = base };
+		base += batch_size(f);
+	}
+}
+
+/* lane_open -- endpoint, completion queue, answer slots, connect */
 static int
-lane_open(struct fabric *f, unsigned i, const uint8_t *secret)
+lane_open(struct fabric *f, unsigned i, const struct lanesec_keys *keys)
 {
 	struct lane *l = &f->lanes[i];
-	char *base = f->bufs + (size_t)i * f->stride;
-	for (unsigned j = 0; j < LANE_SLOTS; j++) {
-		l->send[j] = (struct op){ .kind = OP_SEND,
-			.buf = base + (size_t)j * f->slot_size };
-		l->recv[j] = (struct op){ .kind = OP_RECV,
-			.buf = base + LANE_SLOTS * f->slot_size + j * 64 };
-	}
-	l->read = (struct op){ .kind = OP_READ,
-		.buf = base + LANE_SLOTS * f->slot_size + LANE_SLOTS * 64 };
-	char *bbase = base + LANE_SLOTS * f->slot_size + LANE_STRIDE_EXTRA;
-	for (unsigned j = 0; j < 2; j++)
-		l->batch[j] = (struct op){ .kind = OP_SEND,
-			.buf = bbase + j * (sizeof(struct lane_msg) +
-				f->batch_cap) };
+	lane_bufs(f, l, f->bufs + (size_t)i * f->stride);
+	int r = lanesec_stream_init(&l->tx, keys, LANESEC_C2S, i, true);
+	if (!r)
+		r = lanesec_stream_init(&l->rx, keys, LANESEC_S2C, i, false);
+	if (r)
+		return r;
 
 	struct fi_cq_attr cq_attr = {
 		.size = 4 * LANE_SLOTS + 4,
 		.format = FI_CQ_FORMAT_MSG,
 		.wait_obj = FI_WAIT_UNSPEC,
 	};
-	int r = fi_cq_open(f->domain, &cq_attr, &l->cq, NULL);
+	r = fi_cq_open(f->domain, &cq_attr, &l->cq, NULL);
 	if (r)
 		return r;
 	r = fi_endpoint(f->domain, f->info, &l->ep, l);
@@ -182,7 +205,9 @@ lane_open(struct fabric *f, unsigned i, const uint8_t *secret)
 	if (r)
 		return r;
 	struct lane_conn conn = { .magic = LANE_CONN_MAGIC, .lane = i };
-	memcpy(conn.secret, secret, sizeof(conn.secret));
+	r = lanesec_token(keys, i, conn.token);
+	if (r)
+		return r;
 	return fi_connect(l->ep, f->info->dest_addr, &conn, sizeof(conn));
 }
 
@@ -254,15 +279,22 @@ open_domain(struct fabric *f, const struct fabric_attr *attr)
 			return r;
 	}
 
-	f->slot_size = 64;		/* a lane_msg header: data is sent in place */
+	/*
+	 * Unencrypted, a send slot holds a header: the data goes straight
+	 * from the pool.  Sealed, answers may carry read bytes; encrypted,
+	 * the data is encrypted into the slot.  Pages of the large slots
+	 * are touched only when used.
+	 */
+	bool sealed = f->policy != LANESEC_NONE;
+	size_t big = lane_slot_size(f->buff_size);
+	f->slot_size = f->policy == LANESEC_ENCRYPT ? big : SMALL_SLOT;
+	f->rslot_size = sealed ? big : SMALL_SLOT;
 	f->batch_cap = f->buff_size < BATCH_MAX ? f->buff_size : BATCH_MAX;
-	f->stride = (LANE_SLOTS * f->slot_size + LANE_STRIDE_EXTRA +
-		2 * (sizeof(struct lane_msg) + f->batch_cap) + 4095) &
-		~(size_t)4095;
+	f->stride = (LANE_SLOTS * (f->slot_size + f->rslot_size) +
+		SMALL_SLOT + 2 * batch_size(f) + 4095) & ~(size_t)4095;
 	size_t total = f->stride * f->nlanes;
 	if (posix_memalign((void **)&f->bufs, 4096, total))
 		return -ENOMEM;
-	memset(f->bufs, 0, total);
 	r = fi_mr_reg(f->domain, f->bufs, total, FI_SEND | FI_RECV | FI_READ,
 		0, MR_KEY_BUFS, 0, &f->buf_mr, NULL);
 	if (r)
@@ -288,7 +320,10 @@ fabric_connect(const struct fabric_attr *attr, struct fabric **fabp)
 	f->raddr = attr->ibc->raddr;
 	f->rkey = attr->ibc->rkey;
 	f->pm = attr->ibc->persist_method;
-	f->rma_write = fab_rma_write_ok(attr->provider);
+	f->policy = attr->keys->policy;
+	/* sealed sessions send every byte in messages rpmemd checks */
+	f->rma_write = fab_rma_write_ok(attr->provider) &&
+		f->policy == LANESEC_NONE;
 	f->buff_size = attr->buff_size;
 	f->timeout_ms = attr->timeout_ms;
 	f->ssh_fd = attr->ssh_fd;
@@ -306,7 +341,7 @@ fabric_connect(const struct fabric_attr *attr, struct fabric **fabp)
 		goto err;
 	}
 	for (unsigned i = 0; i < f->nlanes; i++) {
-		r = lane_open(f, i, attr->secret);
+		r = lane_open(f, i, attr->keys);
 		if (r) {
 			log_err("lane %u: %s", i, fab_strerror(r));
 			goto err;
@@ -360,6 +395,8 @@ fabric_close(struct fabric *f)
 		}
 		if (l->cq)
 			fi_close(&l->cq->fid);
+		lanesec_stream_fini(&l->tx);
+		lanesec_stream_fini(&l->rx);
 	}
 	if (f->pool_mr)
 		fi_close(&f->pool_mr->fid);

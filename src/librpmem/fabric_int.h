@@ -16,11 +16,12 @@
 
 #include "fab.h"
 #include "fabric.h"
+#include "lanesec.h"
 
 #define CQ_BATCH 16
 #define SPIN_READS 64		/* polls before sleeping in the kernel */
 #define SLICE_MS 100		/* recheck the sticky error this often */
-#define LANE_STRIDE_EXTRA 4096	/* response slots and the APM read word */
+#define SMALL_SLOT 64		/* tag room + a header, or an answer */
 #define BATCH_MAX (64 * 1024)	/* bytes of one batch of small flushes */
 #define BATCH_ITEM_MAX 4096	/* larger flushes are sent on their own */
 
@@ -39,21 +40,37 @@ struct op {
 	void *buf;
 };
 
+/* what a message in flight waits for: an answer, with bytes for a READ */
+struct expect {
+	char *dst;			/* READ: where its bytes go */
+	size_t len;			/* READ: how many */
+};
+
+/*
+ * Every buffer keeps LANE_HDR_OFF bytes in front of the message for the
+ * tag of a sealed session; unsealed messages are sent from, and answers
+ * land at, buf + LANE_HDR_OFF.
+ */
 struct lane {
 	struct fid_ep *ep;
 	struct fid_cq *cq;
-	struct op send[LANE_SLOTS];	/* buf: struct lane_msg + data */
-	struct op recv[LANE_SLOTS];	/* buf: struct lane_resp */
+	struct op send[LANE_SLOTS];	/* buf: lane_msg (+ data if sealed) */
+	struct op recv[LANE_SLOTS];	/* buf: lane_resp (+ read bytes) */
 	struct op read;			/* buf: APM read target */
 	struct op batch[2];		/* buf: lane_msg + lane_rec records */
 	unsigned bcur;			/* batch being filled */
 	size_t bused;			/* its record bytes */
 	unsigned next;			/* next send slot */
 	unsigned inflight;		/* messages not answered yet */
+	unsigned ehead;			/* expect[] of the oldest of them */
+	struct expect expect[LANE_SLOTS];
 	unsigned reads;			/* reads not completed yet */
 	int status;			/* first remote error since drain */
+	int rstatus;			/* first remote error of a read */
 	bool written;			/* APM: writes not yet made durable */
 	bool connected;
+	struct lanesec_stream tx;	/* seals our messages */
+	struct lanesec_stream rx;	/* opens rpmemd's answers */
 };
 
 struct fabric {
@@ -67,7 +84,8 @@ struct fabric {
 	void *pool_desc;
 	char *bufs;
 	size_t stride;			/* registered bytes per lane */
-	size_t slot_size;
+	size_t slot_size;		/* a send slot */
+	size_t rslot_size;		/* an answer slot */
 	size_t batch_cap;		/* record bytes of one batch */
 	size_t buff_size;
 	size_t max_msg;
@@ -76,6 +94,7 @@ struct fabric {
 	uint64_t raddr;
 	uint64_t rkey;
 	uint32_t pm;
+	enum lanesec_policy policy;	/* how messages are sealed */
 	bool rma_write;			/* relaxed persists by RMA write */
 	bool local_mr;			/* provider wants local buffers registered */
 	unsigned nlanes;

@@ -261,6 +261,66 @@ pool_session_end(RPMEMpool *rpp, uint32_t flags)
 	return ret;
 }
 
+/*
+ * lane_wish -- what this side asks of lane security: at least
+ * RPMEM_LANE_SECURITY (default: the provider's, lanesec.h), cipher
+ * RPMEM_LANE_CIPHER (default: the fastest here), and its half of the
+ * session's key material.  Read at every create/open.
+ */
+static int
+lane_wish(uint32_t provider, struct proto_req_ext *ext)
+{
+	const char *s = getenv("RPMEM_LANE_SECURITY");
+	enum lanesec_policy policy = lanesec_policy_default(provider);
+	if (s && *s && lanesec_policy_parse(s, &policy))
+		return fail(EINVAL, "invalid RPMEM_LANE_SECURITY=%s "
+			"(encrypt, authenticate or none)", s);
+	const char *c = getenv("RPMEM_LANE_CIPHER");
+	enum lanesec_cipher cipher = lanesec_cpu_cipher();
+	if (c && *c && lanesec_cipher_parse(c, &cipher))
+		return fail(EINVAL, "invalid RPMEM_LANE_CIPHER=%s "
+			"(aes-256-gcm or chacha20-poly1305)", c);
+	ext->security = (uint16_t)policy;
+	ext->cipher = (uint16_t)cipher;
+	if (lanesec_random(ext->random, sizeof(ext->random)))
+		return fail(EIO, "no random bytes for the session's keys");
+	return 0;
+}
+
+/*
+ * lane_keys -- accept rpmemd's lane security only when it is at least
+ * what this side asked (RELIABILITY S8: never a silent downgrade), then
+ * derive the session's keys
+ */
+static int
+lane_keys(RPMEMpool *rpp, const char *what, const struct proto_req_ext *asked,
+		struct lanesec_keys *keys)
+{
+	const struct proto_ext *e = &rpp->resp.ext;
+	const char *host = rpp->target.node;
+	if (e->security >= LANESEC_POLICY_MAX)
+		return fail(EPROTO, "%s: rpmemd on %s chose lane security %u, "
+			"unknown here", what, host, e->security);
+	if (e->security < asked->security)
+		return fail(EPROTO, "%s: rpmemd on %s chose lane security %s, "
+			"but this side asks at least %s (RPMEM_LANE_SECURITY)",
+			what, host, lanesec_policy_name(e->security),
+			lanesec_policy_name(asked->security));
+	if ((e->security == LANESEC_NONE) != (e->cipher == 0) ||
+			e->cipher >= LANESEC_CIPHER_MAX)
+		return fail(EPROTO, "%s: rpmemd on %s chose cipher %u for lane "
+			"security %s", what, host, e->cipher,
+			lanesec_policy_name(e->security));
+	int r = lanesec_derive(keys, (enum lanesec_policy)e->security,
+		(enum lanesec_cipher)e->cipher, asked->random, e->random);
+	if (r)
+		return fail(-r, "!%s: deriving the session's lane keys", what);
+	log_info("%s: lane security %s%s%s", what,
+		lanesec_policy_name(e->security), e->cipher ? ", " : "",
+		e->cipher ? lanesec_cipher_name(e->cipher) : "");
+	return 0;
+}
+
 /* pool_start -- the shared body of rpmem_create and rpmem_open */
 static RPMEMpool *
 pool_start(enum proto_msg_type type, const char *target, const char *desc,
@@ -299,6 +359,9 @@ pool_start(enum proto_msg_type type, const char *target, const char *desc,
 	}
 	if (max_lanes > Env.max_nlanes)
 		max_lanes = Env.max_nlanes;
+	struct proto_req_ext wish;
+	if (lane_wish(rpp->provider, &wish))
+		goto err_free;
 
 	r = ssh_open(&rpp->target, NULL, rpp->provider == PROTO_PROV_SOCKETS,
 		&rpp->ssh);
@@ -330,6 +393,8 @@ pool_start(enum proto_msg_type type, const char *target, const char *desc,
 			.provider = rpp->provider,
 			.buff_size = LANE_BUFF_DEFAULT,
 		},
+		.has_ext = true,
+		.ext = wish,
 	};
 	memcpy(req.desc, rpp->desc, sizeof(req.desc));
 	if (cattr && !proto_attr_is_zero(cattr)) {
@@ -385,12 +450,15 @@ pool_start(enum proto_msg_type type, const char *target, const char *desc,
 		goto err_close;
 	}
 
+	struct lanesec_keys keys;
+	if (lane_keys(rpp, what, &wish, &keys))
+		goto err_close;
 	struct fabric_attr fa = {
 		.provider = rpp->provider,
 		.node = rpp->target.node,
 		.ibc = &rpp->resp.ibc,
 		.buff_size = (size_t)rpp->resp.ext.buff_size,
-		.secret = rpp->resp.ext.secret,
+		.keys = &keys,
 		.pool_addr = addr,
 		.pool_size = size,
 		.nlanes = n,
@@ -398,6 +466,8 @@ pool_start(enum proto_msg_type type, const char *target, const char *desc,
 		.ssh_fd = ssh_fd(rpp->ssh),
 	};
 	r = fabric_connect(&fa, &rpp->fab);
+	lanesec_wipe(&keys, sizeof(keys));
+	lanesec_wipe(&wish, sizeof(wish));
 	if (r) {
 		fail(-r, "!%s: connecting %u lanes to %s port %u (%s)", what, n,
 			rpp->target.node, rpp->resp.ibc.port,
@@ -715,6 +785,14 @@ rpmem_hash(RPMEMpool *rpp, size_t off, size_t len, size_t chunk,
 		len -= n;
 	}
 	return 0;
+}
+
+/* rpmem_lane_security -- the session's lane-security policy and cipher */
+void
+rpmem_lane_security(RPMEMpool *rpp, const char **policy, const char **cipher)
+{
+	*policy = lanesec_policy_name(rpp->resp.ext.security);
+	*cipher = lanesec_cipher_name(rpp->resp.ext.cipher);
 }
 
 /* rpmem_daemon_version -- what rpmemd said it is */

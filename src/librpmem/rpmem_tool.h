@@ -21,6 +21,13 @@
 int rpmem_hash(RPMEMpool *rpp, size_t off, size_t len, size_t chunk,
 		uint64_t *hashes);
 
+/*
+ * rpmem_lane_security -- how the session's lanes are sealed: policy
+ * ("encrypt", "authenticate", "none") and cipher (or "none")
+ */
+void rpmem_lane_security(RPMEMpool *rpp, const char **policy,
+		const char **cipher);
+
 /* rpmem_daemon_version -- rpmemd's version "a.b.c" into buf */
 void rpmem_daemon_version(RPMEMpool *rpp, char *buf, size_t len);
 

@@ -44,10 +44,11 @@ enum key_id {
 	KEY_LOG_LEVEL,
 	KEY_NTHREADS,
 	KEY_MAX_LANES,
+	KEY_LANE_SECURITY,
 	KEY_MAX,
 };
 
-enum key_type { KT_STR, KT_BOOL, KT_LEVEL, KT_UINT };
+enum key_type { KT_STR, KT_BOOL, KT_LEVEL, KT_UINT, KT_SECURITY };
 
 /* one settable value; a file key and its long option share the name */
 struct key_desc {
@@ -77,6 +78,8 @@ static const struct key_desc Keys[KEY_MAX] = {
 		"0..1024"),
 	[KEY_MAX_LANES] = KEY("max-lanes", KT_UINT, max_lanes, 1,
 		MAX_LANES_MAX, "1..65536"),
+	[KEY_LANE_SECURITY] = KEY("lane-security", KT_SECURITY, lane_security,
+		0, 0, "encrypt, authenticate or none"),
 };
 
 /* long options that set a key use OPT_KEY + key_id as their value */
@@ -97,6 +100,8 @@ static const struct option Long_opts[] = {
 	{"pool-set", no_argument, NULL, 's'},
 	{"nthreads", required_argument, NULL, 't'},
 	{"max-lanes", required_argument, NULL, OPT_KEY + KEY_MAX_LANES},
+	{"lane-security", required_argument, NULL,
+		OPT_KEY + KEY_LANE_SECURITY},
 	{NULL, 0, NULL, 0},
 };
 
@@ -150,6 +155,7 @@ key_apply(struct config *cfg, const struct key_desc *kd, const char *val)
 {
 	void *field = cfg ? (char *)cfg + kd->off : NULL;
 	enum log_level lvl;
+	enum lanesec_policy pol;
 	unsigned u;
 
 	switch (kd->type) {
@@ -181,6 +187,12 @@ key_apply(struct config *cfg, const struct key_desc *kd, const char *val)
 			return -EINVAL;
 		if (field)
 			*(unsigned *)field = u;
+		return 0;
+	case KT_SECURITY:
+		if (lanesec_policy_parse(val, &pol))
+			return -EINVAL;
+		if (field)
+			*(int *)field = (int)pol;
 		return 0;
 	}
 	return -EINVAL;
@@ -563,6 +575,7 @@ config_load(struct config *cfg, int argc, char *argv[], char *err,
 		.use_syslog = true,
 		.log_level = LOG_LVL_ERR,
 		.max_lanes = MAX_LANES_DEFAULT,
+		.lane_security = CONFIG_LANE_SECURITY_DEFAULT,
 	};
 	fail(&ld, 0, "%s", "");
 	if (cfg->poolset_dir == NULL) {
@@ -633,7 +646,10 @@ config_usage(const char *progname)
 "  -f, --force             with --remove: carry on past errors\n"
 "  -s, --pool-set          with --remove: delete the pool set file as well\n"
 "  -t, --nthreads N        worker threads, 0..%d (default 0: one per lane)\n"
-"      --max-lanes N       lanes allowed per session, 1..%d (default: %d)\n",
+"      --max-lanes N       lanes allowed per session, 1..%d (default: %d)\n"
+"      --lane-security P   the least a session's lanes get: encrypt,\n"
+"                          authenticate or none (default: encrypt over\n"
+"                          tcp and sockets, none over verbs)\n",
 		progname ? progname : "rpmemd", CONFIG_SYSTEM_FILE,
 		CONFIG_USER_FILE, NTHREADS_MAX, MAX_LANES_MAX,
 		MAX_LANES_DEFAULT);

@@ -13,11 +13,14 @@
 
 #include <stdbool.h>
 
+#include "lanesec.h"
 #include "log.h"
 
 #define CONFIG_SYSTEM_FILE "/etc/rpmemd/rpmemd.conf"
 #define CONFIG_USER_FILE ".rpmemd.conf"		/* under $HOME */
 #define CONFIG_ERR_MAX 512
+/* lane_security when not set: lanesec_policy_default of the provider */
+#define CONFIG_LANE_SECURITY_DEFAULT (-1)
 
 struct config {
 	char *log_file;		/* NULL: stderr when !use_syslog */
@@ -28,6 +31,8 @@ struct config {
 	enum log_level log_level;
 	unsigned nthreads;	/* 0: one per lane */
 	unsigned max_lanes;	/* cap on lanes per session */
+	int lane_security;	/* enum lanesec_policy: the least a session
+				 * gets, or CONFIG_LANE_SECURITY_DEFAULT */
 
 	/* modes */
 	char *remove;		/* --remove <desc> */

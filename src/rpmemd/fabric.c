@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fabric.c -- rpmemd's in-band side: listener, lanes, worker threads
+ * fabric.c -- rpmemd's in-band side: provider, listener, admission of
+ * lanes, start and tear-down (the workers are in fabric_lane.c)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -9,7 +10,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -17,85 +20,12 @@
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
 
-#include "fabric.h"
 #include "clock.h"
+#include "fabric_int.h"
 #include "log.h"
 
-#define CQ_BATCH 16
-#define WAIT_SLICE_MS 1000
-#define INJECT_TRIES 100000
 #define MR_KEY_BUFS 1		/* key of the message buffers */
 #define ACCEPT_SLICE_MS 100	/* how often admission looks at the session */
-
-struct lane;
-
-/* a receive slot; fi_context first so a completion context finds it */
-struct slot {
-	struct fi_context ctx;
-	struct lane *lane;
-	struct lane_msg *msg;
-};
-
-struct lane {
-	struct fid_ep *ep;
-	struct apply_pending pending;
-	unsigned idx;
-	unsigned worker;
-	bool connected;
-	struct slot slots[LANE_SLOTS];
-};
-
-struct worker {
-	struct fabric *fab;
-	struct fid_cq *cq;
-	pthread_t thread;
-	bool running;
-};
-
-struct fabric {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_eq *eq;
-	struct fid_pep *pep;
-	struct fid_mr *pool_mr;
-	struct fid_mr *buf_mr;
-	void *desc;			/* of buf_mr */
-	char *bufs;			/* nlanes * LANE_SLOTS message slots */
-	size_t slot_size;
-	struct apply_pool pool;
-	unsigned nlanes;
-	unsigned nworkers;
-	struct lane *lanes;
-	struct worker *workers;
-	uint8_t secret[PROTO_SECRET_LEN];
-	int session_fd;
-	atomic_bool stop;
-};
-
-/* post_recv -- hand a slot back to the lane for the next message */
-static int
-post_recv(struct fabric *f, struct slot *s)
-{
-	for (int tries = 0; tries < INJECT_TRIES; tries++) {
-		ssize_t r = fi_recv(s->lane->ep, s->msg, f->slot_size, f->desc,
-			0, &s->ctx);
-		if (r != -FI_EAGAIN)
-			return (int)r;
-	}
-	return -FI_EAGAIN;
-}
-
-/* session_gone -- the client hung up on the out-of-band channel */
-static bool
-session_gone(const struct fabric *f)
-{
-	if (f->session_fd < 0)
-		return false;
-	struct pollfd pfd = { .fd = f->session_fd, .events = POLLRDHUP };
-	return poll(&pfd, 1, 0) > 0 &&
-		(pfd.revents & (POLLHUP | POLLRDHUP | POLLERR));
-}
 
 /* session_speaks -- the client wrote to or hung up the session */
 static bool
@@ -105,77 +35,6 @@ session_speaks(const struct fabric *f)
 		return false;
 	struct pollfd pfd = { .fd = f->session_fd, .events = POLLIN };
 	return poll(&pfd, 1, 0) > 0 && pfd.revents;
-}
-
-/* handle_recv -- apply one message, recycle its slot, answer */
-static void
-handle_recv(struct fabric *f, struct slot *s, size_t len)
-{
-	struct lane *l = s->lane;
-	struct lane_resp resp = {
-		.status = (uint32_t)apply_msg(&f->pool, s->msg, len,
-			&l->pending),
-		.lane = len >= sizeof(struct lane_msg) ? s->msg->lane : l->idx,
-	};
-	int r = post_recv(f, s);
-	if (r) {
-		log_err("lane %u: reposting a receive: %s", l->idx,
-			fab_strerror(r));
-		return;
-	}
-	ssize_t n;
-	int tries = 0;
-	do {
-		n = fi_inject(l->ep, &resp, sizeof(resp), 0);
-	} while (n == -FI_EAGAIN && ++tries < INJECT_TRIES);
-	if (n)
-		log_err("lane %u: sending a response: %s", l->idx,
-			fab_strerror((int)n));
-}
-
-/* worker_run -- serve the lanes whose completions land on one CQ */
-static void *
-worker_run(void *arg)
-{
-	struct worker *w = arg;
-	struct fabric *f = w->fab;
-	struct fi_cq_msg_entry ent[CQ_BATCH];
-
-	while (!atomic_load(&f->stop)) {
-		ssize_t n = fi_cq_sread(w->cq, ent, CQ_BATCH, NULL,
-			WAIT_SLICE_MS);
-		if (n == -FI_EAGAIN || n == -FI_ECANCELED)
-			continue;
-		if (n == -FI_EAVAIL) {
-			struct fi_cq_err_entry e;
-			memset(&e, 0, sizeof(e));
-			if (fi_cq_readerr(w->cq, &e, 0) > 0 &&
-					e.err != FI_ECANCELED)
-				log_info("completion error: %s",
-					fi_strerror(e.err));
-			continue;
-		}
-		if (n < 0) {
-			log_err("reading completions: %s",
-				fab_strerror((int)n));
-			break;
-		}
-		/*
-		 * RELIABILITY R3: never apply what a client that gave up sent;
-		 * once per batch, as a stopped daemon resumes with all of it
-		 */
-		if (session_gone(f)) {
-			log_notice("session hung up: %zd lane message(s) "
-				"dropped", n);
-			atomic_store(&f->stop, true);
-			break;
-		}
-		for (ssize_t i = 0; i < n; i++) {
-			if (ent[i].flags & FI_RECV)
-				handle_recv(f, ent[i].op_context, ent[i].len);
-		}
-	}
-	return NULL;
 }
 
 /* reject -- refuse a connection request without spending a lane */
@@ -188,17 +47,7 @@ reject(struct fabric *f, struct fi_info *info, const char *why,
 	fi_freeinfo(info);
 }
 
-/* secret_eq -- compare in constant time */
-static bool
-secret_eq(const uint8_t *a, const uint8_t *b)
-{
-	uint8_t d = 0;
-	for (size_t i = 0; i < PROTO_SECRET_LEN; i++)
-		d |= (uint8_t)(a[i] ^ b[i]);
-	return d == 0;
-}
-
-/* handle_connreq -- admit a lane that proves the secret */
+/* handle_connreq -- admit a lane whose request carries its token */
 static int
 handle_connreq(struct fabric *f, struct fi_eq_cm_entry *ent, size_t datalen)
 {
@@ -210,8 +59,8 @@ handle_connreq(struct fabric *f, struct fi_eq_cm_entry *ent, size_t datalen)
 	}
 	memcpy(&conn, ent->data, sizeof(conn));
 	if (conn.magic != LANE_CONN_MAGIC ||
-			!secret_eq(conn.secret, f->secret)) {
-		reject(f, info, "wrong session secret", conn.lane);
+			!lanesec_token_ok(&f->keys, conn.lane, conn.token)) {
+		reject(f, info, "wrong session token", conn.lane);
 		return 0;
 	}
 	if (conn.lane >= f->nlanes || f->lanes[conn.lane].ep) {
@@ -225,14 +74,17 @@ handle_connreq(struct fabric *f, struct fi_eq_cm_entry *ent, size_t datalen)
 	int r = fi_endpoint(f->domain, info, &l->ep, l);
 	if (r)
 		goto err_info;
+	struct worker *w = &f->workers[l->worker];
 	r = fi_ep_bind(l->ep, &f->eq->fid, 0);
 	if (!r)
-		r = fi_ep_bind(l->ep, &f->workers[l->worker].cq->fid,
-			FI_TRANSMIT | FI_RECV);
+		r = fi_ep_bind(l->ep, &w->cq->fid, FI_RECV);
+	if (!r)
+		r = fi_ep_bind(l->ep, &(w->txcq ? w->txcq : w->cq)->fid,
+			FI_TRANSMIT | FI_SELECTIVE_COMPLETION);
 	if (!r)
 		r = fi_enable(l->ep);
 	for (unsigned i = 0; !r && i < LANE_SLOTS; i++)
-		r = post_recv(f, &l->slots[i]);
+		r = fabric_post_recv(f, &l->slots[i]);
 	if (!r)
 		r = fi_accept(l->ep, NULL, 0);
 	if (r)
@@ -328,7 +180,7 @@ fabric_start(struct fabric *f)
 {
 	for (unsigned i = 0; i < f->nworkers; i++) {
 		struct worker *w = &f->workers[i];
-		int r = pthread_create(&w->thread, NULL, worker_run, w);
+		int r = pthread_create(&w->thread, NULL, fabric_worker_run, w);
 		if (r) {
 			log_err("starting worker %u: %s", i, strerror(r));
 			return -r;
@@ -380,7 +232,22 @@ open_resources(struct fabric *f, const struct fabric_attr *attr)
 	return r;
 }
 
-/* setup_lanes -- lane count, buffers, completion queues */
+/* cq_open -- a completion queue of `size` entries */
+static int
+cq_open(struct fabric *f, size_t size, struct fid_cq **cq)
+{
+	struct fi_cq_attr cq_attr = {
+		.size = size,
+		.format = FI_CQ_FORMAT_MSG,
+		.wait_obj = FI_WAIT_UNSPEC,
+	};
+	return fi_cq_open(f->domain, &cq_attr, cq, NULL);
+}
+
+/*
+ * setup_lanes -- lane count, message slots (and send buffers and cipher
+ * streams when the session seals its lanes), completion queues
+ */
 static int
 setup_lanes(struct fabric *f, const struct fabric_attr *attr)
 {
@@ -396,45 +263,95 @@ setup_lanes(struct fabric *f, const struct fabric_attr *attr)
 	f->nlanes = n;
 	f->nworkers = attr->nthreads && attr->nthreads < n ?
 		attr->nthreads : n;
-	if (f->nworkers > cq_cnt && cq_cnt)
-		f->nworkers = (unsigned)cq_cnt;
+	/* a worker has a receive queue, and a send queue when sealing */
+	size_t cqs = f->secure ? 2 : 1;
+	if (cq_cnt && f->nworkers > cq_cnt / cqs)
+		f->nworkers = cq_cnt / cqs ? (unsigned)(cq_cnt / cqs) : 1;
 
 	f->slot_size = lane_slot_size(f->pool.buff_size);
-	size_t total = (size_t)n * LANE_SLOTS * f->slot_size;
+	size_t per_lane = LANE_SLOTS + (f->secure ? LANE_SENDBUFS : 0);
+	size_t total = (size_t)n * per_lane * f->slot_size;
 	if (posix_memalign((void **)&f->bufs, 4096, total))
 		return -ENOMEM;
 	f->lanes = calloc(n, sizeof(*f->lanes));
 	f->workers = calloc(f->nworkers, sizeof(*f->workers));
 	if (!f->lanes || !f->workers)
 		return -ENOMEM;
-	int r = fi_mr_reg(f->domain, f->bufs, total, FI_RECV, 0, MR_KEY_BUFS,
-		0, &f->buf_mr, NULL);
+	int r = fi_mr_reg(f->domain, f->bufs, total, FI_RECV | FI_SEND, 0,
+		MR_KEY_BUFS, 0, &f->buf_mr, NULL);
 	if (r)
 		return r;
 	f->desc = fi_mr_desc(f->buf_mr);
 
 	for (unsigned i = 0; i < n; i++) {
 		struct lane *l = &f->lanes[i];
+		char *base = f->bufs + (size_t)i * per_lane * f->slot_size;
 		l->idx = i;
 		l->worker = i % f->nworkers;
 		for (unsigned j = 0; j < LANE_SLOTS; j++) {
 			l->slots[j].lane = l;
-			l->slots[j].msg = (void *)(f->bufs +
-				((size_t)i * LANE_SLOTS + j) * f->slot_size);
+			l->slots[j].buf = base + j * f->slot_size;
 		}
-	}
-	unsigned per = (n + f->nworkers - 1) / f->nworkers;
-	for (unsigned i = 0; i < f->nworkers; i++) {
-		struct fi_cq_attr cq_attr = {
-			.size = (size_t)per * LANE_SLOTS * 2,
-			.format = FI_CQ_FORMAT_MSG,
-			.wait_obj = FI_WAIT_UNSPEC,
-		};
-		f->workers[i].fab = f;
-		r = fi_cq_open(f->domain, &cq_attr, &f->workers[i].cq, NULL);
+		if (!f->secure)
+			continue;
+		for (unsigned j = 0; j < LANE_SENDBUFS; j++)
+			l->send[j].buf = base + (LANE_SLOTS + j) *
+				f->slot_size;
+		r = lanesec_stream_init(&l->rx, &f->keys, LANESEC_C2S, i,
+			false);
+		if (!r)
+			r = lanesec_stream_init(&l->tx, &f->keys, LANESEC_S2C,
+				i, true);
 		if (r)
 			return r;
 	}
+	unsigned per = (n + f->nworkers - 1) / f->nworkers;
+	for (unsigned i = 0; i < f->nworkers; i++) {
+		struct worker *w = &f->workers[i];
+		w->fab = f;
+		r = cq_open(f, (size_t)per * LANE_SLOTS * 2, &w->cq);
+		if (!r && f->secure)
+			r = cq_open(f, (size_t)per * LANE_SENDBUFS * 2,
+				&w->txcq);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * register_pool -- let clients reach the pool by RMA where they may: not
+ * at all when the session seals its lanes (every byte travels in sealed
+ * messages, rpmemd's own code checks each one), reads only over tcp and
+ * sockets (fab_rma_write_ok).  raddr is what clients add offsets to: the
+ * pool's address where the provider wants virtual addresses, else 0.
+ */
+static int
+register_pool(struct fabric *f, uint32_t provider)
+{
+	if (f->secure) {
+		f->pool.raddr = 0;
+		return 0;
+	}
+	/*
+	 * Providers that take our key (no FI_MR_PROV_KEY) get a random one:
+	 * the token keeps strangers off the lanes, this keeps them guessing.
+	 */
+	uint64_t key;
+	if (getrandom(&key, sizeof(key), 0) != (ssize_t)sizeof(key))
+		key = (uint64_t)clock_ms();
+	key |= MR_KEY_BUFS + 1;
+	uint64_t access = FI_REMOTE_READ |
+		(fab_rma_write_ok(provider) ? FI_REMOTE_WRITE : 0);
+	int r = fi_mr_reg(f->domain, f->pool.base, f->pool.size, access, 0,
+		key, 0, &f->pool_mr, NULL);
+	if (r) {
+		log_err("registering the %zu-byte pool: %s", f->pool.size,
+			fab_strerror(r));
+		return r;
+	}
+	f->pool.raddr = (f->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
+		(uint64_t)(uintptr_t)f->pool.base : 0;
 	return 0;
 }
 
@@ -448,8 +365,16 @@ fabric_init(const struct fabric_attr *attr, struct fabric **fabp,
 		return -ENOMEM;
 	f->pool = attr->pool;
 	f->session_fd = attr->session_fd;
-	memcpy(f->secret, attr->secret, sizeof(f->secret));
+	f->keys = *attr->keys;
+	f->secure = f->keys.policy != LANESEC_NONE;
 	atomic_init(&f->stop, false);
+	f->fail_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (f->fail_fd < 0) {
+		int err = errno;
+		lanesec_wipe(&f->keys, sizeof(f->keys));
+		free(f);
+		return -err;
+	}
 
 	int r = open_resources(f, attr);
 	if (r) {
@@ -458,25 +383,10 @@ fabric_init(const struct fabric_attr *attr, struct fabric **fabp,
 			attr->node ? attr->node : "(any)", fab_strerror(r));
 		goto err;
 	}
-	/*
-	 * Providers that take our key (no FI_MR_PROV_KEY) get a random one:
-	 * the secret keeps strangers off the lanes, this keeps them guessing.
-	 */
-	uint64_t key;
-	if (getrandom(&key, sizeof(key), 0) != (ssize_t)sizeof(key))
-		key = (uint64_t)clock_ms();
-	key |= MR_KEY_BUFS + 1;
-	uint64_t access = FI_REMOTE_READ |
-		(fab_rma_write_ok(attr->provider) ? FI_REMOTE_WRITE : 0);
-	r = fi_mr_reg(f->domain, f->pool.base, f->pool.size, access, 0, key, 0,
-		&f->pool_mr, NULL);
-	if (r) {
-		log_err("registering the %zu-byte pool: %s", f->pool.size,
-			fab_strerror(r));
+	f->inject_size = f->info->tx_attr->inject_size;
+	r = register_pool(f, attr->provider);
+	if (r)
 		goto err;
-	}
-	f->pool.raddr = (f->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
-		(uint64_t)(uintptr_t)f->pool.base : 0;
 	r = setup_lanes(f, attr);
 	if (r) {
 		log_err("setting up %u lanes: %s", attr->nlanes,
@@ -489,12 +399,15 @@ fabric_init(const struct fabric_attr *attr, struct fabric **fabp,
 			fab_strerror(r));
 		goto err;
 	}
-	ibc->rkey = fi_mr_key(f->pool_mr);
+	ibc->rkey = f->pool_mr ? fi_mr_key(f->pool_mr) : 0;
 	ibc->raddr = f->pool.raddr;
 	ibc->nlanes = f->nlanes;
-	log_notice("listening on %s port %u (%s), %u lanes, %u threads",
-		attr->node ? attr->node : "(any)", ibc->port,
-		f->info->fabric_attr->prov_name, f->nlanes, f->nworkers);
+	log_notice("listening on %s port %u (%s), %u lanes, %u threads, "
+		"pool %s", attr->node ? attr->node : "(any)", ibc->port,
+		f->info->fabric_attr->prov_name, f->nlanes, f->nworkers,
+		f->pool_mr ? (fab_rma_write_ok(attr->provider) ?
+		"open to RMA reads and writes" : "open to RMA reads") :
+		"closed to RMA (every byte travels sealed)");
 	*fabp = f;
 	return 0;
 err:
@@ -517,14 +430,20 @@ fabric_fini(struct fabric *f)
 		}
 	}
 	for (unsigned i = 0; f->lanes && i < f->nlanes; i++) {
-		if (f->lanes[i].ep) {
-			(void) fi_shutdown(f->lanes[i].ep, 0);
-			fi_close(&f->lanes[i].ep->fid);
+		struct lane *l = &f->lanes[i];
+		if (l->ep) {
+			(void) fi_shutdown(l->ep, 0);
+			fi_close(&l->ep->fid);
 		}
+		lanesec_stream_fini(&l->rx);
+		lanesec_stream_fini(&l->tx);
 	}
-	for (unsigned i = 0; f->workers && i < f->nworkers; i++)
+	for (unsigned i = 0; f->workers && i < f->nworkers; i++) {
 		if (f->workers[i].cq)
 			fi_close(&f->workers[i].cq->fid);
+		if (f->workers[i].txcq)
+			fi_close(&f->workers[i].txcq->fid);
+	}
 	if (f->pep)
 		fi_close(&f->pep->fid);
 	if (f->buf_mr)
@@ -539,8 +458,18 @@ fabric_fini(struct fabric *f)
 		fi_close(&f->fabric->fid);
 	if (f->info)
 		fi_freeinfo(f->info);
+	if (f->fail_fd >= 0)
+		close(f->fail_fd);
+	lanesec_wipe(&f->keys, sizeof(f->keys));
 	free(f->workers);
 	free(f->lanes);
 	free(f->bufs);
 	free(f);
+}
+
+/* fabric_fail_fd -- readable once a lane ended the session */
+int
+fabric_fail_fd(const struct fabric *f)
+{
+	return f ? f->fail_fd : -1;
 }

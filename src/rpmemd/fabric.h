@@ -4,8 +4,10 @@
  *
  * fabric_init registers the pool and listens on an ephemeral port of the
  * address the client reached us at; fabric_accept admits exactly the
- * announced lanes, each proving the session secret, then closes the
- * listener; fabric_start runs the workers that apply lane messages.
+ * announced lanes, each with its token (lanesec.h), then closes the
+ * listener; fabric_start runs the workers that apply lane messages,
+ * opening each first when the session seals its lanes.  A lane whose
+ * message fails to open ends the session: fabric_fail_fd turns readable.
  */
 #ifndef RPMEMD_FABRIC_H
 #define RPMEMD_FABRIC_H 1
@@ -13,6 +15,7 @@
 #include <stdint.h>
 
 #include "apply.h"
+#include "lanesec.h"
 #include "proto.h"
 
 struct fabric;
@@ -23,7 +26,7 @@ struct fabric_attr {
 	struct apply_pool pool;		/* raddr is filled by fabric_init */
 	unsigned nlanes;		/* wanted; may shrink */
 	unsigned nthreads;		/* 0: one per lane */
-	const uint8_t *secret;		/* PROTO_SECRET_LEN bytes */
+	const struct lanesec_keys *keys;	/* the session's */
 	int session_fd;			/* hung up => stop applying */
 };
 
@@ -42,6 +45,9 @@ int fabric_accept(struct fabric *fab, int timeout_ms);
 
 /* fabric_start -- start the worker threads */
 int fabric_start(struct fabric *fab);
+
+/* fabric_fail_fd -- readable once a lane ended the session; -1: none */
+int fabric_fail_fd(const struct fabric *fab);
 
 /* fabric_fini -- stop workers, close lanes, deregister, free */
 void fabric_fini(struct fabric *fab);

@@ -11,14 +11,20 @@
 #include "log.h"
 #include "obc.h"
 
-/* read_full -- read exactly len bytes; timeout_ms < 0 waits forever */
+/*
+ * read_full -- read exactly len bytes; timeout_ms < 0 waits forever;
+ * -ECANCELED once wake_fd (when >= 0) is readable
+ */
 static int
-read_full(int fd, void *buf, size_t len, int timeout_ms)
+read_full(int fd, int wake_fd, void *buf, size_t len, int timeout_ms)
 {
 	char *p = buf;
 	while (len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int r = poll(&pfd, 1, timeout_ms);
+		struct pollfd pfd[2] = {
+			{ .fd = fd, .events = POLLIN },
+			{ .fd = wake_fd, .events = POLLIN },
+		};
+		int r = poll(pfd, wake_fd >= 0 ? 2 : 1, timeout_ms);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -26,6 +32,8 @@ read_full(int fd, void *buf, size_t len, int timeout_ms)
 		}
 		if (r == 0)
 			return -ETIMEDOUT;
+		if (pfd[1].revents)
+			return -ECANCELED;
 		ssize_t n = read(fd, p, len);
 		if (n == 0)
 			return -ECONNRESET;
@@ -60,12 +68,13 @@ write_full(int fd, const void *buf, size_t len)
 
 /* obc_recv -- read and decode one request */
 int
-obc_recv(int fd, struct proto_req *req, uint32_t *type, int timeout_ms)
+obc_recv(int fd, int wake_fd, struct proto_req *req, uint32_t *type,
+		int timeout_ms)
 {
 	unsigned char buf[PROTO_REQ_MAX];
 	*type = 0;
 
-	int r = read_full(fd, buf, PROTO_HDR_SIZE, -1);
+	int r = read_full(fd, wake_fd, buf, PROTO_HDR_SIZE, -1);
 	if (r)
 		return r;
 	uint64_t size;
@@ -81,8 +90,8 @@ obc_recv(int fd, struct proto_req *req, uint32_t *type, int timeout_ms)
 		return r;
 	}
 	/* size is within [PROTO_HDR_SIZE, PROTO_REQ_MAX]: checked above */
-	r = read_full(fd, buf + PROTO_HDR_SIZE, (size_t)size - PROTO_HDR_SIZE,
-		timeout_ms);
+	r = read_full(fd, -1, buf + PROTO_HDR_SIZE,
+		(size_t)size - PROTO_HDR_SIZE, timeout_ms);
 	if (r) {
 		log_err("request of type %u: body of %llu bytes %s", *type,
 			(unsigned long long)size, r == -ETIMEDOUT ?

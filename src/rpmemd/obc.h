@@ -11,12 +11,14 @@
 
 /*
  * obc_recv -- read one request: the header (waiting as long as it takes:
- * an open pool may idle for days), then the body within `timeout_ms`.
- * Returns 0, -ECONNRESET on EOF, -EPROTO / -EMSGSIZE /
- * -EPROTONOSUPPORT for a malformed message (with *type set when the
- * header was good, 0 otherwise), -ETIMEDOUT for a body that never came.
+ * an open pool may idle for days, unless `wake_fd` >= 0 turns readable
+ * first), then the body within `timeout_ms`.  Returns 0, -ECONNRESET on
+ * EOF, -ECANCELED when woken, -EPROTO / -EMSGSIZE / -EPROTONOSUPPORT for
+ * a malformed message (with *type set when the header was good, 0
+ * otherwise), -ETIMEDOUT for a body that never came.
  */
-int obc_recv(int fd, struct proto_req *req, uint32_t *type, int timeout_ms);
+int obc_recv(int fd, int wake_fd, struct proto_req *req, uint32_t *type,
+		int timeout_ms);
 
 /* obc_send -- write one response */
 int obc_send(int fd, const struct proto_resp *resp);

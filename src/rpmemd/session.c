@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "fabric.h"
 #include "hash.h"
@@ -27,7 +26,6 @@ struct session {
 	int in;
 	int out;
 	uint16_t minor;			/* negotiated protocol minor */
-	uint8_t secret[PROTO_SECRET_LEN];
 };
 
 static const char *const state_names[] = {
@@ -144,7 +142,7 @@ check_version(struct session *s, const struct proto_common *c)
 	}
 	if (c->minor < PROTO_MINOR) {
 		log_err("protocol %u.%u is not supported (client %u.%u, "
-			"rpmemd needs %u.%u for authenticated lanes)",
+			"rpmemd needs %u.%u: admitted lanes, lane security)",
 			c->major, c->minor, c->major, c->minor, PROTO_MAJOR,
 			PROTO_MINOR);
 		return -EPROTONOSUPPORT;
@@ -186,13 +184,15 @@ ssh_server_addr(void)
 
 /*
  * buff_size -- the inline buffer we agree to: the client's, capped so
- * that the receive buffers of all lanes stay within LANE_MEM_MAX
+ * that the message buffers of all lanes (receive slots, and send
+ * buffers when the lanes are sealed) stay within LANE_MEM_MAX
  * (RELIABILITY R10), never below PMDK's 8 KiB
  */
 static size_t
-buff_size(uint64_t wanted, unsigned nlanes)
+buff_size(uint64_t wanted, unsigned nlanes, bool sealed)
 {
-	size_t cap = LANE_MEM_MAX / ((size_t)nlanes * LANE_SLOTS);
+	size_t per_lane = LANE_SLOTS + (sealed ? LANE_SENDBUFS : 0);
+	size_t cap = LANE_MEM_MAX / ((size_t)nlanes * per_lane);
 	cap = cap > LANE_BUFF_MAX ? LANE_BUFF_MAX : cap & ~(size_t)4095;
 	if (wanted > cap)
 		wanted = cap;
@@ -208,14 +208,15 @@ buff_size(uint64_t wanted, unsigned nlanes)
  */
 static uint32_t
 persist_method(const struct session *s, const struct db_pool *p,
-		uint32_t provider)
+		uint32_t provider, bool sealed)
 {
 	uint32_t pm = PROTO_PM_GPSPM;
 	if (s->cfg->persist_apm) {
-		if (p->is_pmem && provider == PROTO_PROV_VERBS)
+		if (p->is_pmem && provider == PROTO_PROV_VERBS && !sealed)
 			pm = PROTO_PM_APM;
 		else
 			log_notice("persist-apm requested, but %s: using GPSPM",
+				sealed ? "the lanes are sealed (no RMA)" :
 				p->is_pmem ? "the provider is not verbs" :
 				"the pool is not on pmem");
 	}
@@ -223,6 +224,52 @@ persist_method(const struct session *s, const struct db_pool *p,
 		pm == PROTO_PM_APM ? "none" :
 		p->is_pmem ? "pmem_persist" : "pmem_msync");
 	return pm;
+}
+
+/*
+ * lane_security -- the session's policy: the stronger of the client's
+ * and rpmemd's minimums (RELIABILITY S8), its cipher and keys; the
+ * daemon's half of the key material goes into the answer.  -EPROTO when
+ * the client asks for a policy unknown here.
+ */
+static int
+lane_security(const struct session *s, const struct proto_req *req,
+		struct lanesec_keys *keys, struct proto_ext *ext)
+{
+	uint32_t provider = req->common.provider;
+	int dmin = s->cfg->lane_security == CONFIG_LANE_SECURITY_DEFAULT ?
+		(int)lanesec_policy_default(provider) : s->cfg->lane_security;
+	unsigned cmin = req->ext.security;
+	if (cmin >= LANESEC_POLICY_MAX) {
+		log_err("the client asks for lane security %u, unknown here; "
+			"rpmemd has lane-security %s", cmin,
+			lanesec_policy_name((unsigned)dmin));
+		return -EPROTO;
+	}
+	enum lanesec_policy policy = cmin > (unsigned)dmin ?
+		(enum lanesec_policy)cmin : (enum lanesec_policy)dmin;
+	enum lanesec_cipher cipher = policy == LANESEC_NONE ?
+		LANESEC_CIPHER_NONE : lanesec_cipher_choose(req->ext.cipher);
+	int r = lanesec_random(ext->random, sizeof(ext->random));
+	if (!r)
+		r = lanesec_derive(keys, policy, cipher, req->ext.random,
+			ext->random);
+	if (r) {
+		log_err("deriving the session's lane keys: %s", strerror(-r));
+		return r;
+	}
+	ext->security = (uint16_t)policy;
+	ext->cipher = (uint16_t)cipher;
+	log_notice("lane security: %s%s%s (client asks at least %s, "
+		"rpmemd at least %s%s)", lanesec_policy_name(policy),
+		cipher ? ", " : "", cipher ? lanesec_cipher_name(cipher) : "",
+		lanesec_policy_name(cmin), lanesec_policy_name((unsigned)dmin),
+		s->cfg->lane_security == CONFIG_LANE_SECURITY_DEFAULT ?
+		", its default for the provider" : "");
+	if (policy != LANESEC_NONE && provider == PROTO_PROV_VERBS)
+		log_notice("sealed lanes over verbs: every persist travels "
+			"inline, none as an RDMA write");
+	return 0;
 }
 
 /* handle_pool -- CREATE or OPEN */
@@ -273,12 +320,11 @@ handle_pool(struct session *s, const struct proto_req *req)
 		r = -EFBIG;
 		goto err_close;
 	}
-	if (getrandom(s->secret, sizeof(s->secret), 0) !=
-			(ssize_t)sizeof(s->secret)) {
-		r = -errno;
-		log_err("!getrandom");
+	struct lanesec_keys keys;
+	r = lane_security(s, req, &keys, &resp.ext);
+	if (r)
 		goto err_close;
-	}
+	bool sealed = keys.policy != LANESEC_NONE;
 
 	unsigned nlanes = req->common.nlanes < s->cfg->max_lanes ?
 		req->common.nlanes : s->cfg->max_lanes;
@@ -288,23 +334,24 @@ handle_pool(struct session *s, const struct proto_req *req)
 		.pool = {
 			.base = p->addr,
 			.size = (size_t)req->common.pool_size,
-			.buff_size = buff_size(req->common.buff_size, nlanes),
+			.buff_size = buff_size(req->common.buff_size, nlanes,
+				sealed),
 			.is_pmem = p->is_pmem,
 			.has_headers = !p->no_headers,
 		},
 		.nlanes = nlanes,
 		.nthreads = s->cfg->nthreads,
-		.secret = s->secret,
+		.keys = &keys,
 		.session_fd = s->in,
 	};
 	r = fabric_init(&fa, &s->fab, &resp.ibc);
+	lanesec_wipe(&keys, sizeof(keys));
 	if (r) {
 		r = r == -EINVAL || r == -ENODATA ? -EMEDIUMTYPE : r;
 		goto err_close;
 	}
-	resp.ibc.persist_method = persist_method(s, p, fa.provider);
+	resp.ibc.persist_method = persist_method(s, p, fa.provider, sealed);
 	resp.ext.buff_size = fa.pool.buff_size;
-	memcpy(resp.ext.secret, s->secret, sizeof(s->secret));
 	if (req->type == PROTO_MSG_OPEN)
 		resp.attr = p->attr;
 
@@ -422,9 +469,15 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 	while (s.state != SESSION_DONE) {
 		struct proto_req req;
 		uint32_t type;
-		int r = obc_recv(in, &req, &type, BODY_TIMEOUT_MS);
+		int r = obc_recv(in, fabric_fail_fd(s.fab), &req, &type,
+			BODY_TIMEOUT_MS);
 		if (r == -ECONNRESET) {
 			log_notice("out-of-band channel closed by the client");
+			break;
+		}
+		if (r == -ECANCELED) {
+			log_err("a lane failed: the session ends");
+			ret = -EBADMSG;
 			break;
 		}
 		if (r) {

@@ -24,13 +24,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lanesec.h"
 #include "proto.h"
 
 #define WAIT_MS 20000
 
 static char Dir[256];
 static char Log[300];
-static const char *Extra_arg;	/* one more rpmemd option, or NULL */
+static const char *Extra_args[3];	/* more rpmemd options, NULL-ended */
 
 struct daemon {
 	pid_t pid;
@@ -68,8 +69,11 @@ start(struct daemon *d)
 		snprintf(log, sizeof(log), "--log-file=%s", Log);
 		snprintf(conf, sizeof(conf), "%s/rpmemd.conf", Dir);
 		setenv("SSH_CONNECTION", "127.0.0.1 40000 127.0.0.1 22", 1);
-		execl(exe, exe, "-c", conf, psd, log, "--log-level=debug",
-			Extra_arg, (char *)NULL);
+		char *argv[16] = { exe, "-c", conf, psd, log,
+			"--log-level=debug" };
+		for (int i = 0; i < 3 && Extra_args[i]; i++)
+			argv[6 + i] = (char *)Extra_args[i];
+		execv(exe, argv);
 		_exit(127);
 	}
 	close(in[0]);
@@ -168,6 +172,8 @@ open_req(uint16_t major, uint16_t minor)
 	struct proto_req r = {
 		.type = PROTO_MSG_OPEN,
 		.common = { major, minor, 4 << 20, 1, PROTO_PROV_TCP, 65536 },
+		/* ours carry the extension block; PMDK's do not */
+		.has_ext = minor >= PROTO_MINOR,
 	};
 	strcpy(r.desc, "pool.set");
 	return r;
@@ -261,7 +267,11 @@ END_TEST
  */
 START_TEST(apm_over_tcp_downgrades_to_gpspm_with_a_notice)
 {
-	Extra_arg = "--persist-apm";
+	/* unsealed lanes, then sealed ones (no RMA at all) */
+	static const char *const why[] = { "the provider is not verbs",
+		"the lanes are sealed (no RMA)" };
+	Extra_args[0] = "--persist-apm";
+	Extra_args[1] = _i ? NULL : "--lane-security=none";
 	setenv("PMEM_IS_PMEM_FORCE", "1", 1);
 	struct daemon d;
 	start(&d);
@@ -275,9 +285,81 @@ START_TEST(apm_over_tcp_downgrades_to_gpspm_with_a_notice)
 	send_req(&d, &c);
 	ck_assert(recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
 	finish(&d, 0);
-	ck_assert(log_has("persist-apm requested, but the provider is not "
-		"verbs: using GPSPM"));
+	char line[160];
+	snprintf(line, sizeof(line), "persist-apm requested, but %s: using "
+		"GPSPM", why[_i]);
+	ck_assert_msg(log_has(line), "no \"%s\" in %s", line, Log);
 	ck_assert(log_has("persist flush: pmem_persist"));
+}
+END_TEST
+
+/*
+ * S8: the session's lane security is the stronger of the two minimums,
+ * whichever side asks for more; the cipher and the daemon's key material
+ * come with it, and both settings are named in the log
+ */
+START_TEST(lane_security_is_the_stronger_minimum)
+{
+	static const struct {
+		const char *daemon;	/* rpmemd's option, or NULL: default */
+		unsigned client;
+		unsigned want;
+		const char *log;
+	} cases[] = {
+		{ "--lane-security=none", LANESEC_NONE, LANESEC_NONE,
+			"lane security: none (client asks at least none, "
+			"rpmemd at least none)" },
+		{ "--lane-security=none", LANESEC_AUTHENTICATE,
+			LANESEC_AUTHENTICATE, "lane security: authenticate, " },
+		{ "--lane-security=authenticate", LANESEC_NONE,
+			LANESEC_AUTHENTICATE, "rpmemd at least authenticate)" },
+		{ "--lane-security=authenticate", LANESEC_ENCRYPT,
+			LANESEC_ENCRYPT, "client asks at least encrypt" },
+		{ NULL, LANESEC_NONE, LANESEC_ENCRYPT, "rpmemd at least "
+			"encrypt, its default for the provider)" },
+	};
+	struct daemon d;
+	Extra_args[0] = cases[_i].daemon;
+	start(&d);
+	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR);
+	r.ext.security = (uint16_t)cases[_i].client;
+	r.ext.cipher = LANESEC_CHACHA20_POLY1305;
+	send_req(&d, &r);
+	static struct proto_resp resp;
+	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert_uint_eq(resp.status, 0);
+	ck_assert_uint_eq(resp.ext.security, cases[_i].want);
+	/* a client without AES gets ChaCha20-Poly1305 */
+	ck_assert_uint_eq(resp.ext.cipher, cases[_i].want == LANESEC_NONE ?
+		LANESEC_CIPHER_NONE : LANESEC_CHACHA20_POLY1305);
+	static const uint8_t zero[PROTO_RANDOM_LEN];
+	ck_assert(memcmp(resp.ext.random, zero, sizeof(zero)) != 0);
+	/* sealed sessions open the pool to no RMA at all */
+	ck_assert(cases[_i].want == LANESEC_NONE ? resp.ibc.rkey != 0 :
+		resp.ibc.rkey == 0 && resp.ibc.raddr == 0);
+	struct proto_req c = { .type = PROTO_MSG_CLOSE };
+	send_req(&d, &c);
+	ck_assert(recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
+	finish(&d, 0);
+	ck_assert_msg(log_has(cases[_i].log), "no \"%s\" in %s",
+		cases[_i].log, Log);
+}
+END_TEST
+
+/* S8: a policy this daemon does not know is refused, naming both */
+START_TEST(unknown_lane_security_is_refused_naming_both)
+{
+	struct daemon d;
+	start(&d);
+	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR);
+	r.ext.security = 7;
+	send_req(&d, &r);
+	static struct proto_resp resp;
+	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert_uint_ne(resp.status, 0);
+	finish(&d, 0);
+	ck_assert(log_has("the client asks for lane security 7, unknown "
+		"here; rpmemd has lane-security encrypt"));
 }
 END_TEST
 
@@ -292,7 +374,7 @@ START_TEST(other_major_is_refused_naming_both_versions)
 	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_eq(resp.status, PROTO_ERR_BADPROTO);
 	finish(&d, 1);
-	ck_assert(log_has("client 1.2, rpmemd 0.2"));
+	ck_assert(log_has("client 1.2, rpmemd 0.3"));
 }
 END_TEST
 
@@ -421,7 +503,7 @@ START_TEST(descriptor_without_nul_is_refused)
 	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR);
 	unsigned char buf[PROTO_REQ_MAX];
 	ssize_t n = proto_req_encode(&r, buf, sizeof(buf));
-	buf[n - 1] = 'x';
+	buf[n - PROTO_REQ_EXT_SIZE - 1] = 'x';
 	send_raw(&d, buf, (size_t)n);
 	static struct proto_resp resp;
 	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
@@ -453,7 +535,10 @@ main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, rpmemd_hardens_itself);
-	tcase_add_test(tc, apm_over_tcp_downgrades_to_gpspm_with_a_notice);
+	tcase_add_loop_test(tc, apm_over_tcp_downgrades_to_gpspm_with_a_notice,
+		0, 2);
+	tcase_add_loop_test(tc, lane_security_is_the_stronger_minimum, 0, 5);
+	tcase_add_test(tc, unknown_lane_security_is_refused_naming_both);
 	tcase_add_test(tc, other_major_is_refused_naming_both_versions);
 	tcase_add_test(tc, newer_minor_works_at_the_daemons_minor);
 	tcase_add_test(tc, pmdk_0_1_client_gets_a_plain_badproto);

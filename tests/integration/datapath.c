@@ -2132,7 +2132,7 @@ create_run(void *arg)
  * S2: while rpmemd admits lanes (the test holds the create's response
  * back with the ssh gate, so the listener is up and the client has not
  * connected yet), plain TCP connections and libfabric connection
- * requests without the session secret are refused without taking a lane
+ * requests without the lane token are refused without taking a lane
  * slot: the real client then gets all its lanes, lane 0 and the last
  * included, and they work; after admission the port is closed.
  */
@@ -2173,17 +2173,17 @@ START_TEST(stray_connections_are_refused_without_taking_a_lane)
 	int silent = tcp_connect(port);
 	ck_assert_msg(silent >= 0, "connect: %s", ename(-silent));
 
-	/* libfabric: no data, short data, bad magic, wrong secrets */
+	/* libfabric: no data, short data, bad magic, wrong tokens */
 	struct lane_conn bad;
 	memset(&bad, 0, sizeof(bad));
 	bad.magic = LANE_CONN_MAGIC;
-	fill_random((char *)bad.secret, sizeof(bad.secret), &rng);
+	fill_random((char *)bad.token, sizeof(bad.token), &rng);
 	struct lane_conn nomagic = bad;
 	nomagic.magic = ~LANE_CONN_MAGIC;
 	struct lane_conn last = bad;
 	last.lane = NLANES - 1;
 	char why_last[64];
-	fmt(why_last, sizeof(why_last), "wrong session secret (lane %u)",
+	fmt(why_last, sizeof(why_last), "wrong session token (lane %u)",
 		NLANES - 1);
 	const struct {
 		const char *what;
@@ -2195,10 +2195,10 @@ START_TEST(stray_connections_are_refused_without_taking_a_lane)
 		{ "4 bytes of connection data", &bad, 4,
 			"no connection data" },
 		{ "a wrong magic", &nomagic, sizeof(nomagic),
-			"wrong session secret" },
-		{ "a wrong secret for lane 0", &bad, sizeof(bad),
-			"wrong session secret (lane 0)" },
-		{ "a wrong secret for the last lane", &last, sizeof(last),
+			"wrong session token" },
+		{ "a wrong token for lane 0", &bad, sizeof(bad),
+			"wrong session token (lane 0)" },
+		{ "a wrong token for the last lane", &last, sizeof(last),
 			why_last },
 	};
 	const unsigned nst = sizeof(st) / sizeof(st[0]);

@@ -82,6 +82,13 @@ sample_req(struct proto_req *r, enum proto_msg_type type)
 	if (r->has_attr)
 		sample_attr(&r->attr);
 	strcpy(r->desc, DESC);
+	r->has_ext = type == PROTO_MSG_CREATE || type == PROTO_MSG_OPEN;
+	if (r->has_ext) {
+		r->ext.security = 0x0102;
+		r->ext.cipher = 0x0304;
+		for (unsigned i = 0; i < PROTO_RANDOM_LEN; i++)
+			r->ext.random[i] = (unsigned char)(0xa0 + i);
+	}
 	if (type == PROTO_MSG_CLOSE)
 		r->close_flags = 0xdeadbe01;
 }
@@ -107,8 +114,10 @@ sample_resp(struct proto_resp *r, enum proto_msg_type type, bool ext)
 		r->ext.minor = PROTO_MINOR;
 		r->ext.version = 0x0badf00d;
 		r->ext.buff_size = 0x0000000100000000ULL;
-		for (unsigned i = 0; i < PROTO_SECRET_LEN; i++)
-			r->ext.secret[i] = (unsigned char)(0xff - i);
+		r->ext.security = 0x0a0b;
+		r->ext.cipher = 0x0c0d;
+		for (unsigned i = 0; i < PROTO_RANDOM_LEN; i++)
+			r->ext.random[i] = (unsigned char)(0xff - i);
 	}
 }
 
@@ -143,7 +152,9 @@ ext_eq(const struct proto_ext *a, const struct proto_ext *b)
 	ck_assert_uint_eq(a->minor, b->minor);
 	ck_assert_uint_eq(a->version, b->version);
 	ck_assert(a->buff_size == b->buff_size);
-	ck_assert_mem_eq(a->secret, b->secret, PROTO_SECRET_LEN);
+	ck_assert_uint_eq(a->security, b->security);
+	ck_assert_uint_eq(a->cipher, b->cipher);
+	ck_assert_mem_eq(a->random, b->random, PROTO_RANDOM_LEN);
 }
 
 /* enc_req -- encode a sample request; fails the test on error */
@@ -208,6 +219,11 @@ START_TEST(test_every_request_survives_a_round_trip)
 	if (type == PROTO_MSG_CREATE || type == PROTO_MSG_OPEN) {
 		common_eq(&out.common, &in.common);
 		ck_assert_str_eq(out.desc, DESC);
+		ck_assert(out.has_ext);
+		ck_assert_uint_eq(out.ext.security, in.ext.security);
+		ck_assert_uint_eq(out.ext.cipher, in.ext.cipher);
+		ck_assert_mem_eq(out.ext.random, in.ext.random,
+			PROTO_RANDOM_LEN);
 	}
 	if (type == PROTO_MSG_CLOSE)
 		ck_assert_uint_eq(out.close_flags, in.close_flags);
@@ -279,7 +295,8 @@ START_TEST(test_create_bytes_sit_at_pmdk_offsets)
 	size_t n = enc_req(buf, PROTO_MSG_CREATE);
 
 	sample_req(&r, PROTO_MSG_CREATE);
-	ck_assert_uint_eq(n, PROTO_CREATE_SIZE + sizeof(DESC));
+	ck_assert_uint_eq(n, PROTO_CREATE_SIZE + sizeof(DESC) +
+		PROTO_REQ_EXT_SIZE);
 	ck_assert_uint_eq(be_at(buf, 0, 4), PROTO_MSG_CREATE);
 	ck_assert_uint_eq(be_at(buf, 4, 8), n);
 	ck_assert_uint_eq(be_at(buf, 12, 2), PROTO_MAJOR);
@@ -300,6 +317,12 @@ START_TEST(test_create_bytes_sit_at_pmdk_offsets)
 	ck_assert_mem_eq(buf + 128, r.attr.user_flags, 16);
 	ck_assert_uint_eq(be_at(buf, 144, 4), sizeof(DESC));
 	ck_assert_mem_eq(buf + 148, DESC, sizeof(DESC));
+	/* ours: the extension block after the descriptor */
+	size_t x = 148 + sizeof(DESC);
+	ck_assert_uint_eq(be_at(buf, x, 2), r.ext.security);
+	ck_assert_uint_eq(be_at(buf, x + 2, 2), r.ext.cipher);
+	ck_assert_uint_eq(be_at(buf, x + 4, 4), 0);
+	ck_assert_mem_eq(buf + x + 8, r.ext.random, PROTO_RANDOM_LEN);
 }
 END_TEST
 
@@ -310,7 +333,8 @@ START_TEST(test_open_close_set_attr_bytes_sit_at_pmdk_offsets)
 	size_t n = enc_req(buf, PROTO_MSG_OPEN);
 
 	sample_req(&r, PROTO_MSG_OPEN);
-	ck_assert_uint_eq(n, PROTO_OPEN_SIZE + sizeof(DESC));
+	ck_assert_uint_eq(n, PROTO_OPEN_SIZE + sizeof(DESC) +
+		PROTO_REQ_EXT_SIZE);
 	ck_assert_uint_eq(be_at(buf, 0, 4), PROTO_MSG_OPEN);
 	ck_assert_uint_eq(be_at(buf, 28, 4), PROTO_PROV_SOCKETS);
 	ck_assert_uint_eq(be_at(buf, 40, 4), sizeof(DESC));
@@ -353,7 +377,10 @@ START_TEST(test_open_resp_bytes_sit_at_pmdk_offsets)
 	ck_assert_uint_eq(be_at(buf, 150, 2), PROTO_MINOR);
 	ck_assert_uint_eq(be_at(buf, 152, 4), r.ext.version);
 	ck_assert(be_at(buf, 156, 8) == r.ext.buff_size);
-	ck_assert_mem_eq(buf + 164, r.ext.secret, PROTO_SECRET_LEN);
+	ck_assert_uint_eq(be_at(buf, 164, 2), r.ext.security);
+	ck_assert_uint_eq(be_at(buf, 166, 2), r.ext.cipher);
+	ck_assert_uint_eq(be_at(buf, 168, 4), 0);
+	ck_assert_mem_eq(buf + 172, r.ext.random, PROTO_RANDOM_LEN);
 }
 END_TEST
 
@@ -484,7 +511,7 @@ START_TEST(test_malformed_descriptor_is_refused)
 
 	/* last byte is not NUL */
 	memcpy(buf, orig, n);
-	buf[n - 1] = 'x';
+	buf[off + dsz - 1] = 'x';
 	ck_assert_int_eq(req_ret(buf, n), -EPROTO);
 
 	/* NUL inside the string */
@@ -529,9 +556,10 @@ START_TEST(test_descriptor_length_limit_is_enforced)
 
 	/* one more character, forged by hand since the encoder refuses */
 	size_t off = _i ? PROTO_OPEN_SIZE : PROTO_CREATE_SIZE;
-	size_t len = off + PROTO_DESC_MAX + 1;
-	buf[len - 2] = 'd';
-	buf[len - 1] = '\0';
+	size_t dend = off + PROTO_DESC_MAX + 1;
+	size_t len = dend + PROTO_REQ_EXT_SIZE;
+	buf[dend - 2] = 'd';
+	buf[dend - 1] = '\0';
 	be_set(buf, 4, 8, len);
 	be_set(buf, off - 4, 4, PROTO_DESC_MAX + 1);
 	ck_assert_int_eq(req_ret(buf, len), _i ? -EPROTO : -EMSGSIZE);
@@ -556,17 +584,32 @@ START_TEST(test_other_major_is_refused_as_unsupported)
 }
 END_TEST
 
+/*
+ * any minor decodes (the daemon decides what it serves); from ours on,
+ * the extension block must follow the descriptor, before it must not
+ */
 START_TEST(test_any_minor_is_left_to_the_daemon)
 {
-	static const uint16_t minors[] = {0, 1, 2, 3, 0xffff};
+	static const uint16_t minors[] = {0, 1, 2, 3, 4, 0xffff};
 	unsigned char buf[BUF_LEN];
-	struct proto_req r;
-	size_t n = enc_req(buf, _i ? PROTO_MSG_OPEN : PROTO_MSG_CREATE);
+	struct proto_req in, r;
 
 	for (size_t i = 0; i < sizeof(minors) / sizeof(minors[0]); i++) {
-		be_set(buf, 14, 2, minors[i]);
-		ck_assert_int_eq(proto_req_decode(buf, n, &r), 0);
-		ck_assert_uint_eq(r.common.minor, minors[i]);
+		sample_req(&in, _i ? PROTO_MSG_OPEN : PROTO_MSG_CREATE);
+		in.common.minor = minors[i];
+		bool ours = minors[i] >= PROTO_MINOR;
+		for (int with = 0; with < 2; with++) {
+			in.has_ext = with;
+			ssize_t n = proto_req_encode(&in, buf, sizeof(buf));
+			ck_assert_int_gt(n, 0);
+			ck_assert_int_eq(proto_req_decode(buf, (size_t)n, &r),
+				with == ours ? 0 : -EPROTO);
+			if (with != ours)
+				continue;
+			ck_assert_uint_eq(r.common.minor, minors[i]);
+			ck_assert_int_eq(r.has_ext, ours);
+			ck_assert_str_eq(r.desc, DESC);
+		}
 	}
 }
 END_TEST
@@ -598,9 +641,9 @@ START_TEST(test_response_header_checks_type_status_and_size)
 		int ret;
 	} cases[] = {
 		{0, PROTO_MSG_CREATE_RESP, 44, PROTO_MSG_CREATE_RESP, 0},
-		{0, PROTO_MSG_CREATE_RESP, 76, PROTO_MSG_CREATE_RESP, 0},
+		{0, PROTO_MSG_CREATE_RESP, 100, PROTO_MSG_CREATE_RESP, 0},
 		{13, PROTO_MSG_OPEN_RESP, 148, PROTO_MSG_OPEN_RESP, 0},
-		{0, PROTO_MSG_OPEN_RESP, 180, PROTO_MSG_OPEN_RESP, 0},
+		{0, PROTO_MSG_OPEN_RESP, 204, PROTO_MSG_OPEN_RESP, 0},
 		{0, PROTO_MSG_CLOSE_RESP, 16, PROTO_MSG_CLOSE_RESP, 0},
 		{0, PROTO_MSG_SET_ATTR_RESP, 16, PROTO_MSG_SET_ATTR_RESP, 0},
 		{14, PROTO_MSG_CLOSE_RESP, 16, PROTO_MSG_CLOSE_RESP, -EPROTO},
@@ -612,19 +655,22 @@ START_TEST(test_response_header_checks_type_status_and_size)
 		{0, PROTO_MSG_CREATE_RESP, 16, PROTO_MSG_CREATE_RESP, -EPROTO},
 		{0, PROTO_MSG_CREATE_RESP, 43, PROTO_MSG_CREATE_RESP, -EPROTO},
 		{0, PROTO_MSG_CREATE_RESP, 45, PROTO_MSG_CREATE_RESP, -EPROTO},
-		{0, PROTO_MSG_CREATE_RESP, 75, PROTO_MSG_CREATE_RESP, -EPROTO},
-		{0, PROTO_MSG_CREATE_RESP, 77, PROTO_MSG_CREATE_RESP, -EPROTO},
+		{0, PROTO_MSG_CREATE_RESP, 99, PROTO_MSG_CREATE_RESP, -EPROTO},
+		{0, PROTO_MSG_CREATE_RESP, 101, PROTO_MSG_CREATE_RESP, -EPROTO},
 		{0, PROTO_MSG_CREATE_RESP, 148, PROTO_MSG_CREATE_RESP,
 			-EPROTO},
 		{0, PROTO_MSG_OPEN_RESP, 44, PROTO_MSG_OPEN_RESP, -EPROTO},
 		{0, PROTO_MSG_OPEN_RESP, 147, PROTO_MSG_OPEN_RESP, -EPROTO},
-		{0, PROTO_MSG_OPEN_RESP, 181, PROTO_MSG_OPEN_RESP, -EPROTO},
+		{0, PROTO_MSG_OPEN_RESP, 205, PROTO_MSG_OPEN_RESP, -EPROTO},
 		{0, PROTO_MSG_OPEN_RESP, UINT64_MAX, PROTO_MSG_OPEN_RESP,
 			-EPROTO},
 		{0, PROTO_MSG_CLOSE_RESP, 15, PROTO_MSG_CLOSE_RESP, -EPROTO},
 		{0, PROTO_MSG_CLOSE_RESP, 48, PROTO_MSG_CLOSE_RESP, -EPROTO},
 		{0, PROTO_MSG_SET_ATTR_RESP, 17, PROTO_MSG_SET_ATTR_RESP,
 			-EPROTO},
+		/* the 32-byte extension of our unreleased minor 2 */
+		{0, PROTO_MSG_CREATE_RESP, 76, PROTO_MSG_CREATE_RESP, -EPROTO},
+		{0, PROTO_MSG_OPEN_RESP, 180, PROTO_MSG_OPEN_RESP, -EPROTO},
 		{0, PROTO_MSG_CLOSE, 16, PROTO_MSG_CLOSE, -EINVAL},
 		{0, 0, 16, 0, -EINVAL},
 	};
@@ -707,7 +753,7 @@ START_TEST(test_request_encoder_refuses_bad_input)
 	struct proto_req r;
 
 	sample_req(&r, PROTO_MSG_CREATE);
-	size_t need = PROTO_CREATE_SIZE + sizeof(DESC);
+	size_t need = PROTO_CREATE_SIZE + sizeof(DESC) + PROTO_REQ_EXT_SIZE;
 	memset(buf, 0xa5, sizeof(buf));
 	ck_assert_int_eq(proto_req_encode(&r, buf, need - 1), -ENOBUFS);
 	ck_assert_uint_eq(buf[0], 0xa5);
@@ -742,10 +788,10 @@ START_TEST(test_response_encoder_refuses_bad_input)
 
 	sample_resp(&r, PROTO_MSG_OPEN_RESP, true);
 	memset(buf, 0xa5, sizeof(buf));
-	ck_assert_int_eq(proto_resp_encode(&r, buf, 179), -ENOBUFS);
+	ck_assert_int_eq(proto_resp_encode(&r, buf, 203), -ENOBUFS);
 	ck_assert_uint_eq(buf[0], 0xa5);
-	ck_assert_int_eq(proto_resp_encode(&r, buf, 180), 180);
-	ck_assert_uint_eq(buf[180], 0xa5);
+	ck_assert_int_eq(proto_resp_encode(&r, buf, 204), 204);
+	ck_assert_uint_eq(buf[204], 0xa5);
 
 	r.status = PROTO_ERR_MAX;
 	ck_assert_int_eq(proto_resp_encode(&r, buf, sizeof(buf)), -EINVAL);
