@@ -122,6 +122,8 @@ START_TEST(test_defaults_apply_without_files_or_options)
 	ck_assert_int_eq(Cfg.log_level, LOG_LVL_ERR);
 	ck_assert_uint_eq(Cfg.nthreads, 0);
 	ck_assert_uint_eq(Cfg.max_lanes, 64);
+	/* unset: each session takes its provider's default */
+	ck_assert_int_eq(Cfg.lane_security, CONFIG_LANE_SECURITY_DEFAULT);
 	ck_assert_ptr_null(Cfg.remove);
 	ck_assert(!Cfg.force && !Cfg.pool_set && !Cfg.help && !Cfg.version);
 }
@@ -134,7 +136,8 @@ START_TEST(test_long_options_accept_equals_form)
 	snprintf(opt, sizeof(opt), "--config=%s", c);
 	ck_assert_int_eq(LOAD(opt, "--log-file=/tmp/x.log",
 		"--poolset-dir=/pools", "--log-level=debug", "--nthreads=8",
-		"--max-lanes=16", "--remove=a.set"), 0);
+		"--max-lanes=16", "--remove=a.set",
+		"--lane-security=authenticate"), 0);
 	ck_assert(Cfg.persist_apm);
 	ck_assert_str_eq(Cfg.log_file, "/tmp/x.log");
 	ck_assert(!Cfg.use_syslog);
@@ -142,6 +145,7 @@ START_TEST(test_long_options_accept_equals_form)
 	ck_assert_int_eq(Cfg.log_level, LOG_LVL_DEBUG);
 	ck_assert_uint_eq(Cfg.nthreads, 8);
 	ck_assert_uint_eq(Cfg.max_lanes, 16);
+	ck_assert_int_eq(Cfg.lane_security, LANESEC_AUTHENTICATE);
 	ck_assert_str_eq(Cfg.remove, "a.set");
 }
 END_TEST
@@ -153,13 +157,15 @@ START_TEST(test_long_options_accept_separate_argument)
 	ck_assert_int_eq(LOAD("--config", c, "--log-file", "/tmp/y.log",
 		"--poolset-dir", "/p", "--log-level", "notice",
 		"--nthreads", "1024", "--max-lanes", "65536",
-		"--remove", "b.set", "--force", "--pool-set"), 0);
+		"--remove", "b.set", "--force", "--pool-set",
+		"--lane-security", "none"), 0);
 	ck_assert(Cfg.persist_apm);
 	ck_assert_str_eq(Cfg.log_file, "/tmp/y.log");
 	ck_assert_str_eq(Cfg.poolset_dir, "/p");
 	ck_assert_int_eq(Cfg.log_level, LOG_LVL_NOTICE);
 	ck_assert_uint_eq(Cfg.nthreads, 1024);
 	ck_assert_uint_eq(Cfg.max_lanes, 65536);
+	ck_assert_int_eq(Cfg.lane_security, LANESEC_NONE);
 	ck_assert_str_eq(Cfg.remove, "b.set");
 	ck_assert(Cfg.force && Cfg.pool_set);
 }
@@ -225,6 +231,7 @@ START_TEST(test_config_file_sets_every_key)
 		"log-level = info\n"
 		"nthreads = 12\n"
 		"max-lanes = 1\n"
+		"lane-security = encrypt\n"
 		"   # indented comment\n"
 		"log-level = debug");
 	ck_assert_int_eq(LOAD("-c", c), 0);
@@ -236,6 +243,7 @@ START_TEST(test_config_file_sets_every_key)
 	ck_assert_int_eq(Cfg.log_level, LOG_LVL_DEBUG);
 	ck_assert_uint_eq(Cfg.nthreads, 12);
 	ck_assert_uint_eq(Cfg.max_lanes, 1);
+	ck_assert_int_eq(Cfg.lane_security, LANESEC_ENCRYPT);
 }
 END_TEST
 
@@ -357,6 +365,10 @@ static const struct {
 		"'nthreads' (expected 0..1024)"},
 	{"max-lanes = 0\n", "1: invalid value '0' for key "
 		"'max-lanes' (expected 1..65536)"},
+	{"lane-security = yes\n", "1: invalid value 'yes' for key "
+		"'lane-security' (expected encrypt, authenticate or none)"},
+	{"lane-security = Encrypt\n", "1: invalid value 'Encrypt' for key "
+		"'lane-security' (expected encrypt, authenticate or none)"},
 	{"\n[global]\nlog-level = info\n", "2: sections are not supported"},
 	{"log-file = /tmp/a;b\n", "1: invalid value '/tmp/a;b' for key "
 		"'log-file' (expected a path)"},
@@ -590,6 +602,7 @@ START_TEST(test_usage_lists_every_option)
 		"--poolset-dir", "--persist-apm", "--persist-general",
 		"--use-syslog", "--log-level", "-r, --remove", "-f, --force",
 		"-s, --pool-set", "-t, --nthreads", "--max-lanes",
+		"--lane-security",
 	};
 	char out[PATH_MAX], text[8192];
 	path_in(out, "usage.txt");
