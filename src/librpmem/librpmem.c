@@ -248,16 +248,20 @@ pool_session_end(RPMEMpool *rpp, uint32_t flags)
 			ret = fail(proto_status_errno(resp.status),
 				"closing remote pool '%s': %s", rpp->desc,
 				proto_status_str(resp.status));
-	} else {
-		ret = fail(atomic_load(&rpp->error),
-			"!remote pool '%s' was already broken",
-			rpp->desc);
 	}
+	bool broken = atomic_load(&rpp->state) == RPMEM_ST_BROKEN;
 	int err = errno;
-	int status = ssh_close(rpp->ssh, Env.timeout_ms, NULL, 0);
+	char last[ERRMSG_MAX];
+	int status = ssh_close(rpp->ssh, Env.timeout_ms, last, sizeof(last));
+	errno = err;
+	if (broken) {
+		/* rpmemd's last words say why when it ended the session */
+		err = atomic_load(&rpp->error);
+		ret = fail(err, "remote pool '%s' was already broken (%s)%s%s",
+			rpp->desc, strerror(err), *last ? ": " : "", last);
+	}
 	if (status != 0 && ret == 0)
 		log_info("ssh exited with status %d after close", status);
-	errno = err;
 	return ret;
 }
 
@@ -612,6 +616,12 @@ data_result(RPMEMpool *rpp, int r, const char *what, size_t off, size_t len,
 			return fail(r, "%s on lane %u: no answer from %s within "
 				"%d s; connection dropped", what, lane,
 				rpp->target.node, Env.timeout_ms / 1000);
+		if (sticky == EBADMSG)
+			return fail(sticky, "%s on lane %u: an answer from %s "
+				"failed authentication (altered, forged, "
+				"replayed, reordered or dropped on the way); "
+				"connection dropped", what, lane,
+				rpp->target.node);
 		return fail(sticky, "!%s on lane %u: connection to %s lost",
 			what, lane, rpp->target.node);
 	}

@@ -473,3 +473,10 @@ fabric_fail_fd(const struct fabric *f)
 {
 	return f ? f->fail_fd : -1;
 }
+
+/* fabric_fail_reason -- why a lane ended the session */
+const char *
+fabric_fail_reason(const struct fabric *f)
+{
+	return f->fail_why;
+}

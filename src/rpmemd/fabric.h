@@ -49,6 +49,9 @@ int fabric_start(struct fabric *fab);
 /* fabric_fail_fd -- readable once a lane ended the session; -1: none */
 int fabric_fail_fd(const struct fabric *fab);
 
+/* fabric_fail_reason -- why a lane ended the session ("" if none did) */
+const char *fabric_fail_reason(const struct fabric *fab);
+
 /* fabric_fini -- stop workers, close lanes, deregister, free */
 void fabric_fini(struct fabric *fab);
 

@@ -77,6 +77,7 @@ struct fabric {
 	bool secure;			/* keys.policy != LANESEC_NONE */
 	int session_fd;
 	int fail_fd;			/* eventfd: a lane ended the session */
+	char fail_why[256];		/* the first lane failure */
 	atomic_bool stop;
 };
 

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -40,12 +41,15 @@ fabric_post_recv(struct fabric *f, struct slot *s)
 void
 fabric_fail(struct fabric *f, const char *fmt, ...)
 {
+	char why[sizeof(f->fail_why)];
 	va_list ap;
 	va_start(ap, fmt);
-	log_vmsg(LOG_LVL_ERR, fmt, ap);
+	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	log_err("%s", why);
 	if (atomic_exchange(&f->stop, true))
 		return;
+	memcpy(f->fail_why, why, sizeof(why));
 	uint64_t one = 1;
 	if (write(f->fail_fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
 		log_err("!waking the session");
@@ -159,6 +163,11 @@ answer(struct fabric *f, struct lane *l, uint32_t status, uint32_t lane,
 	}
 	char *body = buf + LANESEC_TAG_LEN;
 	memcpy(body, &resp, sizeof(resp));
+	/* only authenticated, the bytes go as they are: copy, then seal */
+	if (f->keys.policy == LANESEC_AUTHENTICATE && dlen) {
+		memcpy(body + sizeof(resp), data, dlen);
+		data = body + sizeof(resp);
+	}
 	struct lanesec_piece p[2] = {
 		{ body, body, sizeof(resp) },
 		{ data, body + sizeof(resp), dlen },

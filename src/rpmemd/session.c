@@ -476,7 +476,10 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 			break;
 		}
 		if (r == -ECANCELED) {
+			/* the client hears it on ssh's stderr */
 			log_err("a lane failed: the session ends");
+			fprintf(stderr, "rpmemd: %s\n",
+				fabric_fail_reason(s.fab));
 			ret = -EBADMSG;
 			break;
 		}
