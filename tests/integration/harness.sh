@@ -12,6 +12,16 @@
 #   harness_rpmemd_cmd PSDIR LOG [ARG...]
 #                            print an RPMEM_CMD running the built rpmemd
 #   harness_pick_port        print a TCP port nobody listens on
+#   harness_netns_start TAG  make a network namespace joined to ours by a
+#                            veth pair, each end with an address of a
+#                            /30 of 198.18.0.0/15 no other run uses;
+#                            exports HARNESS_NETNS (pass it on to
+#                            harness_start_sshd with HARNESS_ADDR),
+#                            HARNESS_NETNS_IF (our end's name),
+#                            HARNESS_NETNS_HOST (our end's address) and
+#                            HARNESS_NETNS_ADDR (the namespace's);
+#                            returns 77 where namespaces cannot be made
+#   harness_netns_stop       delete them again
 #
 # Every function returns non-zero with a message on stderr when it fails,
 # so callers may use `|| exit 1` even where `set -e` does not apply.
@@ -297,6 +307,49 @@ harness_stop_sshd() {
 		kill -KILL "$pid" 2>/dev/null || :
 	fi
 	rm -f -- "$dir/ssh/sshd.pid"
+}
+
+# harness_netns_start -- a namespace and a veth pair to it (see the top)
+harness_netns_start() {
+	local tag=${1:?harness_netns_start: tag expected} net n lock
+	HARNESS_NETNS=rpmem-$tag-$$
+	HARNESS_NETNS_IF=rp${tag:0:4}$$
+	if ! ip netns add "$HARNESS_NETNS" 2>/dev/null; then
+		harness_err "cannot make a network namespace (not root?)"
+		return 77
+	fi
+	# concurrent runs pick their /30 one at a time, among free ones
+	lock=${TMPDIR:-/tmp}/rpmem-netns.lock
+	exec {n}>>"$lock" || return 1
+	flock "$n" || return 1
+	for ((net = $$ % 4096; ; net = (net + 1) % 4096)); do
+		HARNESS_NETNS_HOST=198.$((18 + net / 2048)).$((net / 8 % 256))
+		HARNESS_NETNS_HOST+=.$((net % 8 * 32 + 1))
+		ip -o addr show | grep -qF " $HARNESS_NETNS_HOST/" || break
+	done
+	HARNESS_NETNS_ADDR=${HARNESS_NETNS_HOST%.*}.$((${HARNESS_NETNS_HOST##*.} + 1))
+	ip link add "$HARNESS_NETNS_IF" type veth peer name "${HARNESS_NETNS_IF}n" &&
+	ip link set "${HARNESS_NETNS_IF}n" netns "$HARNESS_NETNS" &&
+	ip addr add "$HARNESS_NETNS_HOST/30" dev "$HARNESS_NETNS_IF" &&
+	ip link set "$HARNESS_NETNS_IF" up &&
+	ip netns exec "$HARNESS_NETNS" ip link set lo up &&
+	ip netns exec "$HARNESS_NETNS" ip addr add "$HARNESS_NETNS_ADDR/30" \
+		dev "${HARNESS_NETNS_IF}n" &&
+	ip netns exec "$HARNESS_NETNS" ip link set "${HARNESS_NETNS_IF}n" up
+	local rc=$?
+	exec {n}>&-
+	export HARNESS_NETNS HARNESS_NETNS_IF HARNESS_NETNS_HOST \
+		HARNESS_NETNS_ADDR
+	return $rc
+}
+
+# harness_netns_stop -- delete the namespace and the veth pair
+harness_netns_stop() {
+	[[ -n ${HARNESS_NETNS_IF:-} ]] &&
+		ip link del "$HARNESS_NETNS_IF" 2>/dev/null
+	[[ -n ${HARNESS_NETNS:-} ]] && ip netns del "$HARNESS_NETNS" 2>/dev/null
+	unset HARNESS_NETNS HARNESS_NETNS_IF
+	return 0
 }
 
 # harness_rpmemd_cmd -- print an RPMEM_CMD that runs the built rpmemd

@@ -13,41 +13,32 @@ export top_builddir top_srcdir
 # shellcheck source=tests/integration/harness.sh
 source "$top_srcdir/tests/integration/harness.sh"
 
-ns=rpmem-r4-$$
-host_if=rpr4h$$
-ns_if=rpr4n$$
-net=198.18.$(($$ % 250))
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-partition.XXXXXX")
 
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	harness_stop_sshd "$tmp" || :
-	ip link del "$host_if" 2>/dev/null || :
-	ip netns del "$ns" 2>/dev/null || :
+	harness_netns_stop
 	rm -rf -- "$tmp"
 }
 
-if ! ip netns add "$ns" 2>/dev/null; then
-	rm -rf -- "$tmp"
+trap cleanup EXIT
+rc=0
+harness_netns_start r4 || rc=$?
+if ((rc == 77)); then
 	echo "partition.sh: cannot make a network namespace; skipped"
 	exit 77
 fi
-trap cleanup EXIT
-ip link add "$host_if" type veth peer name "$ns_if"
-ip link set "$ns_if" netns "$ns"
-ip addr add "$net.1/30" dev "$host_if"
-ip link set "$host_if" up
-ip netns exec "$ns" ip link set lo up
-ip netns exec "$ns" ip addr add "$net.2/30" dev "$ns_if"
-ip netns exec "$ns" ip link set "$ns_if" up
+((rc == 0)) || exit 1
 
-HARNESS_ADDR=$net.2 HARNESS_NETNS=$ns harness_start_sshd "$tmp"
+HARNESS_ADDR=$HARNESS_NETNS_ADDR harness_start_sshd "$tmp"
 mkdir -p "$tmp/poolsets" "$tmp/parts" "$tmp/logs"
 printf 'PMEMPOOLSET\n8M %s/parts/r4.part0\n' "$tmp" >"$tmp/poolsets/r4.set"
 RPMEM_CMD=$(harness_rpmemd_cmd "$tmp/poolsets" "$tmp/logs/rpmemd.log")
 export RPMEM_CMD
 export RPMEM_TIMEOUT=3 R4_TARGET=$HARNESS_TARGET R4_SET=r4.set
-export R4_CUT="ip link set $host_if down" R4_HEAL="ip link set $host_if up"
+export R4_CUT="ip link set $HARNESS_NETNS_IF down"
+export R4_HEAL="ip link set $HARNESS_NETNS_IF up"
 
 rc=0
 "$top_builddir/tests/integration/partition" || rc=1

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# tamper.sh -- RELIABILITY S6, S7: lane traffic read and tampered with
+# on the way.  The target (sshd, rpmemd) lives in a network namespace
+# joined to ours by a veth pair; the client's ssh is the relay
+# (tests/integration/relay.c), which sits on our end of the link and
+# carries every lane connection to rpmemd, attacking one message or
+# recording them all; tests/integration/tamper.c says what each case
+# expects.  rpmemd leaves lane security to the client (none), so each
+# case chooses it with RPMEM_LANE_SECURITY.
+# Skipped (77) where network namespaces cannot be made (not root).
+set -euo pipefail
+
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_srcdir:=$top_builddir}"
+export top_builddir top_srcdir
+# shellcheck source=tests/integration/harness.sh
+source "$top_srcdir/tests/integration/harness.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-tamper.XXXXXX")
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	harness_stop_sshd "$tmp" || :
+	harness_netns_stop
+	rm -rf -- "$tmp"
+}
+
+trap cleanup EXIT
+rc=0
+harness_netns_start tamp || rc=$?
+if ((rc == 77)); then
+	echo "tamper.sh: cannot make a network namespace; skipped"
+	exit 77
+fi
+((rc == 0)) || exit 1
+
+HARNESS_ADDR=$HARNESS_NETNS_ADDR harness_start_sshd "$tmp"
+mkdir -p "$tmp/poolsets" "$tmp/parts" "$tmp/logs"
+# the remote shell execs rpmemd, so $$ is its pid: one log per session
+RPMEM_CMD="exec $(harness_rpmemd_cmd "$tmp/poolsets" \
+	"$tmp/logs/rpmemd.%.log" --lane-security=none)"
+RPMEM_CMD=${RPMEM_CMD//%/\$\$}
+export RPMEM_CMD RPMEM_TIMEOUT=30
+export RELAY_SSH=$RPMEM_SSH RELAY_HOST=$HARNESS_NETNS_ADDR
+export RPMEM_SSH=$top_builddir/tests/integration/relay
+export TAMPER_TARGET=$HARNESS_NETNS_HOST:$HARNESS_SSH_PORT
+export TAMPER_POOLSET_DIR=$tmp/poolsets TAMPER_PART_DIR=$tmp/parts
+export TAMPER_LOG_DIR=$tmp/logs TAMPER_DIR=$tmp
+
+rc=0
+"$top_builddir/tests/integration/tamper" || rc=1
+
+# every rpmemd of the run is gone: each ended its own session
+pids=$(sed -n 's/.*session: pid \([0-9]*\) .*/\1/p' "$tmp"/logs/rpmemd.*.log)
+for pid in $pids; do
+	for ((try = 0; try < 200; try++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "tamper.sh: rpmemd $pid still running"
+		rc=1
+	fi
+done
+echo "tamper.sh: $(wc -w <<<"$pids") rpmemd sessions"
+if [ $rc -ne 0 ]; then
+	for f in "$tmp"/logs/*.log "$tmp"/relay.*.log; do
+		[[ -s $f ]] || continue
+		echo "--- $f (last 30 lines)"
+		tail -n 30 "$f"
+	done
+fi
+exit $rc
