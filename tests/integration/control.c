@@ -782,6 +782,45 @@ START_TEST(bad_create_open_arguments_are_einval_without_ssh)
 }
 END_TEST
 
+/* S8: a lane-security setting this library does not know never runs ssh */
+START_TEST(bad_lane_security_settings_are_einval_without_ssh)
+{
+	static const struct {
+		const char *var;
+		const char *val;
+		const char *msg;
+	} c[] = {
+		{ "RPMEM_LANE_SECURITY", "encrypted", "invalid "
+			"RPMEM_LANE_SECURITY=encrypted (encrypt, authenticate "
+			"or none)" },
+		{ "RPMEM_LANE_SECURITY", "NONE", "invalid "
+			"RPMEM_LANE_SECURITY=NONE" },
+		{ "RPMEM_LANE_CIPHER", "aes", "invalid RPMEM_LANE_CIPHER=aes "
+			"(aes-256-gcm or chacha20-poly1305)" },
+		{ "RPMEM_LANE_CIPHER", "none", "invalid "
+			"RPMEM_LANE_CIPHER=none" },
+	};
+	struct rpmem_pool_attr attr;
+	void *mem = pool_map(POOL_SIZE);
+	attr_make(&attr, 16);
+	char what[128];
+	unsigned before = ssh_runs();
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		setenv(c[i].var, c[i].val, 1);
+		unsigned nlanes = NLANES;
+		fmt(what, sizeof(what), "create with %s=%s", c[i].var,
+			c[i].val);
+		refused(rpmem_create(env.target, "lanesec.set", mem, POOL_SIZE,
+			&nlanes, &attr), EINVAL, what);
+		ck_assert_msg(strstr(rpmem_errormsg(), c[i].msg), "%s: \"%s\"",
+			what, rpmem_errormsg());
+		unsetenv(c[i].var);
+	}
+	ck_assert_msg(ssh_runs() == before, "a bad setting started ssh");
+	no_children("bad lane-security settings");
+}
+END_TEST
+
 /* S3: a target that ssh would read as an option never reaches ssh */
 START_TEST(option_like_targets_are_refused_without_ssh)
 {
@@ -1191,6 +1230,7 @@ suite_main(void)
 	tc = tcase(s, "arguments");
 	tcase_add_test(tc, bad_create_open_arguments_are_einval_without_ssh);
 	tcase_add_test(tc, option_like_targets_are_refused_without_ssh);
+	tcase_add_test(tc, bad_lane_security_settings_are_einval_without_ssh);
 	tcase_add_test(tc, malformed_targets_are_einval_without_ssh);
 	tcase_add_test(tc, remove_null_arguments_are_einval);
 	tcase_add_test(tc, close_null_is_einval);

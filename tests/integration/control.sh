@@ -88,6 +88,18 @@ fake_rpmemd() {
 	bad-method)
 		fake_resp_hdr 0 "$resp_create" "$size"
 		fake_ibc 7000 3 1 ;;
+	weak-security)		# S8: a well-formed answer with no lane security
+		fake_resp_hdr 0 "$resp_create" $((size + 56))
+		fake_ibc 7000 1 1
+		put be 2 0; put be 2 3	# extension: major, minor
+		put be 4 0x000100	# version 0.1.0
+		put be 8 65536		# buff_size
+		put be 2 0; put be 2 0	# lane security none, no cipher
+		put be 4 0		# reserved
+		head -c 32 /dev/urandom
+		head -c 16 >/dev/null	# the client refuses it: CLOSE
+		fake_resp_hdr 0 "$resp_close" 16
+		return 0 ;;
 	*)
 		echo "fake rpmemd: unknown scenario '$1'" >&2
 		return 1 ;;
@@ -278,6 +290,7 @@ fake huge-size EPROTO
 fake bad-status-code EPROTO
 fake bad-port EPROTO
 fake bad-method EPROTO
+fake weak-security EPROTO
 
 # --- cmdlist: RPMEM_CMD "A|B" hands A and B to successive sessions, in
 # order; the rpmem tool creates and removes two remote replicas
