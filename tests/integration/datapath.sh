@@ -150,13 +150,31 @@ check_after() {
 	fi
 }
 
+# sessions_with -- how many rpmemd logs of this run contain $1
+sessions_with() {
+	local n=0 f
+	for f in "$log_dir"/rpmemd.*.log; do
+		if [[ -f $f ]] && grep -qsF -- "$1" "$f"; then
+			n=$((n + 1))
+		fi
+	done
+	echo "$n"
+}
+
 # run_group -- run datapath.c group $2 (label $1) in the current environment
 run_group() {
-	local group=$1 pgroup=$2 result=PASS t0=$SECONDS
+	local group=$1 pgroup=$2 result=PASS t0=$SECONDS had
+	local policy=${RPMEM_LANE_SECURITY:-encrypt}
 	printf '=== %s: RPMEM_TIMEOUT=%s RPMEM_SSH=%s RPMEM_PROVIDER=%s\n' \
 		"$group" "$RPMEM_TIMEOUT" "$RPMEM_SSH" "${RPMEM_PROVIDER:-}"
+	had=$(sessions_with "lane security: $policy")
 	"$prog" "$pgroup" || result=FAIL
 	check_after "$group" || result=FAIL
+	# the group's sessions ran with the lane security it stands for
+	if (($(sessions_with "lane security: $policy") == had)); then
+		echo "FAIL $group: no session ran with lane security $policy"
+		result=FAIL
+	fi
 	if [[ $result != PASS ]]; then
 		failed+=("$group")
 	fi
@@ -172,9 +190,14 @@ harness_ssh=$RPMEM_SSH
 
 # a private config keeps /etc/rpmemd and ~/.rpmemd.conf out of the test
 conf=$tmp/rpmemd.conf
-printf '# datapath.sh: rpmemd reads only this file\nmax-lanes = %d\n' \
-	"$MAX_LANES" >"$conf"
-chmod 600 "$conf"
+# write_conf -- the config, with more lines ($@) for a group
+write_conf() {
+	printf '# datapath.sh: rpmemd reads only this file\nmax-lanes = %d\n' \
+		"$MAX_LANES" >"$conf"
+	printf '%s\n' "$@" >>"$conf"
+	chmod 600 "$conf"
+}
+write_conf
 
 # the remote shell execs rpmemd, so $$ is rpmemd's pid: one log per daemon
 RPMEM_CMD="exec $(printf '%q' "$rpmemd") -c $(printf '%q' "$conf")"
@@ -207,10 +230,12 @@ mkfifo -m 600 "$gate"
 chmod 755 "$tmp/ssh-gated"
 
 groups=("$@")
-((${#groups[@]} != 0)) || groups=(data fault stray sockets)
+((${#groups[@]} != 0)) ||
+	groups=(data fault stray sockets none authenticate)
 for group in "${groups[@]}"; do
 	pgroup=$group
-	unset RPMEM_PROVIDER CK_RUN_CASE
+	unset RPMEM_PROVIDER CK_RUN_CASE RPMEM_LANE_SECURITY
+	write_conf
 	case $group in
 	data)	RPMEM_TIMEOUT=20 RPMEM_SSH=$harness_ssh ;;
 	fault)	RPMEM_TIMEOUT=3 RPMEM_SSH=$harness_ssh ;;
@@ -219,6 +244,10 @@ for group in "${groups[@]}"; do
 	sockets) # the random mixes again, over libfabric's sockets provider
 		RPMEM_TIMEOUT=20 RPMEM_SSH=$harness_ssh pgroup=data
 		export RPMEM_PROVIDER=sockets CK_RUN_CASE=mix ;;
+	none|authenticate) # the mixes again, lane security lowered both sides
+		RPMEM_TIMEOUT=20 RPMEM_SSH=$harness_ssh pgroup=data
+		write_conf "lane-security = $group"
+		export RPMEM_LANE_SECURITY=$group CK_RUN_CASE=mix ;;
 	*)	echo "datapath.sh: unknown group '$group'" >&2
 		exit 1 ;;
 	esac
