@@ -32,7 +32,10 @@ mkdir -p "$work/local" "$work/remote" "$work/poolsets"
 
 echo "== starting a private sshd on 127.0.0.1"
 harness_start_sshd "$work"
-RPMEM_CMD=$(harness_rpmemd_cmd "$work/poolsets" "$work/rpmemd.log")
+# rpmemd leaves lane security to the client (the client's default is
+# encrypt), so that rpmem bench can measure every policy side by side
+RPMEM_CMD=$(harness_rpmemd_cmd "$work/poolsets" "$work/rpmemd.log" \
+	--lane-security=none)
 export RPMEM_CMD
 
 sed "s|@DIR@|$work|g; s|@TARGET@|$HARNESS_TARGET|g" \
@@ -47,7 +50,8 @@ echo "== rpmem create"
 "${rpmem[@]}" create "$work/demo.set"
 echo "== rpmem info (reopens every replica)"
 "${rpmem[@]}" info "$work/demo.set"
-echo "== rpmem bench --quick (writes through librpmem; latency, throughput)"
+echo "== rpmem bench --quick (writes through librpmem; latency, throughput," \
+	"each lane-security policy)"
 "${rpmem[@]}" bench --quick --lanes 2 "$work/demo.set"
 echo "== the replica's bytes equal the local ones"
 size=$(stat -c %s "$work/local/demo.part0")

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * bench.h -- rpmem bench: what is measured (cmd_bench.c), how it is shown
- * (bench_out.c)
+ * bench.h -- rpmem bench: set-up and sessions (cmd_bench.c), what is
+ * measured (bench_measure.c), how it is shown (bench_out.c)
  */
 #ifndef RPMEM_BENCH_H
 #define RPMEM_BENCH_H 1
@@ -25,9 +25,15 @@
 #define MAX_LANES RAWFAB_MAX_EPS
 #define DEFAULT_LANES 4
 #define WINDOW 8		/* raw RMA writes in flight per endpoint */
+#define DATA_OFF 4096		/* the pool header is below */
+#define MAX_SAMPLES 100000	/* per latency point */
+#define REPS 3			/* throughput rounds; --quick: 1 */
 #define MIB (1024.0 * 1024.0)
 
 enum bench_mode { STRICT, RELAXED, NMODES };
+
+/* the lane-security policies measured, each in a session of its own */
+#define NRUNS 3
 
 extern const size_t Bench_sizes[NSIZES];
 extern const size_t Bench_bw_sizes[NBW];
@@ -35,6 +41,7 @@ extern const size_t Bench_fd_sizes[NFD_SIZES];
 extern const unsigned Bench_fd_k[NFD_K];
 extern const size_t Bench_read_sizes[NREAD];
 extern const char *const Bench_modes[NMODES];
+extern const char *const Bench_policies[NRUNS];
 
 /* a latency point, microseconds */
 struct lat {
@@ -46,6 +53,23 @@ struct lat {
 struct fd {
 	double flush, drain, round;
 	unsigned n;
+};
+
+/* everything measured in one session, next to its raw baseline */
+struct run {
+	const char *asked;	/* RPMEM_LANE_SECURITY of the session */
+	const char *policy;	/* what the session got */
+	const char *cipher;
+	bool measured;		/* false: the target enforces more */
+
+	struct lat raw_rtt[NSIZES];
+	struct lat raw_read[NREAD];
+	double raw_bw[NBW][MAX_LANES + 1];	/* [size][endpoints] */
+	struct lat persist[NMODES][NSIZES];
+	double bw[NMODES][NBW][MAX_LANES + 1];	/* [mode][size][lanes] */
+	struct fd fd[NMODES][NFD_SIZES][NFD_K];
+	struct lat read[NREAD];
+	double read_mibs[NREAD];
 };
 
 struct bench {
@@ -69,16 +93,15 @@ struct bench {
 	double *samples;
 	void *rbuf;		/* rpmem_read target */
 
-	/* results */
-	struct lat raw_rtt[NSIZES];
-	struct lat raw_read[NREAD];
-	double raw_bw[NBW][MAX_LANES + 1];	/* [size][endpoints] */
-	struct lat persist[NMODES][NSIZES];
-	double bw[NMODES][NBW][MAX_LANES + 1];	/* [mode][size][lanes] */
-	struct fd fd[NMODES][NFD_SIZES][NFD_K];
-	struct lat read[NREAD];
-	double read_mibs[NREAD];
+	/* results, by Bench_policies */
+	struct run runs[NRUNS];
 };
+
+/* bench_fail -- report a failed librpmem call; returns -1 */
+int bench_fail(const char *what);
+
+/* bench_measure -- every figure of one session into `r` */
+int bench_measure(struct bench *b, struct run *r);
 
 /* bench_print_text -- the report for people */
 void bench_print_text(const struct bench *b, FILE *f);

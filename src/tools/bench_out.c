@@ -9,11 +9,17 @@
 #include "fab.h"
 #include "poolset.h"
 
-#define NCHECKS 3
+#define NCHECKS 5
 #define RTT_FACTOR 2.0		/* strict 64 B p50 <= 2x raw RTT p50 */
 #define BW_SHARE 0.7		/* strict 1 MiB >= 70% of raw bandwidth */
+#define SEAL_LAT 1.15		/* encrypt 64 B p50 <= 1.15x none's */
+#define SEAL_BW 0.75		/* encrypt 1 MiB >= 0.75x none's */
 #define IDX_64 1		/* Bench_sizes[1] == 64 */
+#define IDX_4K 4		/* Bench_sizes[4] == 4096 */
 #define IDX_1M 1		/* Bench_bw_sizes[1] == 1 MiB */
+#define IDX_READ_1M 2		/* Bench_read_sizes[2] == 1 MiB */
+#define RUN_NONE 0		/* Bench_policies[0] */
+#define RUN_ENCRYPT 2
 
 struct check {
 	const char *what;
@@ -33,11 +39,11 @@ ratio(double ours, double base)
 
 /* raw_rtt -- raw round trip p50 of a size measured in section a */
 static double
-raw_rtt(const struct bench *b, size_t size)
+raw_rtt(const struct run *r, size_t size)
 {
 	for (int i = 0; i < NSIZES; i++)
 		if (Bench_sizes[i] == size)
-			return b->raw_rtt[i].p50;
+			return r->raw_rtt[i].p50;
 	return 0;
 }
 
@@ -54,27 +60,49 @@ size_str(size_t size, char *buf, size_t len)
 	return buf;
 }
 
-/* checks -- the three targets */
+/*
+ * checks -- the targets: against the raw baseline without lane security
+ * (the none run), and the cost of encrypt against none; a figure whose
+ * run the target did not allow is "not measured" (value < 0)
+ */
 static void
 checks(const struct bench *b, struct check c[NCHECKS])
 {
+	const struct run *n = &b->runs[RUN_NONE], *e = &b->runs[RUN_ENCRYPT];
+	bool both = n->measured && e->measured;
 	c[0] = (struct check){
-		.what = "strict 64 B persist p50 <= 2x raw round trip p50",
-		.value = b->persist[STRICT][IDX_64].p50,
-		.limit = RTT_FACTOR * b->raw_rtt[IDX_64].p50,
+		.what = "none: strict 64 B persist p50 <= 2x raw round trip "
+			"p50",
+		.value = n->measured ? n->persist[STRICT][IDX_64].p50 : -1,
+		.limit = RTT_FACTOR * n->raw_rtt[IDX_64].p50,
 		.le = true, .unit = "us",
 	};
 	c[1] = (struct check){
-		.what = "strict 1 MiB persist throughput, 1 lane >= 70% of "
-			"raw 1 MiB RMA write bandwidth, 1 endpoint",
-		.value = b->bw[STRICT][IDX_1M][1],
-		.limit = BW_SHARE * b->raw_bw[IDX_1M][1],
+		.what = "none: strict 1 MiB persist throughput, 1 lane >= 70% "
+			"of raw 1 MiB RMA write bandwidth, 1 endpoint",
+		.value = n->measured ? n->bw[STRICT][IDX_1M][1] : -1,
+		.limit = BW_SHARE * n->raw_bw[IDX_1M][1],
 		.unit = "MiB/s",
 	};
 	c[2] = (struct check){
-		.what = "strict 1 MiB persist throughput, 2 lanes >= 1 lane",
-		.value = b->lanes >= 2 ? b->bw[STRICT][IDX_1M][2] : -1,
-		.limit = b->bw[STRICT][IDX_1M][1],
+		.what = "none: strict 1 MiB persist throughput, 2 lanes >= 1 "
+			"lane",
+		.value = n->measured && b->lanes >= 2 ?
+			n->bw[STRICT][IDX_1M][2] : -1,
+		.limit = n->bw[STRICT][IDX_1M][1],
+		.unit = "MiB/s",
+	};
+	c[3] = (struct check){
+		.what = "encrypt: strict 64 B persist p50 <= 1.15x none's",
+		.value = both ? e->persist[STRICT][IDX_64].p50 : -1,
+		.limit = SEAL_LAT * n->persist[STRICT][IDX_64].p50,
+		.le = true, .unit = "us",
+	};
+	c[4] = (struct check){
+		.what = "encrypt: strict 1 MiB persist throughput, 1 lane >= "
+			"0.75x none's",
+		.value = both ? e->bw[STRICT][IDX_1M][1] : -1,
+		.limit = SEAL_BW * n->bw[STRICT][IDX_1M][1],
 		.unit = "MiB/s",
 	};
 	for (int i = 0; i < NCHECKS; i++)
@@ -110,7 +138,7 @@ text_header(const struct bench *b, FILE *f)
 
 /* text_ours -- sections a to d */
 static void
-text_ours(const struct bench *b, FILE *f)
+text_ours(const struct bench *b, const struct run *r, FILE *f)
 {
 	char s[32];
 	fprintf(f, "\na) persist latency, lane 0, us; ratio = p50 / raw "
@@ -119,12 +147,12 @@ text_ours(const struct bench *b, FILE *f)
 		"  raw p50   ratio\n");
 	for (int m = 0; m < NMODES; m++)
 		for (int i = 0; i < NSIZES; i++) {
-			const struct lat *l = &b->persist[m][i];
+			const struct lat *l = &r->persist[m][i];
 			fprintf(f, "   %-8s %-8s %6u %8.2f %8.2f %8.2f %8.2f "
 				"%6.2fx\n", size_str(Bench_sizes[i], s,
 				sizeof(s)), Bench_modes[m], l->n, l->p50,
-				l->p99, l->mean, b->raw_rtt[i].p50,
-				ratio(l->p50, b->raw_rtt[i].p50));
+				l->p99, l->mean, r->raw_rtt[i].p50,
+				ratio(l->p50, r->raw_rtt[i].p50));
 		}
 	fprintf(f, "\nb) persist throughput, one thread per lane, MiB/s; "
 		"ratio = ours / raw RMA write bandwidth, as many endpoints\n"
@@ -135,9 +163,9 @@ text_ours(const struct bench *b, FILE *f)
 				fprintf(f, "   %-8s %-8s %5u %9.1f %10.1f "
 					"%6.2fx\n", size_str(Bench_bw_sizes[i],
 					s, sizeof(s)), Bench_modes[m], l,
-					b->bw[m][i][l], b->raw_bw[i][l],
-					ratio(b->bw[m][i][l],
-					b->raw_bw[i][l]));
+					r->bw[m][i][l], r->raw_bw[i][l],
+					ratio(r->bw[m][i][l],
+					r->raw_bw[i][l]));
 	fprintf(f, "\nc) k x rpmem_flush + rpmem_drain, lane 0, us (p50 per "
 		"round); ratio = round / raw round trip p50 of one size\n"
 		"   size     mode      k   flush(each)    drain    round"
@@ -145,8 +173,8 @@ text_ours(const struct bench *b, FILE *f)
 	for (int m = 0; m < NMODES; m++)
 		for (int i = 0; i < NFD_SIZES; i++)
 			for (int k = 0; k < NFD_K; k++) {
-				const struct fd *d = &b->fd[m][i][k];
-				double raw = raw_rtt(b, Bench_fd_sizes[i]);
+				const struct fd *d = &r->fd[m][i][k];
+				double raw = raw_rtt(r, Bench_fd_sizes[i]);
 				fprintf(f, "   %-8s %-8s %2u %13.2f %8.2f "
 					"%8.2f %8.2f %6.2fx\n",
 					size_str(Bench_fd_sizes[i], s,
@@ -158,31 +186,31 @@ text_ours(const struct bench *b, FILE *f)
 		"p50\n   size          n      p50      p99     mean     MiB/s"
 		"  raw p50   ratio\n");
 	for (int i = 0; i < NREAD; i++) {
-		const struct lat *l = &b->read[i];
+		const struct lat *l = &r->read[i];
 		fprintf(f, "   %-8s %8u %8.2f %8.2f %8.2f %9.1f %8.2f %6.2fx\n",
 			size_str(Bench_read_sizes[i], s, sizeof(s)), l->n,
-			l->p50, l->p99, l->mean, b->read_mibs[i],
-			b->raw_read[i].p50, ratio(l->p50, b->raw_read[i].p50));
+			l->p50, l->p99, l->mean, r->read_mibs[i],
+			r->raw_read[i].p50, ratio(l->p50, r->raw_read[i].p50));
 	}
 }
 
-/* text_raw -- section e and the checks */
+/* text_raw -- section e: the raw baseline measured in this session */
 static void
-text_raw(const struct bench *b, FILE *f)
+text_raw(const struct bench *b, const struct run *r, FILE *f)
 {
 	char s[32];
 	fprintf(f, "\ne) raw libfabric baseline on loopback %s\n"
 		"   round trip: SEND of size bytes, 8-byte answer, us\n"
 		"   size          n      p50      p99     mean\n", RAWFAB_NODE);
 	for (int i = 0; i < NSIZES; i++) {
-		const struct lat *l = &b->raw_rtt[i];
+		const struct lat *l = &r->raw_rtt[i];
 		fprintf(f, "   %-8s %8u %8.2f %8.2f %8.2f\n",
 			size_str(Bench_sizes[i], s, sizeof(s)), l->n, l->p50,
 			l->p99, l->mean);
 	}
 	fprintf(f, "   RMA read, us\n");
 	for (int i = 0; i < NREAD; i++) {
-		const struct lat *l = &b->raw_read[i];
+		const struct lat *l = &r->raw_read[i];
 		fprintf(f, "   %-8s %8u %8.2f %8.2f %8.2f\n",
 			size_str(Bench_read_sizes[i], s, sizeof(s)), l->n,
 			l->p50, l->p99, l->mean);
@@ -193,15 +221,80 @@ text_raw(const struct bench *b, FILE *f)
 		for (unsigned l = 1; l <= b->lanes; l++)
 			fprintf(f, "   %-8s %9u %9.1f\n",
 				size_str(Bench_bw_sizes[i], s, sizeof(s)), l,
-				b->raw_bw[i][l]);
+				r->raw_bw[i][l]);
+}
 
+/* cost_row -- one figure of every run, with its ratio to none's */
+static void
+cost_row(const struct bench *b, FILE *f, const char *what, const char *unit,
+		double (*get)(const struct run *r))
+{
+	const struct run *n = &b->runs[RUN_NONE];
+	fprintf(f, "   %-36s %-6s", what, unit);
+	for (int i = 0; i < NRUNS; i++) {
+		const struct run *r = &b->runs[i];
+		if (!r->measured)
+			fprintf(f, " %20s", "not measured");
+		else if (i == RUN_NONE || !n->measured)
+			fprintf(f, " %20.1f", get(r));
+		else
+			fprintf(f, " %11.1f (%5.2fx)", get(r),
+				ratio(get(r), get(n)));
+	}
+	fprintf(f, "\n");
+}
+
+/* the figures of section f */
+static double
+f_lat64(const struct run *r)
+{
+	return r->persist[STRICT][IDX_64].p50;
+}
+
+static double
+f_lat4k(const struct run *r)
+{
+	return r->persist[STRICT][IDX_4K].p50;
+}
+
+static double
+f_bw1(const struct run *r)
+{
+	return r->bw[STRICT][IDX_1M][1];
+}
+
+static double
+f_read1m(const struct run *r)
+{
+	return r->read_mibs[IDX_READ_1M];
+}
+
+/* text_cost -- section f: what sealing lanes costs, same run */
+static void
+text_cost(const struct bench *b, FILE *f)
+{
+	fprintf(f, "\nf) the cost of lane security in this run; ratio to "
+		"none\n   %-36s %-6s", "figure", "unit");
+	for (int i = 0; i < NRUNS; i++)
+		fprintf(f, " %20s", Bench_policies[i]);
+	fprintf(f, "\n");
+	cost_row(b, f, "strict 64 B persist p50", "us", f_lat64);
+	cost_row(b, f, "strict 4 KiB persist p50", "us", f_lat4k);
+	cost_row(b, f, "strict 1 MiB persist, 1 lane", "MiB/s", f_bw1);
+	cost_row(b, f, "rpmem_read 1 MiB", "MiB/s", f_read1m);
+}
+
+/* text_checks -- the targets, PASS or MISS */
+static void
+text_checks(const struct bench *b, FILE *f)
+{
 	struct check c[NCHECKS];
 	checks(b, c);
 	fprintf(f, "\n");
 	for (int i = 0; i < NCHECKS; i++) {
 		fprintf(f, "%s: %s: ", c[i].pass ? "PASS" : "MISS", c[i].what);
 		if (c[i].value < 0)
-			fprintf(f, "not measured, only 1 lane\n");
+			fprintf(f, "not measured\n");
 		else
 			fprintf(f, "%.2f %s (%s %.2f %s)\n", c[i].value,
 				c[i].unit, c[i].le ? "limit" : "needed",
@@ -214,8 +307,21 @@ void
 bench_print_text(const struct bench *b, FILE *f)
 {
 	text_header(b, f);
-	text_ours(b, f);
-	text_raw(b, f);
+	for (int i = 0; i < NRUNS; i++) {
+		const struct run *r = &b->runs[i];
+		fprintf(f, "\n== lane security %s", r->asked);
+		if (!r->measured) {
+			fprintf(f, ": not measured, the target enforces %s\n",
+				r->policy ? r->policy : "more");
+			continue;
+		}
+		fprintf(f, "%s%s ==\n", strcmp(r->cipher, "none") ? ", " : "",
+			strcmp(r->cipher, "none") ? r->cipher : "");
+		text_ours(b, r, f);
+		text_raw(b, r, f);
+	}
+	text_cost(b, f);
+	text_checks(b, f);
 }
 
 /* json_str -- a JSON string literal */
@@ -245,19 +351,19 @@ json_lat(FILE *f, const struct lat *l)
 
 /* json_ours -- persist, throughput, flush_drain, read */
 static void
-json_ours(const struct bench *b, FILE *f)
+json_ours(const struct bench *b, const struct run *r, FILE *f)
 {
 	const char *sep = "";
 	fprintf(f, ",\"persist\":[");
 	for (int m = 0; m < NMODES; m++)
 		for (int i = 0; i < NSIZES; i++, sep = ",") {
-			const struct lat *l = &b->persist[m][i];
+			const struct lat *l = &r->persist[m][i];
 			fprintf(f, "%s{\"mode\":\"%s\",\"size\":%zu,", sep,
 				Bench_modes[m], Bench_sizes[i]);
 			json_lat(f, l);
 			fprintf(f, ",\"raw_p50_us\":%.3f,\"ratio\":%.3f}",
-				b->raw_rtt[i].p50,
-				ratio(l->p50, b->raw_rtt[i].p50));
+				r->raw_rtt[i].p50,
+				ratio(l->p50, r->raw_rtt[i].p50));
 		}
 	fprintf(f, "],\"throughput\":[");
 	sep = "";
@@ -268,16 +374,16 @@ json_ours(const struct bench *b, FILE *f)
 					"\"lanes\":%u,\"mib_s\":%.1f,"
 					"\"raw_mib_s\":%.1f,\"ratio\":%.3f}",
 					sep, Bench_modes[m], Bench_bw_sizes[i],
-					l, b->bw[m][i][l], b->raw_bw[i][l],
-					ratio(b->bw[m][i][l],
-					b->raw_bw[i][l]));
+					l, r->bw[m][i][l], r->raw_bw[i][l],
+					ratio(r->bw[m][i][l],
+					r->raw_bw[i][l]));
 	fprintf(f, "],\"flush_drain\":[");
 	sep = "";
 	for (int m = 0; m < NMODES; m++)
 		for (int i = 0; i < NFD_SIZES; i++)
 			for (int k = 0; k < NFD_K; k++, sep = ",") {
-				const struct fd *d = &b->fd[m][i][k];
-				double raw = raw_rtt(b, Bench_fd_sizes[i]);
+				const struct fd *d = &r->fd[m][i][k];
+				double raw = raw_rtt(r, Bench_fd_sizes[i]);
 				fprintf(f, "%s{\"mode\":\"%s\",\"size\":%zu,"
 					"\"k\":%u,\"n\":%u,\"flush_us\":%.3f,"
 					"\"drain_us\":%.3f,\"round_us\":%.3f,"
@@ -291,17 +397,17 @@ json_ours(const struct bench *b, FILE *f)
 	for (int i = 0; i < NREAD; i++) {
 		fprintf(f, "%s{\"size\":%zu,", i ? "," : "",
 			Bench_read_sizes[i]);
-		json_lat(f, &b->read[i]);
+		json_lat(f, &r->read[i]);
 		fprintf(f, ",\"mib_s\":%.1f,\"raw_p50_us\":%.3f,"
-			"\"ratio\":%.3f}", b->read_mibs[i], b->raw_read[i].p50,
-			ratio(b->read[i].p50, b->raw_read[i].p50));
+			"\"ratio\":%.3f}", r->read_mibs[i], r->raw_read[i].p50,
+			ratio(r->read[i].p50, r->raw_read[i].p50));
 	}
 	fprintf(f, "]");
 }
 
-/* json_raw -- the baseline and the checks */
+/* json_raw -- the raw baseline measured in one session */
 static void
-json_raw(const struct bench *b, FILE *f)
+json_raw(const struct bench *b, const struct run *r, FILE *f)
 {
 	fprintf(f, ",\"baseline\":{\"node\":\"%s\",\"loopback\":true,"
 		"\"peer_pid\":%d,\"wait\":", RAWFAB_NODE,
@@ -310,14 +416,14 @@ json_raw(const struct bench *b, FILE *f)
 	fprintf(f, ",\"window\":%u,\"rtt\":[", WINDOW);
 	for (int i = 0; i < NSIZES; i++) {
 		fprintf(f, "%s{\"size\":%zu,", i ? "," : "", Bench_sizes[i]);
-		json_lat(f, &b->raw_rtt[i]);
+		json_lat(f, &r->raw_rtt[i]);
 		fprintf(f, "}");
 	}
 	fprintf(f, "],\"read\":[");
 	for (int i = 0; i < NREAD; i++) {
 		fprintf(f, "%s{\"size\":%zu,", i ? "," : "",
 			Bench_read_sizes[i]);
-		json_lat(f, &b->raw_read[i]);
+		json_lat(f, &r->raw_read[i]);
 		fprintf(f, "}");
 	}
 	fprintf(f, "],\"write\":[");
@@ -326,10 +432,17 @@ json_raw(const struct bench *b, FILE *f)
 		for (unsigned l = 1; l <= b->lanes; l++, sep = ",")
 			fprintf(f, "%s{\"size\":%zu,\"endpoints\":%u,"
 				"\"mib_s\":%.1f}", sep, Bench_bw_sizes[i], l,
-				b->raw_bw[i][l]);
-	fprintf(f, "]},\"checks\":[");
+				r->raw_bw[i][l]);
+	fprintf(f, "]}");
+}
+
+/* json_checks -- the targets */
+static void
+json_checks(const struct bench *b, FILE *f)
+{
 	struct check c[NCHECKS];
 	checks(b, c);
+	fprintf(f, ",\"checks\":[");
 	for (int i = 0; i < NCHECKS; i++) {
 		fprintf(f, "%s{\"check\":", i ? "," : "");
 		json_str(f, c[i].what);
@@ -360,7 +473,22 @@ bench_print_json(const struct bench *b, FILE *f)
 		proto_provider_name(b->provider), b->size, b->lanes,
 		b->lanes_req, LANE_BUFF_DEFAULT, (double)b->lat_ns / 1e9,
 		(double)b->bw_ns / 1e9);
-	json_ours(b, f);
-	json_raw(b, f);
+	fprintf(f, ",\"runs\":[");
+	for (int i = 0; i < NRUNS; i++) {
+		const struct run *r = &b->runs[i];
+		fprintf(f, "%s{\"lane_security_asked\":\"%s\","
+			"\"lane_security\":", i ? "," : "", r->asked);
+		json_str(f, r->policy ? r->policy : "");
+		fprintf(f, ",\"cipher\":");
+		json_str(f, r->cipher ? r->cipher : "");
+		fprintf(f, ",\"measured\":%s", r->measured ? "true" : "false");
+		if (r->measured) {
+			json_ours(b, r, f);
+			json_raw(b, r, f);
+		}
+		fprintf(f, "}");
+	}
+	fprintf(f, "]");
+	json_checks(b, f);
 	fprintf(f, "}\n");
 }

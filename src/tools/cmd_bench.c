@@ -5,7 +5,9 @@
  * Every figure of ours is printed with the same figure measured in the same
  * run between this process and a forked peer that does nothing but answer
  * (rawfab.c), so what the library and rpmemd add can be read off directly.
- * The report itself is printed by bench_out.c.
+ * The replica is opened once per lane-security policy, and each session
+ * measures everything (bench_measure.c), so the cost of sealing lanes is
+ * read off the same run too.  The report is printed by bench_out.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +22,7 @@
 #include "db_int.h"
 #include "fab.h"
 #include "poolset.h"
+#include "rpmem_tool.h"
 #include "tools.h"
 
 const char cmd_bench_usage[] = "POOLSET [--quick] [--lanes N] [--json]";
@@ -35,349 +38,15 @@ const size_t Bench_fd_sizes[NFD_SIZES] = { 64, 4096 };
 const unsigned Bench_fd_k[NFD_K] = { 1, 4, 16 };
 const size_t Bench_read_sizes[NREAD] = { 64, 4096, 1 << 20 };
 const char *const Bench_modes[NMODES] = { "strict", "relaxed" };
+/* none first: the cost of the others is read against it */
+const char *const Bench_policies[NRUNS] = { "none", "authenticate",
+	"encrypt" };
 
-#define DATA_OFF 4096		/* the pool header is below */
-#define MIN_ITERS 20
-#define WARM_ITERS 3
-#define MAX_SAMPLES 100000
 #define LAT_NS 300000000ULL	/* time per latency point */
 #define BW_NS 300000000ULL	/* time per throughput round */
-#define REPS 3			/* throughput rounds; --quick: 1 */
 #define QUICK_LAT_NS 50000000ULL
 #define QUICK_BW_NS 100000000ULL
 #define MAX_REGION ((size_t)16 << 20)	/* walked by each lane */
-
-typedef int (*op_fn)(struct bench *b, size_t size, unsigned i,
-		unsigned flags);
-
-/* cmp_double -- qsort order */
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* stats -- p50, p99 (nearest rank) and mean of n samples, sorted here */
-static void
-stats(double *s, unsigned n, struct lat *out)
-{
-	double sum = 0;
-	qsort(s, n, sizeof(*s), cmp_double);
-	for (unsigned i = 0; i < n; i++)
-		sum += s[i];
-	size_t i99 = ((size_t)n * 99 + 99) / 100;
-	out->n = n;
-	out->p50 = s[n / 2];
-	out->p99 = s[i99 ? i99 - 1 : 0];
-	out->mean = sum / n;
-}
-
-/* lane_off -- pool offset of the i-th range of `size` in a lane's region */
-static size_t
-lane_off(const struct bench *b, unsigned lane, unsigned i, size_t size)
-{
-	size_t step = (size + 63) & ~(size_t)63;
-	size_t slots = b->region / step;
-	return DATA_OFF + lane * b->region + (i % slots) * step;
-}
-
-/* us -- microseconds from t0 to t1 */
-static double
-us(uint64_t t0, uint64_t t1)
-{
-	return (double)(t1 - t0) / 1e3;
-}
-
-/* sample -- latency of op(size) over the time budget, min MIN_ITERS */
-static int
-sample(struct bench *b, op_fn op, size_t size, unsigned flags,
-		struct lat *out)
-{
-	int r = 0;
-	for (unsigned i = 0; !r && i < WARM_ITERS; i++)
-		r = op(b, size, i, flags);
-	uint64_t t = rawfab_now_ns(), end = t + b->lat_ns;
-	unsigned n = 0;
-	while (!r && n < MAX_SAMPLES && (n < MIN_ITERS || t < end)) {
-		uint64_t t0 = t;
-		r = op(b, size, n, flags);
-		t = rawfab_now_ns();
-		b->samples[n++] = us(t0, t);
-	}
-	if (!r)
-		stats(b->samples, n, out);
-	return r;
-}
-
-/* op_ping -- raw: SEND size, wait for the answer */
-static int
-op_ping(struct bench *b, size_t size, unsigned i, unsigned flags)
-{
-	(void) i;
-	(void) flags;
-	return rawfab_ping(b->raw, 0, size);
-}
-
-/* op_raw_read -- raw: one RMA read */
-static int
-op_raw_read(struct bench *b, size_t size, unsigned i, unsigned flags)
-{
-	(void) i;
-	(void) flags;
-	return rawfab_read(b->raw, 0, size);
-}
-
-/* op_persist -- rpmem_persist on lane 0 */
-static int
-op_persist(struct bench *b, size_t size, unsigned i, unsigned flags)
-{
-	return rpmem_persist(b->rpp, lane_off(b, 0, i, size), size, 0, flags);
-}
-
-/* op_read -- rpmem_read on lane 0 */
-static int
-op_read(struct bench *b, size_t size, unsigned i, unsigned flags)
-{
-	(void) flags;
-	return rpmem_read(b->rpp, b->rbuf, lane_off(b, 0, i, size), size, 0);
-}
-
-/* a start line every thread of a throughput point waits at */
-struct gate {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int go;			/* 0 wait, 1 run, -1 give up */
-};
-
-struct worker {
-	struct bench *b;
-	struct gate *gate;
-	unsigned lane;
-	int mode;		/* -1: raw RMA writes */
-	size_t size;
-	uint64_t bytes;
-	uint64_t ns;
-	int err;
-};
-
-/* gate_wait -- until the gate opens; false when the point was abandoned */
-static bool
-gate_wait(struct gate *g)
-{
-	pthread_mutex_lock(&g->lock);
-	while (!g->go)
-		pthread_cond_wait(&g->cond, &g->lock);
-	int go = g->go;
-	pthread_mutex_unlock(&g->lock);
-	return go > 0;
-}
-
-/* gate_open -- let the threads run (1) or go home (-1) */
-static void
-gate_open(struct gate *g, int go)
-{
-	pthread_mutex_lock(&g->lock);
-	g->go = go;
-	pthread_cond_broadcast(&g->cond);
-	pthread_mutex_unlock(&g->lock);
-}
-
-/* worker_run -- one lane's share of a throughput point */
-static void *
-worker_run(void *arg)
-{
-	struct worker *w = arg;
-	struct bench *b = w->b;
-	if (!gate_wait(w->gate))
-		return NULL;
-	uint64_t t0 = rawfab_now_ns(), end = t0 + b->bw_ns, t = t0;
-	if (w->mode < 0) {
-		w->err = rawfab_write_until(b->raw, w->lane, w->size, end,
-			&w->bytes);
-		t = rawfab_now_ns();
-	}
-	unsigned flags = w->mode == RELAXED ? RPMEM_PERSIST_RELAXED : 0;
-	for (unsigned i = 0; w->mode >= 0 && !w->err && t < end; i++) {
-		if (rpmem_persist(b->rpp, lane_off(b, w->lane, i, w->size),
-				w->size, w->lane, flags))
-			w->err = errno ? errno : EIO;
-		else
-			w->bytes += w->size;
-		t = rawfab_now_ns();
-	}
-	w->ns = t - t0;
-	return NULL;
-}
-
-/* throughput -- MiB/s of `nlanes` threads, one per lane */
-static int
-throughput(struct bench *b, int mode, size_t size, unsigned nlanes,
-		double *mibs)
-{
-	struct worker w[MAX_LANES];
-	pthread_t th[MAX_LANES];
-	struct gate g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-		0 };
-	unsigned n = 0;
-	for (; n < nlanes; n++) {
-		w[n] = (struct worker){ .b = b, .gate = &g, .lane = n,
-			.mode = mode, .size = size };
-		if (pthread_create(&th[n], NULL, worker_run, &w[n]))
-			break;
-	}
-	gate_open(&g, n == nlanes ? 1 : -1);
-	uint64_t bytes = 0, ns = 1;
-	int err = n == nlanes ? 0 : EAGAIN;
-	for (unsigned i = 0; i < n; i++) {
-		pthread_join(th[i], NULL);
-		bytes += w[i].bytes;
-		ns = w[i].ns > ns ? w[i].ns : ns;
-		err = err ? err : w[i].err;
-	}
-	if (n < nlanes)
-		fprintf(stderr, "rpmem bench: cannot start thread %u\n", n);
-	*mibs = (double)bytes / MIB / ((double)ns / 1e9);
-	return err ? -1 : 0;
-}
-
-/* flush_drain -- k flushes and a drain per round on lane 0 */
-static int
-flush_drain(struct bench *b, unsigned flags, size_t size, unsigned k,
-		struct fd *out)
-{
-	double *fl = b->samples, *dr = fl + MAX_SAMPLES, *rd = dr + MAX_SAMPLES;
-	uint64_t t = rawfab_now_ns(), end = t + b->lat_ns;
-	unsigned n = 0, i = 0;
-	while (n < MAX_SAMPLES && (n < MIN_ITERS || t < end)) {
-		uint64_t t0 = rawfab_now_ns();
-		for (unsigned j = 0; j < k; j++, i++)
-			if (rpmem_flush(b->rpp, lane_off(b, 0, i, size), size,
-					0, flags))
-				return -1;
-		uint64_t t1 = rawfab_now_ns();
-		if (rpmem_drain(b->rpp, 0, 0))
-			return -1;
-		t = rawfab_now_ns();
-		fl[n] = us(t0, t1) / k;
-		dr[n] = us(t1, t);
-		rd[n++] = us(t0, t);
-	}
-	struct lat s;
-	stats(fl, n, &s);
-	out->flush = s.p50;
-	stats(dr, n, &s);
-	out->drain = s.p50;
-	stats(rd, n, &s);
-	out->round = s.p50;
-	out->n = n;
-	return 0;
-}
-
-/* fail_rpmem -- report a failed librpmem call */
-static int
-fail_rpmem(const char *what)
-{
-	fprintf(stderr, "rpmem bench: %s: %s\n", what, rpmem_errormsg());
-	return -1;
-}
-
-/* fail_raw -- report a failed baseline measurement */
-static int
-fail_raw(const char *what)
-{
-	fprintf(stderr, "rpmem bench: raw baseline %s failed\n", what);
-	return -1;
-}
-
-/*
- * measure_latency -- a, d and the raw round trips and reads; each size's
- * baseline right before ours, so both see the same machine
- */
-static int
-measure_latency(struct bench *b)
-{
-	for (unsigned s = 0; s < NSIZES; s++) {
-		if (sample(b, op_ping, Bench_sizes[s], 0, &b->raw_rtt[s]))
-			return fail_raw("round trip");
-		for (int m = 0; m < NMODES; m++)
-			if (sample(b, op_persist, Bench_sizes[s], m == RELAXED ?
-					RPMEM_PERSIST_RELAXED : 0,
-					&b->persist[m][s]))
-				return fail_rpmem("persist");
-	}
-	for (unsigned s = 0; s < NREAD; s++) {
-		if (sample(b, op_raw_read, Bench_read_sizes[s], 0,
-				&b->raw_read[s]))
-			return fail_raw("read");
-		if (sample(b, op_read, Bench_read_sizes[s], 0, &b->read[s]))
-			return fail_rpmem("read");
-		b->read_mibs[s] = (double)Bench_read_sizes[s] / MIB /
-			(b->read[s].mean / 1e6);
-	}
-	return 0;
-}
-
-/*
- * measure_throughput -- b and the raw write bandwidth: the median of
- * `reps` rounds of raw, strict, relaxed, so drift hits all three alike
- */
-static int
-measure_throughput(struct bench *b)
-{
-	unsigned reps = b->quick ? 1 : REPS;
-	for (unsigned s = 0; s < NBW; s++) {
-		for (unsigned l = 1; l <= b->lanes; l++) {
-			double v[NMODES + 1][REPS];
-			for (unsigned r = 0; r < reps; r++) {
-				for (int m = -1; m < NMODES; m++) {
-					if (throughput(b, m, Bench_bw_sizes[s],
-							l, &v[m + 1][r]))
-						return m < 0 ?
-							fail_raw("write") :
-							fail_rpmem("persist");
-				}
-			}
-			struct lat med;
-			stats(v[0], reps, &med);
-			b->raw_bw[s][l] = med.p50;
-			for (int m = 0; m < NMODES; m++) {
-				stats(v[m + 1], reps, &med);
-				b->bw[m][s][l] = med.p50;
-			}
-		}
-	}
-	return 0;
-}
-
-/* measure_fd -- c */
-static int
-measure_fd(struct bench *b)
-{
-	for (int m = 0; m < NMODES; m++)
-		for (unsigned s = 0; s < NFD_SIZES; s++)
-			for (unsigned k = 0; k < NFD_K; k++)
-				if (flush_drain(b, m == RELAXED ?
-						RPMEM_FLUSH_RELAXED : 0,
-						Bench_fd_sizes[s],
-						Bench_fd_k[k], &b->fd[m][s][k]))
-					return fail_rpmem("flush/drain");
-	return 0;
-}
-
-/* warm_up -- fault in both sides' pages: relaxed persist of the data area */
-static int
-warm_up(struct bench *b)
-{
-	size_t end = DATA_OFF + b->lanes * b->region;
-	for (size_t off = DATA_OFF; off < end; off += MAX_SIZE) {
-		size_t len = end - off < MAX_SIZE ? end - off : MAX_SIZE;
-		if (rpmem_persist(b->rpp, off, len, 0, RPMEM_PERSIST_RELAXED))
-			return fail_rpmem("warm-up persist");
-	}
-	memset(b->rbuf, 0, MAX_SIZE);
-	return 0;
-}
 
 /* is_loopback -- a literal loopback address or "localhost" */
 static bool
@@ -507,9 +176,9 @@ load_set(struct bench *b)
 	return 0;
 }
 
-/* open_pool -- map the master, open the remote replica */
+/* open_master -- map the master's parts */
 static int
-open_pool(struct bench *b)
+open_master(struct bench *b)
 {
 	int e = db_parts_open(b->local, false, &b->pool);
 	b->local = NULL;	/* db_parts_open took it over */
@@ -521,24 +190,74 @@ open_pool(struct bench *b)
 	fprintf(stderr, "rpmem bench: warning: overwriting the data area "
 		"(offsets >= %d) of replica %u (%s %s) with the master's "
 		"bytes\n", DATA_OFF, b->rep_idx, b->rep->target, b->rep->desc);
+	return 0;
+}
+
+/*
+ * open_session -- open the remote replica asking for the run's lane
+ * security; a target that enforces more gives the run no figures
+ */
+static int
+open_session(struct bench *b, struct run *r)
+{
 	struct rpmem_pool_attr attr;
+	setenv("RPMEM_LANE_SECURITY", r->asked, 1);
 	b->lanes = b->lanes_req;
 	b->rpp = rpmem_open(b->rep->target, b->rep->desc, b->pool->addr,
 		b->size, &b->lanes, &attr);
 	if (!b->rpp)
-		return fail_rpmem("opening the remote replica");
+		return bench_fail("opening the remote replica");
 	if (b->lanes < b->lanes_req)
 		fprintf(stderr, "rpmem bench: %u lanes asked, %u granted\n",
 			b->lanes_req, b->lanes);
+	rpmem_lane_security(b->rpp, &r->policy, &r->cipher);
+	r->measured = strcmp(r->policy, r->asked) == 0;
+	if (!r->measured)
+		fprintf(stderr, "rpmem bench: lane security %s asked, %s "
+			"enforced by the target: not measured\n", r->asked,
+			r->policy);
 	return 0;
+}
+
+/* close_session -- close the session of a run */
+static int
+close_session(struct bench *b)
+{
+	int r = rpmem_close(b->rpp);
+	b->rpp = NULL;
+	return r ? bench_fail("closing the remote replica") : 0;
+}
+
+/* run_all -- one session per policy, every figure in each */
+static int
+run_all(struct bench *b)
+{
+	const char *saved = getenv("RPMEM_LANE_SECURITY");
+	char *keep = saved ? strdup(saved) : NULL;
+	int ret = 0;
+	for (unsigned i = 0; !ret && i < NRUNS; i++) {
+		struct run *r = &b->runs[i];
+		r->asked = Bench_policies[i];
+		ret = open_session(b, r);
+		if (!ret && r->measured)
+			ret = bench_measure(b, r);
+		if (b->rpp && close_session(b))
+			ret = -1;
+	}
+	if (keep)
+		setenv("RPMEM_LANE_SECURITY", keep, 1);
+	else
+		unsetenv("RPMEM_LANE_SECURITY");
+	free(keep);
+	return ret;
 }
 
 /* bench_free -- close everything that was opened */
 static int
 bench_free(struct bench *b, int ret)
 {
-	if (b->rpp && rpmem_close(b->rpp))
-		ret = fail_rpmem("closing the remote replica");
+	if (b->rpp && close_session(b))
+		ret = -1;
 	rawfab_close(b->raw);
 	if (b->pool)
 		(void) db_parts_close(b->pool, false, false);
@@ -585,7 +304,7 @@ cmd_bench(int argc, char *argv[])
 		perror("rpmem bench");
 		return bench_free(b, -1);
 	}
-	if (open_pool(b))
+	if (open_master(b))
 		return bench_free(b, -1);
 	r = rawfab_connect(b->raw);
 	if (r) {
@@ -593,8 +312,7 @@ cmd_bench(int argc, char *argv[])
 			"on %s: %s\n", RAWFAB_NODE, fab_strerror(r));
 		return bench_free(b, -1);
 	}
-	if (warm_up(b) || measure_latency(b) || measure_throughput(b) ||
-			measure_fd(b))
+	if (run_all(b))
 		return bench_free(b, -1);
 	if (b->json)
 		bench_print_json(b, stdout);
