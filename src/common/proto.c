@@ -91,6 +91,11 @@ static const struct field ext_fields[] = {
 };
 #undef E
 
+/* reserved bytes, zero on the wire: decoders refuse anything else */
+#define REQ_EXT_RSVD 4
+#define EXT_RSVD 20
+#define HASH_RESP_RSVD (HASH_RESP_COUNT + 4)
+
 /* bytes 4-7 of the request extension are reserved (zero) */
 #define Q(w, m, o) FIELD(w, struct proto_req_ext, m, o)
 static const struct field req_ext_fields[] = {
@@ -418,8 +423,11 @@ req_body_decode(const unsigned char *p, size_t len, struct proto_req *req)
 		int ret = desc_get(p, len, base_size(type), tail, req->desc);
 		if (ret)
 			return ret;
-		if (req->has_ext)
+		if (req->has_ext) {
+			if (get32(p, len - tail + REQ_EXT_RSVD))
+				return -EPROTO;
 			GET(p + len - tail, req_ext_fields, &req->ext);
+		}
 	}
 
 	size_t attr = attr_offset(type);
@@ -491,6 +499,7 @@ proto_resp_decode(const void *buf, size_t len, uint32_t expected,
 		const unsigned char *h = buf;
 		resp->nhashes = get32(h, HASH_RESP_COUNT);
 		if (resp->nhashes != (size - PROTO_HASH_RESP_SIZE) / 8 ||
+				get32(h, HASH_RESP_RSVD) ||
 				(status != PROTO_SUCCESS && resp->nhashes)) {
 			memset(resp, 0, sizeof(*resp));
 			return -EPROTO;
@@ -509,8 +518,13 @@ proto_resp_decode(const void *buf, size_t len, uint32_t expected,
 	if (attr_offset(expected) != 0)
 		GET(p + attr_offset(expected), attr_fields, &resp->attr);
 	resp->has_ext = size > base;
-	if (resp->has_ext)
+	if (resp->has_ext) {
+		if (get32(p, base + EXT_RSVD)) {
+			memset(resp, 0, sizeof(*resp));
+			return -EPROTO;
+		}
 		GET(p + base, ext_fields, &resp->ext);
+	}
 
 	if (status != PROTO_SUCCESS)
 		return 0;

@@ -57,7 +57,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	check_req(data, size);
-	for (uint32_t t = PROTO_MSG_CREATE_RESP; t <= PROTO_MSG_SET_ATTR_RESP;
+	for (uint32_t t = PROTO_MSG_CREATE_RESP; t <= PROTO_MSG_HASH_RESP;
 			t += 2)
 		check_resp(data, size, t);
 

@@ -747,6 +747,38 @@ START_TEST(test_extension_with_wrong_version_is_refused)
 }
 END_TEST
 
+/* reserved bytes are zero: anything else is refused, never ignored */
+START_TEST(test_reserved_bytes_must_be_zero)
+{
+	unsigned char buf[BUF_LEN];
+	/* CREATE's request extension: bytes 4-7 after the descriptor */
+	size_t n = enc_req(buf, PROTO_MSG_CREATE);
+	size_t at = n - PROTO_REQ_EXT_SIZE + 4;
+	ck_assert_int_eq(req_ret(buf, n), 0);
+	buf[at + 3] = 1;
+	ck_assert_int_eq(req_ret(buf, n), -EPROTO);
+	/* OPEN_RESP's extension: bytes 20-23 of the block */
+	n = enc_resp(buf, PROTO_MSG_OPEN_RESP, true);
+	at = PROTO_OPEN_RESP_SIZE + 20;
+	ck_assert_int_eq(resp_ret(buf, n, PROTO_MSG_OPEN_RESP), 0);
+	buf[at] = 0x80;
+	ck_assert_int_eq(resp_ret(buf, n, PROTO_MSG_OPEN_RESP), -EPROTO);
+	/* HASH_RESP: the 4 bytes after the count */
+	struct proto_resp r;
+	memset(&r, 0, sizeof(r));
+	r.type = PROTO_MSG_HASH_RESP;
+	r.nhashes = 2;
+	r.hashes[0] = 1;
+	r.hashes[1] = 2;
+	ssize_t len = proto_resp_encode(&r, buf, sizeof(buf));
+	ck_assert_int_eq(len, PROTO_HASH_RESP_SIZE + 16);
+	ck_assert_int_eq(resp_ret(buf, (size_t)len, PROTO_MSG_HASH_RESP), 0);
+	buf[PROTO_HDR_RESP_SIZE + 5] = 1;
+	ck_assert_int_eq(resp_ret(buf, (size_t)len, PROTO_MSG_HASH_RESP),
+		-EPROTO);
+}
+END_TEST
+
 START_TEST(test_request_encoder_refuses_bad_input)
 {
 	unsigned char buf[BUF_LEN];
@@ -955,6 +987,7 @@ proto_suite(void)
 			0, 2);
 	tcase_add_loop_test(tc, test_extension_with_wrong_version_is_refused,
 			0, 2);
+	tcase_add_test(tc, test_reserved_bytes_must_be_zero);
 	tcase_add_test(tc, test_request_encoder_refuses_bad_input);
 	tcase_add_test(tc, test_response_encoder_refuses_bad_input);
 	tcase_add_test(tc, test_decoders_refuse_null_arguments);
