@@ -391,6 +391,9 @@ fabric_close(struct fabric *f)
 		if (l->ep) {
 			if (l->connected)
 				(void) fi_shutdown(l->ep, 0);
+			/* some providers leak receives still posted at close */
+			for (unsigned j = 0; j < LANE_SLOTS; j++)
+				(void) fi_cancel(&l->ep->fid, &l->recv[j].ctx);
 			fi_close(&l->ep->fid);
 		}
 		if (l->cq)

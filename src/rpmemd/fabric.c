@@ -433,6 +433,9 @@ fabric_fini(struct fabric *f)
 		struct lane *l = &f->lanes[i];
 		if (l->ep) {
 			(void) fi_shutdown(l->ep, 0);
+			/* some providers leak receives still posted at close */
+			for (unsigned j = 0; j < LANE_SLOTS; j++)
+				(void) fi_cancel(&l->ep->fid, &l->slots[j].ctx);
 			fi_close(&l->ep->fid);
 		}
 		lanesec_stream_fini(&l->rx);
