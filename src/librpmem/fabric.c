@@ -181,7 +181,7 @@ static int
 wait_slot(struct fabric *f, struct lane *l, struct op *op)
 {
 	long long deadline = clock_ms() + f->timeout_ms;
-	while (l->inflight >= LANE_SLOTS || op->busy) {
+	while (l->inflight >= f->window || op->busy) {
 		int r = progress(f, l, deadline);
 		if (r)
 			return r;
@@ -253,13 +253,27 @@ post_send(struct fabric *f, struct lane *l, struct op *op, size_t hlen,
 	return 0;
 }
 
+/* PMDK 1.12's persist message flags (facts 4.6) */
+#define PMDK_MODE_WRITE 0U
+#define PMDK_MODE_DEEP 1U
+#define PMDK_MODE_SEND 2U
+
+/* pmdk_flags -- PMDK's flags for one of our (single-piece) ops */
+static uint32_t
+pmdk_flags(uint32_t code)
+{
+	if ((code & LANE_OP_MASK) == LANE_OP_INLINE)
+		return PMDK_MODE_SEND;
+	return code & LANE_F_DEEP ? PMDK_MODE_DEEP : PMDK_MODE_WRITE;
+}
+
 /* msg_init -- fill the lane message header of `op`'s buffer */
 static void
 msg_init(struct fabric *f, struct lane *l, struct op *op, uint32_t code,
 		uint64_t addr, uint64_t size)
 {
 	struct lane_msg *m = (void *)((char *)op->buf + LANE_HDR_OFF);
-	m->op = code;
+	m->op = f->pmdk ? pmdk_flags(code) : code;
 	m->lane = (uint32_t)(l - f->lanes);
 	m->addr = addr;
 	m->size = size;
@@ -374,7 +388,12 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 	int r = fabric_error(f);
 	if (r)
 		return r;
-	if (relaxed && !deep && f->rma_write) {
+	/*
+	 * With PMDK's rpmemd a deep persist is an RMA write and a deep
+	 * persist of what it wrote (facts 4.7): its inline path has no
+	 * deep mode
+	 */
+	if ((relaxed || (deep && f->pmdk)) && f->rma_write) {
 		/* batched flushes first: the replica applies them in order */
 		r = batch_send(f, l);
 		if (!r)
@@ -382,13 +401,15 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 				off, len, NULL);
 		if (r)
 			return r;
-		if (f->pm == PROTO_PM_APM) {
+		if (f->pm == PROTO_PM_APM && !deep) {
 			l->written = true;
 			return 0;
 		}
-		return send_msg(f, l, LANE_OP_WRITTEN, off, len, NULL, 0, NULL);
+		return send_msg(f, l, LANE_OP_WRITTEN |
+			(deep ? LANE_F_DEEP : 0), off, len, NULL, 0, NULL);
 	}
-	if (!deep && len <= BATCH_ITEM_MAX &&
+	/* PMDK's rpmemd knows no batches: each flush is its own message */
+	if (!deep && !f->pmdk && len <= BATCH_ITEM_MAX &&
 			lane_rec_size(len) <= f->batch_cap)
 		return batch_add(f, l, off, len);
 	/* what was flushed before goes first */
@@ -405,7 +426,8 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 		size_t chunk = len;
 		if (len > f->buff_size) {
 			chunk = ((off + f->buff_size) & ~(size_t)7) - off;
-			more = LANE_F_MORE;
+			/* PMDK's rpmemd persists each piece on its own */
+			more = f->pmdk ? 0 : LANE_F_MORE;
 		}
 		r = send_msg(f, l, code | more, off, chunk, f->pool_addr + off,
 			chunk, NULL);

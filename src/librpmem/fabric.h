@@ -28,6 +28,9 @@ struct fabric_attr {
 	const struct proto_ibc *ibc;	/* rpmemd's answer */
 	size_t buff_size;		/* negotiated inline buffer */
 	const struct lanesec_keys *keys;	/* the session's */
+	bool pmdk;			/* rpmemd is PMDK 1.12's: no lane
+					 * tokens, one message in flight per
+					 * lane, PMDK's flags, 8 KiB pieces */
 	void *pool_addr;
 	size_t pool_size;
 	unsigned nlanes;		/* lanes to connect (<= ibc->nlanes) */
@@ -44,6 +47,13 @@ struct fabric_attr {
  * -EINVAL for an unknown RPMEM_PROVIDER.
  */
 int fabric_provider(const char *node, uint32_t *provider,
+		unsigned *max_lanes);
+
+/*
+ * fabric_provider_check -- can `provider` reach `node`?  *max_lanes as
+ * fabric_provider gives it.  0, or -ENOMEDIUM.
+ */
+int fabric_provider_check(const char *node, uint32_t provider,
 		unsigned *max_lanes);
 
 /* fabric_connect -- connect every lane; on success *nlanes is final */

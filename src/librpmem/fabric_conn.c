@@ -47,20 +47,30 @@ lane_limit(const struct fi_info *info)
 	return n ? (unsigned)n : 1;
 }
 
+/* fabric_provider_check -- can a provider reach the node? */
+int
+fabric_provider_check(const char *node, uint32_t provider,
+		unsigned *max_lanes)
+{
+	struct fi_info *info;
+	if (fab_getinfo(provider, node, NULL, 0, &info))
+		return -ENOMEDIUM;
+	*max_lanes = lane_limit(info);
+	fi_freeinfo(info);
+	return 0;
+}
+
 /* fabric_provider -- pick the provider for a node (see fabric.h) */
 int
 fabric_provider(const char *node, uint32_t *provider, unsigned *max_lanes)
 {
 	const char *forced = getenv("RPMEM_PROVIDER");
-	struct fi_info *info;
 	if (forced && *forced) {
 		uint32_t p = proto_provider_parse(forced);
 		if (p == PROTO_PROV_UNKNOWN)
 			return -EINVAL;
-		if (fab_getinfo(p, node, NULL, 0, &info))
+		if (fabric_provider_check(node, p, max_lanes))
 			return -ENOMEDIUM;
-		*max_lanes = lane_limit(info);
-		fi_freeinfo(info);
 		*provider = p;
 		return 0;
 	}
@@ -74,9 +84,7 @@ fabric_provider(const char *node, uint32_t *provider, unsigned *max_lanes)
 		if (p == PROTO_PROV_SOCKETS &&
 				env_flag("RPMEM_ENABLE_SOCKETS") <= 0)
 			continue;
-		if (fab_getinfo(p, node, NULL, 0, &info) == 0) {
-			*max_lanes = lane_limit(info);
-			fi_freeinfo(info);
+		if (fabric_provider_check(node, p, max_lanes) == 0) {
 			*provider = p;
 			return 0;
 		}
@@ -204,6 +212,9 @@ lane_open(struct fabric *f, unsigned i, const struct lanesec_keys *keys)
 		r = fabric_post_recv(f, l, &l->recv[j]);
 	if (r)
 		return r;
+	/* PMDK's rpmemd takes lanes in order, with no connection data */
+	if (f->pmdk)
+		return fi_connect(l->ep, f->info->dest_addr, NULL, 0);
 	struct lane_conn conn = { .magic = LANE_CONN_MAGIC, .lane = i };
 	r = lanesec_token(keys, i, conn.token);
 	if (r)
@@ -321,8 +332,13 @@ fabric_connect(const struct fabric_attr *attr, struct fabric **fabp)
 	f->rkey = attr->ibc->rkey;
 	f->pm = attr->ibc->persist_method;
 	f->policy = attr->keys->policy;
-	/* sealed sessions send every byte in messages rpmemd checks */
-	f->rma_write = fab_rma_write_ok(attr->provider) &&
+	f->pmdk = attr->pmdk;
+	f->window = f->pmdk ? 1 : LANE_SLOTS;
+	/*
+	 * Sealed sessions send every byte in messages rpmemd checks; PMDK's
+	 * rpmemd takes RMA writes over every provider.
+	 */
+	f->rma_write = (fab_rma_write_ok(attr->provider) || f->pmdk) &&
 		f->policy == LANESEC_NONE;
 	f->buff_size = attr->buff_size;
 	f->timeout_ms = attr->timeout_ms;

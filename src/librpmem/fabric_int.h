@@ -95,6 +95,8 @@ struct fabric {
 	uint64_t rkey;
 	uint32_t pm;
 	enum lanesec_policy policy;	/* how messages are sealed */
+	bool pmdk;			/* rpmemd is PMDK 1.12's (fabric.h) */
+	unsigned window;		/* messages in flight per lane */
 	bool rma_write;			/* relaxed persists by RMA write */
 	bool local_mr;			/* provider wants local buffers registered */
 	unsigned nlanes;

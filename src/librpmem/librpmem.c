@@ -174,17 +174,26 @@ errno_of(int r)
 	return r < 0 ? -r : r;
 }
 
+/* what PMDK's rpmemd says of the option it does not know */
+#define PMDK_DAEMON_SAYS "unrecognized option '--protocol'"
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define PROTOCOL_ARG "--protocol " STR(PROTO_MAJOR) "." STR(PROTO_MINOR)
+
 /*
  * ssh_end -- reap the ssh child of a session that failed before it was
- * ready, keeping its last stderr line (complete once ssh has exited);
- * after a timeout the remote side is not waited for again
+ * ready, keeping its last stderr line (complete once ssh has exited) and
+ * whether it was PMDK's rpmemd refusing --protocol (when `pmdk` is not
+ * NULL); after a timeout the remote side is not waited for again
  */
 static void
-ssh_end(RPMEMpool *rpp, int r, char *last, size_t len)
+ssh_end(RPMEMpool *rpp, int r, char *last, size_t len, bool *pmdk)
 {
 	int err = errno;
-	(void) ssh_close(rpp->ssh, r == -ETIMEDOUT ? 1000 : Env.timeout_ms,
-		last, len);
+	(void) ssh_reap(rpp->ssh, r == -ETIMEDOUT ? 1000 : Env.timeout_ms);
+	if (pmdk)
+		*pmdk = ssh_said(rpp->ssh, PMDK_DAEMON_SAYS);
+	(void) ssh_close(rpp->ssh, 0, last, len);
 	rpp->ssh = NULL;
 	errno = err;
 }
@@ -325,6 +334,80 @@ lane_keys(RPMEMpool *rpp, const char *what, const struct proto_req_ext *asked,
 	return 0;
 }
 
+/*
+ * daemon_start -- ssh to the target and wait for rpmemd's start-up
+ * status.  This project's rpmemd is told our protocol (--protocol),
+ * PMDK's is started bare (`pmdk`); *is_pmdk tells that the rpmemd there
+ * refused --protocol as PMDK's does, and then no message is set.
+ */
+static int
+daemon_start(RPMEMpool *rpp, bool pmdk, bool *is_pmdk)
+{
+	*is_pmdk = false;
+	int r = ssh_open(&rpp->target, pmdk ? NULL : PROTOCOL_ARG,
+		rpp->provider == PROTO_PROV_SOCKETS, &rpp->ssh);
+	if (r)
+		return fail(-r, "!starting ssh to %s", rpp->target.node);
+	uint32_t status;
+	r = obc_initial_status(rpp->ssh, Env.timeout_ms, &status);
+	if (!r && !status)
+		return 0;
+	char last[ERRMSG_MAX];
+	ssh_end(rpp, r, last, sizeof(last), pmdk ? NULL : is_pmdk);
+	if (*is_pmdk)
+		return -1;
+	if (r)
+		return channel_fail(r, "starting rpmemd", last);
+	return fail((int)status, "rpmemd failed to start: %s",
+		*last ? last : strerror((int)status));
+}
+
+/*
+ * pmdk_daemon -- the target runs PMDK 1.12's rpmemd (protocol 0.1).  It
+ * is spoken to only when RPMEM_ALLOW_PMDK_DAEMON is non-zero, no lane
+ * security is asked for by RPMEM_LANE_SECURITY, and over sockets or
+ * verbs (PMDK has no tcp: tcp chosen by default gives way to sockets).
+ * -1 with the message otherwise.
+ */
+static int
+pmdk_daemon(RPMEMpool *rpp, const char *what, unsigned *max_lanes)
+{
+	const char *host = rpp->target.node;
+	const char *allow = getenv("RPMEM_ALLOW_PMDK_DAEMON");
+	if (!allow || atoi(allow) <= 0)
+		return fail(EPROTONOSUPPORT, "%s: rpmemd on %s is PMDK 1.12's "
+			"(protocol 0.1; it does not know --protocol), this "
+			"librpmem speaks %d.%d: install this project's rpmemd "
+			"on %s, or set RPMEM_ALLOW_PMDK_DAEMON=1 to use "
+			"protocol 0.1 with it (sockets or verbs, no lane "
+			"security)", what, host, PROTO_MAJOR, PROTO_MINOR,
+			host);
+	const char *ls = getenv("RPMEM_LANE_SECURITY");
+	if (ls && *ls && strcmp(ls, lanesec_policy_name(LANESEC_NONE)))
+		return fail(EPROTONOSUPPORT, "%s: rpmemd on %s is PMDK 1.12's "
+			"(protocol 0.1), which has no lane security, and "
+			"RPMEM_LANE_SECURITY=%s", what, host, ls);
+	if (rpp->provider == PROTO_PROV_TCP) {
+		const char *forced = getenv("RPMEM_PROVIDER");
+		if (forced && *forced)
+			return fail(EMEDIUMTYPE, "%s: rpmemd on %s is PMDK "
+				"1.12's, which has no tcp provider "
+				"(RPMEM_PROVIDER=%s): use sockets or verbs",
+				what, host, forced);
+		if (fabric_provider_check(host, PROTO_PROV_SOCKETS,
+				max_lanes))
+			return fail(ENOMEDIUM, "%s: rpmemd on %s is PMDK "
+				"1.12's, which has no tcp provider, and "
+				"sockets cannot reach it", what, host);
+		rpp->provider = PROTO_PROV_SOCKETS;
+	}
+	log_warn("%s: rpmemd on %s is PMDK 1.12's: speaking protocol 0.1 "
+		"(RPMEM_ALLOW_PMDK_DAEMON) over %s, without lane security or "
+		"lane tokens, strict persists in 8 KiB pieces", what, host,
+		proto_provider_name(rpp->provider));
+	return 0;
+}
+
 /* pool_start -- the shared body of rpmem_create and rpmem_open */
 static RPMEMpool *
 pool_start(enum proto_msg_type type, const char *target, const char *desc,
@@ -367,37 +450,28 @@ pool_start(enum proto_msg_type type, const char *target, const char *desc,
 	if (lane_wish(rpp->provider, &wish))
 		goto err_free;
 
-	r = ssh_open(&rpp->target, NULL, rpp->provider == PROTO_PROV_SOCKETS,
-		&rpp->ssh);
-	if (r) {
-		fail(-r, "!starting ssh to %s", rpp->target.node);
-		goto err_free;
+	bool pmdk = false;
+	if (daemon_start(rpp, false, &pmdk)) {
+		bool again;
+		if (!pmdk || pmdk_daemon(rpp, what, &max_lanes) ||
+				daemon_start(rpp, true, &again))
+			goto err_free;
 	}
+	rpp->pmdk = pmdk;
 
-	uint32_t status;
-	r = obc_initial_status(rpp->ssh, Env.timeout_ms, &status);
-	if (r || status) {
-		char last[ERRMSG_MAX];
-		ssh_end(rpp, r, last, sizeof(last));
-		if (r)
-			channel_fail(r, "starting rpmemd", last);
-		else
-			fail((int)status, "rpmemd failed to start: %s",
-				*last ? last : strerror((int)status));
-		goto err_free;
-	}
-
+	/* PMDK's 0.1 request has no extension and 8 KiB buffers */
 	struct proto_req req = {
 		.type = type,
 		.common = {
 			.major = PROTO_MAJOR,
-			.minor = PROTO_MINOR,
+			.minor = pmdk ? PROTO_MINOR_PMDK : PROTO_MINOR,
 			.pool_size = size,
 			.nlanes = *nlanes < max_lanes ? *nlanes : max_lanes,
 			.provider = rpp->provider,
-			.buff_size = LANE_BUFF_DEFAULT,
+			.buff_size = pmdk ? PROTO_DEF_BUFF_SIZE :
+				LANE_BUFF_DEFAULT,
 		},
-		.has_ext = true,
+		.has_ext = !pmdk,
 		.ext = wish,
 	};
 	memcpy(req.desc, rpp->desc, sizeof(req.desc));
@@ -410,7 +484,7 @@ pool_start(enum proto_msg_type type, const char *target, const char *desc,
 	if (r || rpp->resp.status) {
 		/* rpmemd ends the session: its stderr is complete after it */
 		char last[ERRMSG_MAX];
-		ssh_end(rpp, r, last, sizeof(last));
+		ssh_end(rpp, r, last, sizeof(last), NULL);
 		if (r == -EPROTO || r == -EPROTONOSUPPORT)
 			fail(-r, "%s of '%s' on %s: malformed response", what,
 				desc, rpp->target.node);
@@ -424,12 +498,14 @@ pool_start(enum proto_msg_type type, const char *target, const char *desc,
 				*last ? ": " : "", last);
 		goto err_free;
 	}
-	if (!rpp->resp.has_ext) {
-		fail(EPROTONOSUPPORT, "%s: rpmemd on %s speaks protocol 0.1 "
-			"only (need 0.%d)", what, rpp->target.node,
-			PROTO_MINOR);
+	if (rpp->resp.has_ext == pmdk) {
+		fail(EPROTO, "%s: rpmemd on %s answered %s the extension "
+			"block of protocol %d.%d", what, rpp->target.node,
+			pmdk ? "with" : "without", PROTO_MAJOR, PROTO_MINOR);
 		goto err_close;
 	}
+	if (pmdk)
+		rpp->resp.ext.buff_size = PROTO_DEF_BUFF_SIZE;
 
 	rpp->created = type == PROTO_MSG_CREATE;
 	if (type == PROTO_MSG_CREATE) {
@@ -454,8 +530,8 @@ pool_start(enum proto_msg_type type, const char *target, const char *desc,
 		goto err_close;
 	}
 
-	struct lanesec_keys keys;
-	if (lane_keys(rpp, what, &wish, &keys))
+	struct lanesec_keys keys = { .policy = LANESEC_NONE };
+	if (!pmdk && lane_keys(rpp, what, &wish, &keys))
 		goto err_close;
 	struct fabric_attr fa = {
 		.provider = rpp->provider,
@@ -463,6 +539,7 @@ pool_start(enum proto_msg_type type, const char *target, const char *desc,
 		.ibc = &rpp->resp.ibc,
 		.buff_size = (size_t)rpp->resp.ext.buff_size,
 		.keys = &keys,
+		.pmdk = pmdk,
 		.pool_addr = addr,
 		.pool_size = size,
 		.nlanes = n,
@@ -809,6 +886,10 @@ rpmem_lane_security(RPMEMpool *rpp, const char **policy, const char **cipher)
 void
 rpmem_daemon_version(RPMEMpool *rpp, char *buf, size_t len)
 {
+	if (rpp->pmdk) {
+		snprintf(buf, len, "PMDK 1.12 (protocol 0.1)");
+		return;
+	}
 	uint32_t v = rpp->resp.ext.version;
 	snprintf(buf, len, "%u.%u.%u", v >> 16, (v >> 8) & 0xff, v & 0xff);
 }

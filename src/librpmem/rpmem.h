@@ -38,6 +38,7 @@ struct rpmem_pool {
 	unsigned nlanes;
 	bool no_headers;		/* whole pool writable */
 	bool created;			/* by rpmem_create */
+	bool pmdk;			/* rpmemd is PMDK 1.12's (0.1) */
 	uint32_t provider;
 	struct proto_resp resp;		/* create/open answer */
 };

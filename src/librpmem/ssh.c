@@ -36,7 +36,8 @@ static struct {
 } Cmd;
 
 struct ssh {
-	pid_t pid;
+	pid_t pid;		/* 0 once reaped */
+	int status;		/* its exit status, once reaped */
 	int in;			/* child's stdin (we write) */
 	int out;		/* child's stdout (we read) */
 	int err;		/* child's stderr (we read) */
@@ -412,13 +413,32 @@ reap(pid_t pid, int timeout_ms)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* ssh_reap -- close our ends of stdin/stdout, reap the child (once) */
+int
+ssh_reap(struct ssh *ssh, int timeout_ms)
+{
+	if (ssh->pid) {
+		close(ssh->in);
+		close(ssh->out);
+		ssh->status = reap(ssh->pid, timeout_ms);
+		ssh->pid = 0;
+	}
+	return ssh->status;
+}
+
+/* ssh_said -- did the remote side's stderr (its tail) contain needle? */
+bool
+ssh_said(struct ssh *ssh, const char *needle)
+{
+	drain_stderr(ssh);
+	return memmem(ssh->errbuf, ssh->errlen, needle, strlen(needle));
+}
+
 /* ssh_close -- close the channel, reap the child, keep its last words */
 int
 ssh_close(struct ssh *ssh, int timeout_ms, char *lasterr, size_t len)
 {
-	close(ssh->in);
-	close(ssh->out);
-	int ret = reap(ssh->pid, timeout_ms);
+	int ret = ssh_reap(ssh, timeout_ms);
 	if (lasterr && len)
 		snprintf(lasterr, len, "%s", ssh_last_error(ssh));
 	if (ssh->err >= 0)

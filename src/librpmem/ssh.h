@@ -63,9 +63,21 @@ void ssh_hangup(struct ssh *ssh);
 const char *ssh_last_error(struct ssh *ssh);
 
 /*
- * ssh_close -- close the channel, reap the child (killing it after
- * timeout_ms) and free; returns its exit status, or -1 when killed.
- * The child's last stderr line is copied to `lasterr` when not NULL.
+ * ssh_reap -- close stdin and stdout, reap the child (killing it after
+ * timeout_ms), keep stderr readable; its exit status, -1 when killed.
+ * Later calls return the same status.
+ */
+int ssh_reap(struct ssh *ssh, int timeout_ms);
+
+/*
+ * ssh_said -- does what the remote side wrote to stderr (its last 4 KiB)
+ * contain `needle`?  Complete once the child is reaped.
+ */
+bool ssh_said(struct ssh *ssh, const char *needle);
+
+/*
+ * ssh_close -- ssh_reap, then free; returns the exit status.  The
+ * child's last stderr line is copied to `lasterr` when not NULL.
  */
 int ssh_close(struct ssh *ssh, int timeout_ms, char *lasterr, size_t len);
 

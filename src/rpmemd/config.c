@@ -45,6 +45,7 @@ enum key_id {
 	KEY_NTHREADS,
 	KEY_MAX_LANES,
 	KEY_LANE_SECURITY,
+	KEY_ALLOW_PMDK_CLIENTS,
 	KEY_MAX,
 };
 
@@ -80,10 +81,13 @@ static const struct key_desc Keys[KEY_MAX] = {
 		MAX_LANES_MAX, "1..65536"),
 	[KEY_LANE_SECURITY] = KEY("lane-security", KT_SECURITY, lane_security,
 		0, 0, "encrypt, authenticate or none"),
+	[KEY_ALLOW_PMDK_CLIENTS] = KEY("allow-pmdk-clients", KT_BOOL,
+		allow_pmdk_clients, 0, 0, "yes or no"),
 };
 
 /* long options that set a key use OPT_KEY + key_id as their value */
 #define OPT_KEY 256
+#define OPT_PROTOCOL 255	/* --protocol: set by librpmem, not a key */
 
 static const struct option Long_opts[] = {
 	{"config", required_argument, NULL, 'c'},
@@ -102,6 +106,9 @@ static const struct option Long_opts[] = {
 	{"max-lanes", required_argument, NULL, OPT_KEY + KEY_MAX_LANES},
 	{"lane-security", required_argument, NULL,
 		OPT_KEY + KEY_LANE_SECURITY},
+	{"allow-pmdk-clients", no_argument, NULL,
+		OPT_KEY + KEY_ALLOW_PMDK_CLIENTS},
+	{"protocol", required_argument, NULL, OPT_PROTOCOL},
 	{NULL, 0, NULL, 0},
 };
 
@@ -407,6 +414,26 @@ cli_bad_opt(struct load *ld, char *argv[])
 		(int)strcspn(arg, "="), arg);
 }
 
+/* parse_protocol -- "MAJOR.MINOR" of the client, as librpmem passes it */
+static int
+parse_protocol(const char *s, struct config *cfg)
+{
+	const char *dot = strchr(s, '.');
+	unsigned major, minor;
+	char num[16];
+	if (!dot || (size_t)(dot - s) >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, (size_t)(dot - s));
+	num[dot - s] = '\0';
+	if (parse_uint(num, 0, UINT16_MAX, &major) ||
+			parse_uint(dot + 1, 0, UINT16_MAX, &minor))
+		return -EINVAL;
+	cfg->protocol = true;
+	cfg->proto_major = (uint16_t)major;
+	cfg->proto_minor = (uint16_t)minor;
+	return 0;
+}
+
 /* cli_parse -- read argv: modes into the config, keys and -c into `ld` */
 static int
 cli_parse(struct load *ld, int argc, char *argv[])
@@ -447,6 +474,12 @@ cli_parse(struct load *ld, int argc, char *argv[])
 			break;
 		case 't':
 			key = KEY_NTHREADS;
+			break;
+		case OPT_PROTOCOL:
+			if (parse_protocol(optarg, cfg))
+				return fail(ld, -EINVAL, "option --protocol: "
+					"invalid value '%s' (expected MAJOR.MINOR,"
+					" e.g. 0.3)", optarg);
 			break;
 		case ':':
 			return fail(ld, -EINVAL, "option --%s: requires an "
@@ -649,7 +682,9 @@ config_usage(const char *progname)
 "      --max-lanes N       lanes allowed per session, 1..%d (default: %d)\n"
 "      --lane-security P   the least a session's lanes get: encrypt,\n"
 "                          authenticate or none (default: encrypt over\n"
-"                          tcp and sockets, none over verbs)\n",
+"                          tcp and sockets, none over verbs)\n"
+"      --allow-pmdk-clients  serve PMDK 1.12's librpmem (protocol 0.1)\n"
+"      --protocol M.N      the client's protocol (librpmem passes it)\n",
 		progname ? progname : "rpmemd", CONFIG_SYSTEM_FILE,
 		CONFIG_USER_FILE, NTHREADS_MAX, MAX_LANES_MAX,
 		MAX_LANES_DEFAULT);

@@ -12,6 +12,7 @@
 #define RPMEMD_CONFIG_H 1
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "lanesec.h"
 #include "log.h"
@@ -33,8 +34,12 @@ struct config {
 	unsigned max_lanes;	/* cap on lanes per session */
 	int lane_security;	/* enum lanesec_policy: the least a session
 				 * gets, or CONFIG_LANE_SECURITY_DEFAULT */
+	bool allow_pmdk_clients; /* serve protocol 0.1 */
 
 	/* modes */
+	bool protocol;		/* --protocol given: our client */
+	uint16_t proto_major;
+	uint16_t proto_minor;
 	char *remove;		/* --remove <desc> */
 	bool force;		/* --force */
 	bool pool_set;		/* --pool-set */

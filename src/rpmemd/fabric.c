@@ -53,15 +53,20 @@ handle_connreq(struct fabric *f, struct fi_eq_cm_entry *ent, size_t datalen)
 {
 	struct fi_info *info = ent->info;
 	struct lane_conn conn;
-	if (datalen < sizeof(conn)) {
+	if (f->pmdk) {
+		/* PMDK's client sends nothing: lanes are taken in order */
+		conn.lane = f->admitted;
+	} else if (datalen < sizeof(conn)) {
 		reject(f, info, "no connection data", 0);
 		return 0;
-	}
-	memcpy(&conn, ent->data, sizeof(conn));
-	if (conn.magic != LANE_CONN_MAGIC ||
-			!lanesec_token_ok(&f->keys, conn.lane, conn.token)) {
-		reject(f, info, "wrong session token", conn.lane);
-		return 0;
+	} else {
+		memcpy(&conn, ent->data, sizeof(conn));
+		if (conn.magic != LANE_CONN_MAGIC ||
+				!lanesec_token_ok(&f->keys, conn.lane,
+				conn.token)) {
+			reject(f, info, "wrong session token", conn.lane);
+			return 0;
+		}
 	}
 	if (conn.lane >= f->nlanes || f->lanes[conn.lane].ep) {
 		reject(f, info, "lane out of range or taken", conn.lane);
@@ -89,6 +94,7 @@ handle_connreq(struct fabric *f, struct fi_eq_cm_entry *ent, size_t datalen)
 		r = fi_accept(l->ep, NULL, 0);
 	if (r)
 		goto err_ep;
+	f->admitted++;
 	fi_freeinfo(info);
 	return 0;
 
@@ -341,8 +347,9 @@ register_pool(struct fabric *f, uint32_t provider)
 	if (getrandom(&key, sizeof(key), 0) != (ssize_t)sizeof(key))
 		key = (uint64_t)clock_ms();
 	key |= MR_KEY_BUFS + 1;
+	/* PMDK's client writes by RMA whatever the provider */
 	uint64_t access = FI_REMOTE_READ |
-		(fab_rma_write_ok(provider) ? FI_REMOTE_WRITE : 0);
+		(fab_rma_write_ok(provider) || f->pmdk ? FI_REMOTE_WRITE : 0);
 	int r = fi_mr_reg(f->domain, f->pool.base, f->pool.size, access, 0,
 		key, 0, &f->pool_mr, NULL);
 	if (r) {
@@ -367,6 +374,7 @@ fabric_init(const struct fabric_attr *attr, struct fabric **fabp,
 	f->session_fd = attr->session_fd;
 	f->keys = *attr->keys;
 	f->secure = f->keys.policy != LANESEC_NONE;
+	f->pmdk = attr->pmdk;
 	atomic_init(&f->stop, false);
 	f->fail_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (f->fail_fd < 0) {
@@ -405,7 +413,7 @@ fabric_init(const struct fabric_attr *attr, struct fabric **fabp,
 	log_notice("listening on %s port %u (%s), %u lanes, %u threads, "
 		"pool %s", attr->node ? attr->node : "(any)", ibc->port,
 		f->info->fabric_attr->prov_name, f->nlanes, f->nworkers,
-		f->pool_mr ? (fab_rma_write_ok(attr->provider) ?
+		f->pool_mr ? (fab_rma_write_ok(attr->provider) || f->pmdk ?
 		"open to RMA reads and writes" : "open to RMA reads") :
 		"closed to RMA (every byte travels sealed)");
 	*fabp = f;

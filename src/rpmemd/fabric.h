@@ -27,6 +27,8 @@ struct fabric_attr {
 	unsigned nlanes;		/* wanted; may shrink */
 	unsigned nthreads;		/* 0: one per lane */
 	const struct lanesec_keys *keys;	/* the session's */
+	bool pmdk;			/* a PMDK 0.1 client: lanes without
+					 * tokens, RMA writes, PMDK flags */
 	int session_fd;			/* hung up => stop applying */
 };
 

@@ -75,6 +75,8 @@ struct fabric {
 	struct worker *workers;
 	struct lanesec_keys keys;
 	bool secure;			/* keys.policy != LANESEC_NONE */
+	bool pmdk;			/* a PMDK 0.1 client (fabric.h) */
+	unsigned admitted;		/* pmdk: lanes taken, in order */
 	int session_fd;
 	int fail_fd;			/* eventfd: a lane ended the session */
 	char fail_why[256];		/* the first lane failure */

@@ -212,6 +212,58 @@ read_range(const struct fabric *f, const struct lane_msg *msg, size_t len,
 	return 0;
 }
 
+/* PMDK 1.12's persist message flags (facts 4.6) */
+#define PMDK_MODE_MASK 0x3U
+#define PMDK_MODE_WRITE 0U	/* persist what RMA wrote */
+#define PMDK_MODE_DEEP 1U	/* the same, deep */
+#define PMDK_MODE_SEND 2U	/* inline bytes: copy, persist */
+#define PMDK_COMPLETION 0x4U	/* the client's own bookkeeping */
+
+/*
+ * pmdk_op -- our op for the flags of a PMDK 0.1 persist message, or
+ * UINT32_MAX for flags PMDK never sends
+ */
+static uint32_t
+pmdk_op(uint32_t flags)
+{
+	if (flags & ~(PMDK_MODE_MASK | PMDK_COMPLETION))
+		return UINT32_MAX;
+	switch (flags & PMDK_MODE_MASK) {
+	case PMDK_MODE_WRITE:
+		return LANE_OP_WRITTEN;
+	case PMDK_MODE_DEEP:
+		return LANE_OP_WRITTEN | LANE_F_DEEP;
+	case PMDK_MODE_SEND:
+		return LANE_OP_INLINE;
+	default:
+		return UINT32_MAX;
+	}
+}
+
+/*
+ * pmdk_apply -- a PMDK 0.1 client's message: its client ignores the
+ * answer's content, so a message that cannot be applied ends the
+ * session instead of being answered
+ */
+static int
+pmdk_apply(struct fabric *f, struct lane *l, struct lane_msg *msg, size_t len)
+{
+	uint32_t op = len >= sizeof(*msg) ? pmdk_op(msg->op) : UINT32_MAX;
+	if (op == UINT32_MAX) {
+		fabric_fail(f, "lane %u: a PMDK client's message of %zu bytes "
+			"with flags 0x%x: session ended", l->idx, len,
+			len >= sizeof(*msg) ? msg->op : 0);
+		return EPROTO;
+	}
+	msg->op = op;
+	int status = apply_msg(&f->pool, msg, len, &l->pending);
+	if (status)
+		fabric_fail(f, "lane %u: a PMDK client's persist failed (%s); "
+			"its client cannot be told in-band: session ended",
+			l->idx, strerror(status));
+	return status;
+}
+
 /*
  * handle_recv -- one message: verify it when sealed (nothing of a message
  * that fails reaches the pool: it ends the session), apply or read it,
@@ -242,10 +294,16 @@ handle_recv(struct fabric *f, struct slot *s, size_t len)
 	const char *data = NULL;
 	size_t dlen = 0;
 	int status;
-	if (f->secure && len >= sizeof(*msg) && msg->op == LANE_OP_READ)
+	if (f->pmdk) {
+		if (pmdk_apply(f, l, msg, len))
+			return;
+		status = 0;
+	} else if (f->secure && len >= sizeof(*msg) &&
+			msg->op == LANE_OP_READ) {
 		status = read_range(f, msg, len, &data, &dlen);
-	else
+	} else {
 		status = apply_msg(&f->pool, msg, len, &l->pending);
+	}
 	uint32_t lane = len >= sizeof(*msg) ? msg->lane : l->idx;
 	int r = fabric_post_recv(f, s);
 	if (r) {

@@ -14,8 +14,10 @@
 
 #include "config.h"
 #include "db.h"
+#include "lanesec.h"
 #include "log.h"
 #include "obc.h"
+#include "proto.h"
 #include "session.h"
 
 /* harden -- RELIABILITY S5: no inherited fds, private files, no setuid */
@@ -70,6 +72,58 @@ log_startup(const struct config *cfg)
 		cfg->persist_apm ? "yes" : "no",
 		log_level_name(cfg->log_level), cfg->max_lanes,
 		cfg->nthreads);
+}
+
+/*
+ * client_check -- which client is this?  librpmem of this project says
+ * its protocol with --protocol; without it the client is PMDK 1.12's
+ * (protocol 0.1), served only with allow-pmdk-clients and no lane
+ * security asked for.  A refusal goes to stderr before the start-up
+ * status word: the one place where PMDK's client prints what the
+ * daemon says.  Returns 0 to serve, -EPROTONOSUPPORT to refuse.
+ */
+static int
+client_check(const struct config *cfg)
+{
+	if (cfg->protocol) {
+		if (cfg->proto_major == PROTO_MAJOR)
+			return 0;
+		log_err("protocol major version mismatch: client %u.%u, "
+			"rpmemd %u.%u", cfg->proto_major, cfg->proto_minor,
+			PROTO_MAJOR, PROTO_MINOR);
+		fprintf(stderr, "rpmemd: the client speaks protocol %u.%u, "
+			"rpmemd %s speaks %u.%u\n", cfg->proto_major,
+			cfg->proto_minor, SRCVERSION, PROTO_MAJOR,
+			PROTO_MINOR);
+		return -EPROTONOSUPPORT;
+	}
+	if (!cfg->allow_pmdk_clients) {
+		log_err("refused a PMDK 1.12 client (protocol 0.1): "
+			"allow-pmdk-clients is no");
+		fprintf(stderr, "rpmemd: this client is PMDK 1.12's librpmem "
+			"(protocol 0.1); rpmemd %s needs this project's "
+			"librpmem (protocol %u.%u) on the client host, or "
+			"allow-pmdk-clients = yes in rpmemd.conf to serve it "
+			"without lane security\n", SRCVERSION, PROTO_MAJOR,
+			PROTO_MINOR);
+		return -EPROTONOSUPPORT;
+	}
+	if (cfg->lane_security > LANESEC_NONE) {
+		const char *ls = lanesec_policy_name(
+			(unsigned)cfg->lane_security);
+		log_err("refused a PMDK 1.12 client (protocol 0.1, no lane "
+			"security): lane-security is %s", ls);
+		fprintf(stderr, "rpmemd: this client is PMDK 1.12's librpmem "
+			"(protocol 0.1), which has no lane security, and "
+			"rpmemd.conf asks lane-security = %s: set it to none "
+			"to serve such clients\n", ls);
+		return -EPROTONOSUPPORT;
+	}
+	log_warn("serving a PMDK 1.12 client (protocol 0.1, "
+		"allow-pmdk-clients): its lanes are admitted without tokens "
+		"and carry no lane security, and the pool is open to its RMA "
+		"writes, which a stopped rpmemd cannot refuse");
+	return 0;
 }
 
 /*
@@ -147,6 +201,14 @@ main(int argc, char *argv[])
 		return -r;
 	}
 
+	r = client_check(&cfg);
+	if (r) {
+		/* no status word: the client reads stderr instead */
+		db_fini(db);
+		config_free(&cfg);
+		log_close();
+		return 1;
+	}
 	r = obc_send_status(STDOUT_FILENO, 0);
 	if (r == 0)
 		r = session_run(&cfg, db, STDIN_FILENO, STDOUT_FILENO);

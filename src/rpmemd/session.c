@@ -26,6 +26,7 @@ struct session {
 	int in;
 	int out;
 	uint16_t minor;			/* negotiated protocol minor */
+	bool pmdk;			/* a PMDK 1.12 client (0.1) */
 };
 
 static const char *const state_names[] = {
@@ -130,10 +131,23 @@ reply(struct session *s, uint32_t type, int err, struct proto_resp *resp)
 	return r;
 }
 
-/* check_version -- protocol negotiation (RELIABILITY R19) */
+/*
+ * check_version -- protocol negotiation (RELIABILITY R19): ours from
+ * 0.3 on, or exactly PMDK's 0.1 from the PMDK client main.c admitted
+ */
 static int
 check_version(struct session *s, const struct proto_common *c)
 {
+	if (s->pmdk) {
+		if (c->major == PROTO_MAJOR && c->minor == PROTO_MINOR_PMDK) {
+			s->minor = PROTO_MINOR_PMDK;
+			return 0;
+		}
+		log_err("protocol %u.%u from a client started as PMDK's "
+			"(no --protocol): only 0.1 is served that way",
+			c->major, c->minor);
+		return -EPROTONOSUPPORT;
+	}
 	if (c->major != PROTO_MAJOR) {
 		log_err("protocol major version mismatch: client %u.%u, "
 			"rpmemd %u.%u", c->major, c->minor, PROTO_MAJOR,
@@ -151,12 +165,17 @@ check_version(struct session *s, const struct proto_common *c)
 	return 0;
 }
 
-/* check_provider -- providers this daemon can serve */
+/* check_provider -- providers this daemon can serve (PMDK's: not tcp) */
 static int
-check_provider(uint32_t provider)
+check_provider(const struct session *s, uint32_t provider)
 {
 	switch (provider) {
 	case PROTO_PROV_TCP:
+		if (s->pmdk) {
+			log_err("provider tcp from a PMDK 0.1 client");
+			return -EMEDIUMTYPE;
+		}
+		return 0;
 	case PROTO_PROV_SOCKETS:
 	case PROTO_PROV_VERBS:
 		return 0;
@@ -288,7 +307,7 @@ handle_pool(struct session *s, const struct proto_req *req)
 
 	int r = check_version(s, &req->common);
 	if (!r)
-		r = check_provider(req->common.provider);
+		r = check_provider(s, req->common.provider);
 	if (!r && req->common.nlanes == 0) {
 		log_err("invalid number of lanes: 0");
 		return reply(s, req->type, EINVAL, NULL) ?: -EINVAL;
@@ -320,8 +339,8 @@ handle_pool(struct session *s, const struct proto_req *req)
 		r = -EFBIG;
 		goto err_close;
 	}
-	struct lanesec_keys keys;
-	r = lane_security(s, req, &keys, &resp.ext);
+	struct lanesec_keys keys = { .policy = LANESEC_NONE };
+	r = s->pmdk ? 0 : lane_security(s, req, &keys, &resp.ext);
 	if (r)
 		goto err_close;
 	bool sealed = keys.policy != LANESEC_NONE;
@@ -342,6 +361,7 @@ handle_pool(struct session *s, const struct proto_req *req)
 		.nlanes = nlanes,
 		.nthreads = s->cfg->nthreads,
 		.keys = &keys,
+		.pmdk = s->pmdk,
 		.session_fd = s->in,
 	};
 	r = fabric_init(&fa, &s->fab, &resp.ibc);
@@ -460,6 +480,7 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 	struct session s = {
 		.state = SESSION_INIT,
 		.cfg = cfg,
+		.pmdk = !cfg->protocol,
 		.db = db,
 		.in = in,
 		.out = out,

@@ -27,11 +27,15 @@
 #include "lanesec.h"
 #include "proto.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 #define WAIT_MS 20000
 
 static char Dir[256];
 static char Log[300];
 static const char *Extra_args[3];	/* more rpmemd options, NULL-ended */
+static bool Pmdk_client;	/* start it as PMDK's client does: no --protocol */
 
 struct daemon {
 	pid_t pid;
@@ -46,9 +50,12 @@ sys(const char *cmd)
 	ck_assert_msg(system(cmd) == 0, "command failed: %s", cmd);
 }
 
-/* start -- rpmemd with pipes for stdin/stdout; reads its start status */
+/*
+ * spawn -- rpmemd with pipes for stdin/stdout, its stderr into
+ * Dir/stderr.txt
+ */
 static void
-start(struct daemon *d)
+spawn(struct daemon *d)
 {
 	int in[2], out[2];
 	ck_assert_int_eq(pipe(in), 0);
@@ -58,6 +65,11 @@ start(struct daemon *d)
 	if (d->pid == 0) {
 		dup2(in[0], 0);
 		dup2(out[1], 1);
+		char err[300];
+		snprintf(err, sizeof(err), "%s/stderr.txt", Dir);
+		int efd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (efd >= 0)
+			dup2(efd, 2);
 		/* a descriptor rpmemd must not keep (S5) */
 		int leak = open("/dev/null", O_RDONLY);
 		if (leak >= 0 && leak < 9)
@@ -71,8 +83,13 @@ start(struct daemon *d)
 		setenv("SSH_CONNECTION", "127.0.0.1 40000 127.0.0.1 22", 1);
 		char *argv[16] = { exe, "-c", conf, psd, log,
 			"--log-level=debug" };
+		int ac = 6;
+		if (!Pmdk_client) {
+			argv[ac++] = "--protocol";
+			argv[ac++] = STR(PROTO_MAJOR) "." STR(PROTO_MINOR);
+		}
 		for (int i = 0; i < 3 && Extra_args[i]; i++)
-			argv[6 + i] = (char *)Extra_args[i];
+			argv[ac++] = (char *)Extra_args[i];
 		execv(exe, argv);
 		_exit(127);
 	}
@@ -80,9 +97,31 @@ start(struct daemon *d)
 	close(out[1]);
 	d->in = in[1];
 	d->out = out[0];
+}
+
+/* start -- spawn rpmemd and read its start-up status: 0 */
+static void
+start(struct daemon *d)
+{
+	spawn(d);
 	uint32_t status = 1;
 	ck_assert_int_eq(read(d->out, &status, 4), 4);
 	ck_assert_uint_eq(status, 0);
+}
+
+/* said -- rpmemd's stderr (Dir/stderr.txt) contains `needle` */
+static bool
+said(const char *needle)
+{
+	char path[300], buf[4096];
+	snprintf(path, sizeof(path), "%s/stderr.txt", Dir);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return strstr(buf, needle) != NULL;
 }
 
 /* finish -- close stdin, expect rpmemd to exit with `code` in time */
@@ -403,17 +442,92 @@ END_TEST
  * a plain PMDK 0.1 client gets a clear, PMDK-shaped answer (no
  * extension it would not understand): BADPROTO
  */
-START_TEST(pmdk_0_1_client_gets_a_plain_badproto)
+START_TEST(our_older_minor_gets_a_plain_badproto)
 {
 	struct daemon d;
 	start(&d);
-	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR_PMDK);
-	r.common.provider = PROTO_PROV_SOCKETS;
+	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR - 1);
 	send_req(&d, &r);
 	static struct proto_resp resp;
 	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_eq(resp.status, PROTO_ERR_BADPROTO);
 	ck_assert(!resp.has_ext);
+	finish(&d, 0);
+}
+END_TEST
+
+/*
+ * a client refused at start-up gets no status word, and rpmemd's reason
+ * on stderr: the only words of the daemon PMDK 1.12's client prints
+ */
+START_TEST(refused_clients_hear_why_before_the_status_word)
+{
+	static const struct {
+		bool pmdk;		/* started without --protocol */
+		const char *arg[2];
+		const char *why;	/* on stderr */
+	} cases[] = {
+		{ true, { NULL }, "this client is PMDK 1.12's librpmem "
+			"(protocol 0.1); rpmemd " SRCVERSION " needs this "
+			"project's librpmem (protocol 0.3) on the client host, "
+			"or allow-pmdk-clients = yes in rpmemd.conf" },
+		{ true, { "--allow-pmdk-clients", "--lane-security=encrypt" },
+			"(protocol 0.1), which has no lane security, and "
+			"rpmemd.conf asks lane-security = encrypt" },
+		{ false, { "--protocol=1.0" }, "the client speaks protocol "
+			"1.0, rpmemd " SRCVERSION " speaks 0.3" },
+	};
+	Pmdk_client = cases[_i].pmdk;
+	Extra_args[0] = cases[_i].arg[0];
+	Extra_args[1] = cases[_i].arg[1];
+	struct daemon d;
+	spawn(&d);
+	uint32_t status;
+	ck_assert_int_eq(read(d.out, &status, sizeof(status)), 0);
+	finish(&d, 1);
+	ck_assert_msg(said(cases[_i].why), "rpmemd did not say \"%s\"",
+		cases[_i].why);
+}
+END_TEST
+
+/*
+ * with allow-pmdk-clients, a PMDK 1.12 client is served protocol 0.1:
+ * PMDK's answer layout, no extension, and a warning in the log
+ */
+START_TEST(pmdk_client_is_served_0_1_when_allowed)
+{
+	Pmdk_client = true;
+	Extra_args[0] = "--allow-pmdk-clients";
+	struct daemon d;
+	start(&d);
+	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR_PMDK);
+	r.common.provider = PROTO_PROV_SOCKETS;
+	r.common.buff_size = PROTO_DEF_BUFF_SIZE;
+	send_req(&d, &r);
+	static struct proto_resp resp;
+	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert_uint_eq(resp.status, 0);
+	ck_assert(!resp.has_ext);
+	ck_assert_uint_eq(resp.ibc.persist_method, PROTO_PM_GPSPM);
+	ck_assert(resp.ibc.rkey != 0);
+	struct proto_req c = { .type = PROTO_MSG_CLOSE };
+	send_req(&d, &c);
+	ck_assert(recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
+	ck_assert_uint_eq(resp.status, 0);
+	finish(&d, 0);
+	ck_assert(log_has("serving a PMDK 1.12 client (protocol 0.1"));
+	/* our protocol is not served that way, nor is tcp */
+	start(&d);
+	r = open_req(PROTO_MAJOR, PROTO_MINOR);
+	send_req(&d, &r);
+	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert_uint_eq(resp.status, PROTO_ERR_BADPROTO);
+	finish(&d, 0);
+	start(&d);
+	r = open_req(PROTO_MAJOR, PROTO_MINOR_PMDK);
+	send_req(&d, &r);
+	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert_uint_eq(resp.status, PROTO_ERR_PROVNOSUP);
 	finish(&d, 0);
 }
 END_TEST
@@ -541,7 +655,10 @@ main(void)
 	tcase_add_test(tc, unknown_lane_security_is_refused_naming_both);
 	tcase_add_test(tc, other_major_is_refused_naming_both_versions);
 	tcase_add_test(tc, newer_minor_works_at_the_daemons_minor);
-	tcase_add_test(tc, pmdk_0_1_client_gets_a_plain_badproto);
+	tcase_add_test(tc, our_older_minor_gets_a_plain_badproto);
+	tcase_add_loop_test(tc, refused_clients_hear_why_before_the_status_word,
+		0, 3);
+	tcase_add_test(tc, pmdk_client_is_served_0_1_when_allowed);
 	tcase_add_test(tc, set_attr_or_close_before_open_is_refused);
 	tcase_add_test(tc, second_open_in_a_session_is_refused);
 	tcase_add_test(tc, huge_size_in_header_is_refused_before_reading);
