@@ -124,6 +124,8 @@ START_TEST(test_defaults_apply_without_files_or_options)
 	ck_assert_uint_eq(Cfg.max_lanes, 64);
 	/* unset: each session takes its provider's default */
 	ck_assert_int_eq(Cfg.lane_security, CONFIG_LANE_SECURITY_DEFAULT);
+	/* no --protocol: the client is PMDK's, refused by default */
+	ck_assert(!Cfg.protocol && !Cfg.allow_pmdk_clients);
 	ck_assert_ptr_null(Cfg.remove);
 	ck_assert(!Cfg.force && !Cfg.pool_set && !Cfg.help && !Cfg.version);
 }
@@ -137,7 +139,8 @@ START_TEST(test_long_options_accept_equals_form)
 	ck_assert_int_eq(LOAD(opt, "--log-file=/tmp/x.log",
 		"--poolset-dir=/pools", "--log-level=debug", "--nthreads=8",
 		"--max-lanes=16", "--remove=a.set",
-		"--lane-security=authenticate"), 0);
+		"--lane-security=authenticate", "--protocol=0.3",
+		"--allow-pmdk-clients"), 0);
 	ck_assert(Cfg.persist_apm);
 	ck_assert_str_eq(Cfg.log_file, "/tmp/x.log");
 	ck_assert(!Cfg.use_syslog);
@@ -146,6 +149,9 @@ START_TEST(test_long_options_accept_equals_form)
 	ck_assert_uint_eq(Cfg.nthreads, 8);
 	ck_assert_uint_eq(Cfg.max_lanes, 16);
 	ck_assert_int_eq(Cfg.lane_security, LANESEC_AUTHENTICATE);
+	ck_assert(Cfg.protocol && Cfg.proto_major == 0 &&
+		Cfg.proto_minor == 3);
+	ck_assert(Cfg.allow_pmdk_clients);
 	ck_assert_str_eq(Cfg.remove, "a.set");
 }
 END_TEST
@@ -232,6 +238,7 @@ START_TEST(test_config_file_sets_every_key)
 		"nthreads = 12\n"
 		"max-lanes = 1\n"
 		"lane-security = encrypt\n"
+		"allow-pmdk-clients = yes\n"
 		"   # indented comment\n"
 		"log-level = debug");
 	ck_assert_int_eq(LOAD("-c", c), 0);
@@ -244,6 +251,7 @@ START_TEST(test_config_file_sets_every_key)
 	ck_assert_uint_eq(Cfg.nthreads, 12);
 	ck_assert_uint_eq(Cfg.max_lanes, 1);
 	ck_assert_int_eq(Cfg.lane_security, LANESEC_ENCRYPT);
+	ck_assert(Cfg.allow_pmdk_clients);
 }
 END_TEST
 
@@ -369,6 +377,9 @@ static const struct {
 		"'lane-security' (expected encrypt, authenticate or none)"},
 	{"lane-security = Encrypt\n", "1: invalid value 'Encrypt' for key "
 		"'lane-security' (expected encrypt, authenticate or none)"},
+	{"allow-pmdk-clients = 1\n", "1: invalid value '1' for key "
+		"'allow-pmdk-clients' (expected yes or no)"},
+	{"protocol = 0.3\n", "1: unknown key 'protocol'"},
 	{"\n[global]\nlog-level = info\n", "2: sections are not supported"},
 	{"log-file = /tmp/a;b\n", "1: invalid value '/tmp/a;b' for key "
 		"'log-file' (expected a path)"},
@@ -499,6 +510,14 @@ static const struct {
 		"(expected 1..65536)"},
 	{"--max-lanes", "65537", "option --max-lanes: invalid value '65537' "
 		"(expected 1..65536)"},
+	{"--protocol", "3", "option --protocol: invalid value '3' (expected "
+		"MAJOR.MINOR, e.g. 0.3)"},
+	{"--protocol", "0.x", "option --protocol: invalid value '0.x' "
+		"(expected MAJOR.MINOR, e.g. 0.3)"},
+	{"--protocol", ".3", "option --protocol: invalid value '.3' "
+		"(expected MAJOR.MINOR, e.g. 0.3)"},
+	{"--protocol", "0.70000", "option --protocol: invalid value "
+		"'0.70000' (expected MAJOR.MINOR, e.g. 0.3)"},
 };
 
 START_TEST(test_bad_number_option_is_refused)
@@ -602,7 +621,7 @@ START_TEST(test_usage_lists_every_option)
 		"--poolset-dir", "--persist-apm", "--persist-general",
 		"--use-syslog", "--log-level", "-r, --remove", "-f, --force",
 		"-s, --pool-set", "-t, --nthreads", "--max-lanes",
-		"--lane-security",
+		"--lane-security", "--allow-pmdk-clients", "--protocol",
 	};
 	char out[PATH_MAX], text[8192];
 	path_in(out, "usage.txt");
