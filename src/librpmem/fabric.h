@@ -50,6 +50,14 @@ int fabric_provider(const char *node, uint32_t *provider,
 		unsigned *max_lanes);
 
 /*
+ * fabric_probe_first -- must fabric_provider run before ssh starts?  Yes
+ * when it may choose sockets, which changes the ssh command (-4), or when
+ * RPMEM_PROVIDER names no provider, so that the error comes first;
+ * decided from RPMEM_PROVIDER and RPMEM_ENABLE_SOCKETS, without libfabric.
+ */
+bool fabric_probe_first(void);
+
+/*
  * fabric_provider_check -- can `provider` reach `node`?  *max_lanes as
  * fabric_provider gives it.  0, or -ENOMEDIUM.
  */

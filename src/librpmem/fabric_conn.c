@@ -47,6 +47,18 @@ lane_limit(const struct fi_info *info)
 	return n ? (unsigned)n : 1;
 }
 
+/* fabric_probe_first -- must the provider be chosen before ssh? */
+bool
+fabric_probe_first(void)
+{
+	const char *forced = getenv("RPMEM_PROVIDER");
+	if (forced && *forced) {
+		uint32_t p = proto_provider_parse(forced);
+		return p == PROTO_PROV_SOCKETS || p == PROTO_PROV_UNKNOWN;
+	}
+	return env_flag("RPMEM_ENABLE_SOCKETS") > 0;
+}
+
 /* fabric_provider_check -- can a provider reach the node? */
 int
 fabric_provider_check(const char *node, uint32_t provider,

@@ -276,15 +276,16 @@ pool_session_end(RPMEMpool *rpp, uint32_t flags)
 
 /*
  * lane_wish -- what this side asks of lane security: at least
- * RPMEM_LANE_SECURITY (default: the provider's, lanesec.h), cipher
+ * RPMEM_LANE_SECURITY (LANESEC_POLICY_MAX until the provider is known:
+ * then lane_wish_provider puts its default in), cipher
  * RPMEM_LANE_CIPHER (default: the fastest here), and its half of the
- * session's key material.  Read at every create/open.
+ * session's key material.  Read at every create/open, before ssh.
  */
 static int
-lane_wish(uint32_t provider, struct proto_req_ext *ext)
+lane_wish(struct proto_req_ext *ext)
 {
 	const char *s = getenv("RPMEM_LANE_SECURITY");
-	enum lanesec_policy policy = lanesec_policy_default(provider);
+	enum lanesec_policy policy = LANESEC_POLICY_MAX;
 	if (s && *s && lanesec_policy_parse(s, &policy))
 		return fail(EINVAL, "invalid RPMEM_LANE_SECURITY=%s "
 			"(encrypt, authenticate or none)", s);
@@ -297,6 +298,33 @@ lane_wish(uint32_t provider, struct proto_req_ext *ext)
 	ext->cipher = (uint16_t)cipher;
 	if (lanesec_random(ext->random, sizeof(ext->random)))
 		return fail(EIO, "no random bytes for the session's keys");
+	return 0;
+}
+
+/* lane_wish_provider -- the provider's default, where none was asked */
+static void
+lane_wish_provider(struct proto_req_ext *ext, uint32_t provider)
+{
+	if (ext->security == LANESEC_POLICY_MAX)
+		ext->security = (uint16_t)lanesec_policy_default(provider);
+}
+
+/*
+ * provider -- choose the provider (fabric_provider); this is libfabric's
+ * first use in the process, which costs it a fraction of a second
+ */
+static int
+provider(RPMEMpool *rpp, unsigned *max_lanes)
+{
+	int r = fabric_provider(rpp->target.node, &rpp->provider, max_lanes);
+	if (r == -EINVAL)
+		return fail(EINVAL, "unknown provider RPMEM_PROVIDER=%s",
+			getenv("RPMEM_PROVIDER"));
+	if (r)
+		return fail(ENOMEDIUM, "cannot find a fabric provider for %s",
+			rpp->target.node);
+	if (*max_lanes > Env.max_nlanes)
+		*max_lanes = Env.max_nlanes;
 	return 0;
 }
 
@@ -335,21 +363,29 @@ lane_keys(RPMEMpool *rpp, const char *what, const struct proto_req_ext *asked,
 }
 
 /*
- * daemon_start -- ssh to the target and wait for rpmemd's start-up
- * status.  This project's rpmemd is told our protocol (--protocol),
- * PMDK's is started bare (`pmdk`); *is_pmdk tells that the rpmemd there
- * refused --protocol as PMDK's does, and then no message is set.
+ * daemon_spawn -- start ssh to the target: this project's rpmemd is told
+ * our protocol (--protocol), PMDK's is started bare (`pmdk`); -4 only
+ * for the sockets provider
  */
 static int
-daemon_start(RPMEMpool *rpp, bool pmdk, bool *is_pmdk)
+daemon_spawn(RPMEMpool *rpp, bool pmdk)
 {
-	*is_pmdk = false;
 	int r = ssh_open(&rpp->target, pmdk ? NULL : PROTOCOL_ARG,
 		rpp->provider == PROTO_PROV_SOCKETS, &rpp->ssh);
-	if (r)
-		return fail(-r, "!starting ssh to %s", rpp->target.node);
+	return r ? fail(-r, "!starting ssh to %s", rpp->target.node) : 0;
+}
+
+/*
+ * daemon_wait -- rpmemd's start-up status; *is_pmdk tells that the
+ * rpmemd there refused --protocol as PMDK's does, and then no message
+ * is set (a `pmdk` start looks for nothing)
+ */
+static int
+daemon_wait(RPMEMpool *rpp, bool pmdk, bool *is_pmdk)
+{
+	*is_pmdk = false;
 	uint32_t status;
-	r = obc_initial_status(rpp->ssh, Env.timeout_ms, &status);
+	int r = obc_initial_status(rpp->ssh, Env.timeout_ms, &status);
 	if (!r && !status)
 		return 0;
 	char last[ERRMSG_MAX];
@@ -432,29 +468,32 @@ pool_start(enum proto_msg_type type, const char *target, const char *desc,
 	snprintf(rpp->desc, sizeof(rpp->desc), "%s", desc);
 	rpp->pool_addr = addr;
 	rpp->pool_size = size;
-	unsigned max_lanes;
-	r = fabric_provider(rpp->target.node, &rpp->provider, &max_lanes);
-	if (r == -EINVAL) {
-		fail(EINVAL, "unknown provider RPMEM_PROVIDER=%s",
-			getenv("RPMEM_PROVIDER"));
-		goto err_free;
-	}
-	if (r) {
-		fail(ENOMEDIUM, "cannot find a fabric provider for %s",
-			rpp->target.node);
-		goto err_free;
-	}
-	if (max_lanes > Env.max_nlanes)
-		max_lanes = Env.max_nlanes;
 	struct proto_req_ext wish;
-	if (lane_wish(rpp->provider, &wish))
+	if (lane_wish(&wish))
 		goto err_free;
 
+	/*
+	 * libfabric's first use takes a fraction of a second: it runs while
+	 * ssh logs in, unless the ssh command depends on it (sockets: -4)
+	 */
+	unsigned max_lanes;
+	bool early = fabric_probe_first();
+	if (early && provider(rpp, &max_lanes))
+		goto err_free;
+	if (daemon_spawn(rpp, false))
+		goto err_free;
+	if (!early && provider(rpp, &max_lanes)) {
+		ssh_end(rpp, -ETIMEDOUT, NULL, 0, NULL);
+		goto err_free;
+	}
+	lane_wish_provider(&wish, rpp->provider);
+
 	bool pmdk = false;
-	if (daemon_start(rpp, false, &pmdk)) {
+	if (daemon_wait(rpp, false, &pmdk)) {
 		bool again;
 		if (!pmdk || pmdk_daemon(rpp, what, &max_lanes) ||
-				daemon_start(rpp, true, &again))
+				daemon_spawn(rpp, true) ||
+				daemon_wait(rpp, true, &again))
 			goto err_free;
 	}
 	rpp->pmdk = pmdk;

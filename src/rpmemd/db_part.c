@@ -206,6 +206,31 @@ part_map_span(const struct db_priv *priv, unsigned i, size_t *off,
 	*len = size - *off;
 }
 
+#define HUGE_ALIGN ((size_t)2 << 20)
+
+/*
+ * pool_reserve -- address space for the whole pool, 2 MiB aligned so
+ * that file systems with huge pages (DAX, tmpfs with huge=) can map it
+ * with them: one first-touch fault per 2 MiB instead of 512
+ */
+static char *
+pool_reserve(size_t total)
+{
+	size_t len = total + HUGE_ALIGN;
+	char *raw = mmap(NULL, len, PROT_NONE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (raw == MAP_FAILED)
+		return NULL;
+	char *base = (char *)(((uintptr_t)raw + HUGE_ALIGN - 1) &
+		~(uintptr_t)(HUGE_ALIGN - 1));
+	if (base > raw)
+		munmap(raw, (size_t)(base - raw));
+	size_t tail = (size_t)(raw + len - (base + total));
+	if (tail)
+		munmap(base + total, tail);
+	return base;
+}
+
 /*
  * pool_map -- reserve the whole region, then place every part in it.
  * MAP_SYNC succeeds only on DAX, where flushing CPU caches is enough;
@@ -232,9 +257,8 @@ pool_map(struct db_pool *pool, struct db_priv *priv)
 		return -EINVAL;
 	}
 
-	char *base = mmap(NULL, total, PROT_NONE,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (base == MAP_FAILED) {
+	char *base = pool_reserve(total);
+	if (!base) {
 		int ret = -errno;
 		log_err("!cannot reserve %zu bytes for the pool", total);
 		return ret;
@@ -265,6 +289,8 @@ pool_map(struct db_pool *pool, struct db_priv *priv)
 		pos += len;
 	}
 
+	/* where the file system has huge pages only on request */
+	(void) madvise(base, total, MADV_HUGEPAGE);
 	pool->addr = base;
 	pool->size = total;
 	pool->is_pmem = all_sync || pmem_is_pmem(base, total);
