@@ -10,7 +10,6 @@
  * read off the same run too.  The report is printed by bench_out.c.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +24,28 @@
 #include "rpmem_tool.h"
 #include "tools.h"
 
-const char cmd_bench_usage[] = "POOLSET [--quick] [--lanes N] [--json]";
-const char cmd_bench_help[] =
-	"time persists to the first remote replica against raw libfabric "
-	"(overwrites data at offsets >= 4096)";
+static int run_bench(const struct cli_args *a);
+
+static const struct cli_opt Opts[] = {
+	{ "quick", 0, NULL, "shorter runs, rougher figures" },
+	{ "lanes", 0, "N", "lanes and threads for throughput, 1 to 64 "
+		"(default 4)" },
+	{ "json", 0, NULL, "print one JSON object instead of text" },
+	{ NULL, 0, NULL, NULL },
+};
+
+const struct cli_cmd cmd_bench = {
+	.name = "bench", .operands = "POOLSET", .nmin = 1, .nmax = 1,
+	.summary = "time persists to the first remote replica against raw "
+		"libfabric",
+	.desc =
+	"Time persists to the first remote replica of POOLSET, next to a raw\n"
+	"libfabric baseline measured in the same run, and print both with\n"
+	"their ratios.  Overwrites the data area of that replica (offsets\n"
+	"4096 and up) with the master's bytes.\n",
+	.opts = Opts,
+	.run = run_bench,
+};
 
 const size_t Bench_sizes[NSIZES] = {
 	8, 64, 256, 1024, 4096, 64 << 10, 256 << 10, 1 << 20,
@@ -74,50 +91,14 @@ baseline_provider(void)
 
 /* parse_args -- options and the poolset; EXIT_USAGE on error */
 static int
-parse_args(struct bench *b, int argc, char *argv[])
+parse_args(struct bench *b, const struct cli_args *a)
 {
-	static const struct option opts[] = {
-		{ "quick", no_argument, NULL, 'q' },
-		{ "lanes", required_argument, NULL, 'l' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	optind = 1;
-	opterr = 0;
 	b->lanes_req = DEFAULT_LANES;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		char *end;
-		unsigned long v;
-		switch (c) {
-		case 'q':
-			b->quick = true;
-			break;
-		case 'j':
-			b->json = true;
-			break;
-		case 'l':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || *end || v < 1 || v > MAX_LANES ||
-					optarg[0] == '-') {
-				fprintf(stderr, "rpmem bench: --lanes wants "
-					"1..%d, not '%s'\n", MAX_LANES, optarg);
-				return EXIT_USAGE;
-			}
-			b->lanes_req = (unsigned)v;
-			break;
-		default:
-			fprintf(stderr, "usage: rpmem bench %s\n",
-				cmd_bench_usage);
-			return EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 1) {
-		fprintf(stderr, "usage: rpmem bench %s\n", cmd_bench_usage);
+	if (cli_uint(a, "lanes", 1, MAX_LANES, &b->lanes_req))
 		return EXIT_USAGE;
-	}
-	b->path = argv[optind];
+	b->quick = cli_flag(a, "quick");
+	b->json = cli_flag(a, "json");
+	b->path = a->operand[0];
 	b->lat_ns = b->quick ? QUICK_LAT_NS : LAT_NS;
 	b->bw_ns = b->quick ? QUICK_BW_NS : BW_NS;
 	b->provider = baseline_provider();
@@ -271,16 +252,16 @@ bench_free(struct bench *b, int ret)
 	return ret ? 1 : 0;
 }
 
-/* cmd_bench -- measure, compare with the raw baseline, report */
-int
-cmd_bench(int argc, char *argv[])
+/* run_bench -- measure, compare with the raw baseline, report */
+static int
+run_bench(const struct cli_args *a)
 {
 	struct bench *b = calloc(1, sizeof(*b));
 	if (!b) {
 		perror("rpmem bench");
 		return 1;
 	}
-	int r = parse_args(b, argc, argv);
+	int r = parse_args(b, a);
 	if (r) {
 		free(b);
 		return r;

@@ -7,7 +7,6 @@
  * headers.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,27 +24,54 @@
 #define POOL_MAJOR 1
 #define INFO_LANES 1024		/* what libpmemobj asks for */
 
-const char cmd_create_usage[] = "POOLSET";
-const char cmd_create_help[] =
-	"create the local parts and every remote replica of POOLSET";
-const char cmd_info_usage[] = "[--json] POOLSET";
-const char cmd_info_help[] =
-	"show the replicas of POOLSET and whether each one opens";
-const char cmd_rm_usage[] = "[-f] POOLSET";
-const char cmd_rm_help[] =
-	"remove the local parts and remote replicas of POOLSET "
-	"(-f: ignore missing ones)";
+static int run_create(const struct cli_args *a);
+static int run_info(const struct cli_args *a);
+static int run_rm(const struct cli_args *a);
 
-/* one_arg -- the single POOLSET argument of a subcommand */
-static const char *
-one_arg(int argc, char *argv[], const char *name, const char *usage)
-{
-	if (argc - optind != 1) {
-		fprintf(stderr, "usage: rpmem %s %s\n", name, usage);
-		return NULL;
-	}
-	return argv[optind];
-}
+const struct cli_cmd cmd_create = {
+	.name = "create", .operands = "POOLSET", .nmin = 1, .nmax = 1,
+	.summary = "create the local parts and every remote replica of "
+		"POOLSET",
+	.desc =
+	"Create the pool POOLSET describes: the part files of the master,\n"
+	"with a pool header, then every remote replica through rpmemd on its\n"
+	"target, with one pool set uuid and their uuids linked in a ring.\n"
+	"When a replica cannot be created, what was made is removed again.\n"
+	"Pools for libpmemobj are made with 'pmempool create obj' instead.\n",
+	.run = run_create,
+};
+
+static const struct cli_opt Info_opts[] = {
+	{ "json", 0, NULL, "print one JSON object instead of text" },
+	{ NULL, 0, NULL, NULL },
+};
+
+const struct cli_cmd cmd_info = {
+	.name = "info", .operands = "POOLSET", .nmin = 1, .nmax = 1,
+	.summary = "show the replicas of POOLSET and whether each one opens",
+	.desc =
+	"Open every replica of POOLSET and show what its header says; for\n"
+	"the master its parts, for a remote replica the version of rpmemd,\n"
+	"the lanes it grants and whether it belongs to the same pool.  Exit\n"
+	"status 1 when a replica does not open.\n",
+	.opts = Info_opts,
+	.run = run_info,
+};
+
+static const struct cli_opt Rm_opts[] = {
+	{ "force", 'f', NULL, "missing parts and replicas are not errors" },
+	{ NULL, 0, NULL, NULL },
+};
+
+const struct cli_cmd cmd_rm = {
+	.name = "rm", .operands = "POOLSET", .nmin = 1, .nmax = 1,
+	.summary = "remove the local parts and remote replicas of POOLSET",
+	.desc =
+	"Remove every remote replica of POOLSET (rpmemd --remove on its\n"
+	"target), then the part files of the master.\n",
+	.opts = Rm_opts,
+	.run = run_rm,
+};
 
 /* make_attr -- attributes of replica `rep` in a ring of `n` uuids */
 static void
@@ -68,14 +94,11 @@ make_attr(struct rpmem_pool_attr *a, const struct poolset *set,
 	memcpy(a->user_flags, &af, sizeof(a->user_flags));
 }
 
-/* cmd_create -- create local parts, then each remote replica */
-int
-cmd_create(int argc, char *argv[])
+/* run_create -- create local parts, then each remote replica */
+static int
+run_create(const struct cli_args *a)
 {
-	optind = 1;
-	const char *path = one_arg(argc, argv, "create", cmd_create_usage);
-	if (!path)
-		return EXIT_USAGE;
+	const char *path = a->operand[0];
 	struct poolset *set = replica_load(path);
 	struct poolset *local = set ? replica_load(path) : NULL;
 	if (!local) {
@@ -310,16 +333,13 @@ info_json(const char *path, const struct poolset *set, size_t size,
 	printf("\n]}\n");
 }
 
-/* cmd_info -- open each replica and show what it holds */
-int
-cmd_info(int argc, char *argv[])
+/* run_info -- open each replica and show what it holds */
+static int
+run_info(const struct cli_args *a)
 {
-	bool json;
-	const char *path;
-	int ret = replica_args(argc, argv, "info", cmd_info_usage, &json,
-		&path);
-	if (ret)
-		return ret;
+	const char *path = a->operand[0];
+	bool json = cli_flag(a, "json");
+	int ret = 0;
 	struct poolset *set = replica_load(path);
 	if (!set)
 		return 1;
@@ -349,24 +369,12 @@ out:
 	return ret;
 }
 
-/* cmd_rm -- remove remote replicas, then the local parts */
-int
-cmd_rm(int argc, char *argv[])
+/* run_rm -- remove remote replicas, then the local parts */
+static int
+run_rm(const struct cli_args *a)
 {
-	bool force = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt(argc, argv, "+f")) != -1) {
-		if (c != 'f') {
-			fprintf(stderr, "usage: rpmem rm %s\n", cmd_rm_usage);
-			return EXIT_USAGE;
-		}
-		force = true;
-	}
-	const char *path = one_arg(argc, argv, "rm", cmd_rm_usage);
-	if (!path)
-		return EXIT_USAGE;
+	const char *path = a->operand[0];
+	bool force = cli_flag(a, "force");
 	struct poolset *set = replica_load(path);
 	if (!set)
 		return 1;

@@ -24,9 +24,19 @@
 #include "replica.h"
 #include "tools.h"
 
-const char cmd_sync_usage[] = "POOLSET";
-const char cmd_sync_help[] =
-	"rebuild missing or damaged replicas of POOLSET, copy what differs";
+static int run_sync(const struct cli_args *a);
+
+const struct cli_cmd cmd_sync = {
+	.name = "sync", .operands = "POOLSET", .nmin = 1, .nmax = 1,
+	.summary = "rebuild missing or damaged replicas of POOLSET, copy what "
+		"differs",
+	.desc =
+	"Rebuild the missing or damaged replicas of POOLSET from a healthy\n"
+	"one, and copy to every other replica the ranges verify reports as\n"
+	"differing.  An interrupted sync is simply run again.  Exit status 0\n"
+	"when every replica is in sync.\n",
+	.run = run_sync,
+};
 
 #define TMP_SUFFIX ".rpmsync"	/* part names of a master being rebuilt */
 #define RANGES_MAX ((size_t)1 << 20)	/* then neighbours are merged */
@@ -551,15 +561,12 @@ summary(struct sync *s)
 	printf("sync: all %u replica(s) of %s in sync\n", s->n, s->path);
 }
 
-/* cmd_sync -- exit 0 when every replica is in sync, 1 otherwise */
-int
-cmd_sync(int argc, char *argv[])
+/* run_sync -- exit 0 when every replica is in sync, 1 otherwise */
+static int
+run_sync(const struct cli_args *a)
 {
-	struct sync s = { 0 };
-	int ret = replica_args(argc, argv, "sync", cmd_sync_usage, NULL,
-		&s.path);
-	if (ret)
-		return ret;
+	struct sync s = { .path = a->operand[0] };
+	int ret;
 	s.set = replica_load(s.path);
 	if (!s.set)
 		return 1;

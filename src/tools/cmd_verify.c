@@ -9,9 +9,25 @@
 #include "replica.h"
 #include "tools.h"
 
-const char cmd_verify_usage[] = "[--json] POOLSET";
-const char cmd_verify_help[] =
-	"compare every remote replica of POOLSET with the master";
+static int run(const struct cli_args *a);
+
+static const struct cli_opt Opts[] = {
+	{ "json", 0, NULL, "print one JSON object instead of text" },
+	{ NULL, 0, NULL, NULL },
+};
+
+const struct cli_cmd cmd_verify = {
+	.name = "verify", .operands = "POOLSET", .nmin = 1, .nmax = 1,
+	.summary = "compare every remote replica of POOLSET with the master",
+	.desc =
+	"Compare every remote replica of POOLSET with the master, by hashes\n"
+	"each side computes next to its data, and name the ranges that\n"
+	"differ.  Exit status 0 when every replica equals the master, 3 when\n"
+	"one differs or cannot be compared, 1 when nothing could be\n"
+	"verified.\n",
+	.opts = Opts,
+	.run = run,
+};
 
 #define SHOW_MAX 100		/* ranges listed per replica */
 #define EXIT_DIFFERS 3
@@ -242,16 +258,13 @@ print_json(const struct report *rp, int ret)
 	printf("\n]}\n");
 }
 
-/* cmd_verify -- compare, report, exit 0 (equal), 3 (differs) or 1 */
-int
-cmd_verify(int argc, char *argv[])
+/* run -- compare, report, exit 0 (equal), 3 (differs) or 1 */
+static int
+run(const struct cli_args *a)
 {
-	bool json;
-	struct report rp = { 0 };
-	int ret = replica_args(argc, argv, "verify", cmd_verify_usage, &json,
-		&rp.path);
-	if (ret)
-		return ret;
+	bool json = cli_flag(a, "json");
+	struct report rp = { .path = a->operand[0] };
+	int ret;
 	rp.set = replica_load(rp.path);
 	if (!rp.set)
 		return 1;

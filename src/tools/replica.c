@@ -8,7 +8,6 @@
  * replica, and its bytes are hashed with the function rpmemd uses.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,34 +45,6 @@ replica_load(const char *path)
 		}
 	}
 	return set;
-}
-
-/* replica_args -- [--json] and the one POOLSET of a subcommand */
-int
-replica_args(int argc, char *argv[], const char *name, const char *usage,
-		bool *json, const char **path)
-{
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	optind = 1;
-	opterr = 0;
-	if (json)
-		*json = false;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		if (c != 'j' || !json)
-			goto usage;
-		*json = true;
-	}
-	if (argc - optind != 1)
-		goto usage;
-	*path = argv[optind];
-	return 0;
-usage:
-	fprintf(stderr, "usage: rpmem %s %s\n", name, usage);
-	return EXIT_USAGE;
 }
 
 /* replica_data -- where the pool's data lies */

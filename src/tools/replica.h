@@ -64,13 +64,6 @@ struct remote {
 /* replica_load -- parse POOLSET: local master, only remote replicas */
 struct poolset *replica_load(const char *path);
 
-/*
- * replica_args -- `rpmem NAME [--json] POOLSET` (--json only when `json`
- * is not NULL); 0, or EXIT_USAGE after printing the usage
- */
-int replica_args(int argc, char *argv[], const char *name,
-		const char *usage, bool *json, const char **path);
-
 /* replica_data -- the data area: [4096, size), or [0, size) with NOHDRS */
 void replica_data(const struct poolset *set, size_t *off, size_t *len);
 

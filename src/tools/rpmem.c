@@ -8,62 +8,64 @@
 
 #include "tools.h"
 
-#define CMD(n) { #n, cmd_##n##_usage, cmd_##n##_help, cmd_##n }
-
-static const struct cmd Cmds[] = {
-	CMD(create),
-	CMD(info),
-	CMD(verify),
-	CMD(sync),
-	CMD(rm),
-	CMD(bench),
+static const struct cli_cmd *const Cmds[] = {
+	&cmd_create, &cmd_info, &cmd_verify, &cmd_sync, &cmd_rm, &cmd_bench,
 };
 
 #define NCMDS (sizeof(Cmds) / sizeof(Cmds[0]))
 
-/* usage -- the top-level help */
+/* help -- the top-level help */
 static void
-usage(FILE *f)
+help(void)
 {
-	fprintf(f, "usage: rpmem [--help | --version] <command> [args]\n\n"
-		"Manage pools whose poolset file has remote REPLICA lines.\n\n"
-		"commands:\n");
+	cli_usage(stdout, NULL);
+	printf("\nManage pools whose poolset file has remote REPLICA "
+		"lines.\n\ncommands:\n");
 	for (size_t i = 0; i < NCMDS; i++)
-		fprintf(f, "  %-8s %s\n", Cmds[i].name, Cmds[i].help);
-	fprintf(f, "\n'rpmem <command> --help' describes a command; "
+		printf("  %-8s %s\n", Cmds[i]->name, Cmds[i]->summary);
+	printf("\n");
+	cli_options(NULL);
+	printf("\n'rpmem COMMAND --help' describes a command; "
 		"see rpmem(1).\n");
+}
+
+/* is -- argv element `arg` is option -c or --name */
+static bool
+is(const char *arg, char c, const char *name)
+{
+	return (arg[0] == '-' && arg[1] == c && !arg[2]) ||
+		(strncmp(arg, "--", 2) == 0 && strcmp(arg + 2, name) == 0);
 }
 
 int
 main(int argc, char *argv[])
 {
-	if (argc < 2) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		usage(stdout);
+	int i = 1;
+	const char *arg = i < argc ? argv[i] : "";
+	if (is(arg, 'h', "help")) {
+		help();
 		return 0;
 	}
-	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-		printf("rpmem version %s\n", SRCVERSION);
+	if (is(arg, 'V', "version")) {
+		cli_version();
 		return 0;
 	}
-	for (size_t i = 0; i < NCMDS; i++) {
-		if (strcmp(argv[1], Cmds[i].name) != 0)
+	if (strcmp(arg, "--") == 0)
+		i++;		/* only the command may follow */
+	else if (arg[0] == '-' && arg[1])
+		return cli_error(NULL, "unknown option '%.*s' (the options of "
+			"a command follow its name)", (int)strcspn(arg, "="),
+			arg);
+	if (i >= argc)
+		return cli_error(NULL, "a command is expected");
+	for (size_t c = 0; c < NCMDS; c++) {
+		if (strcmp(argv[i], Cmds[c]->name) != 0)
 			continue;
-		for (int a = 2; a < argc; a++) {
-			if (strcmp(argv[a], "--help") == 0 ||
-					strcmp(argv[a], "-h") == 0) {
-				printf("usage: rpmem %s %s\n\n%s\n",
-					Cmds[i].name, Cmds[i].usage,
-					Cmds[i].help);
-				return 0;
-			}
-		}
-		return Cmds[i].run(argc - 1, argv + 1);
+		struct cli_args a;
+		int status;
+		if (!cli_parse(Cmds[c], argc - i, argv + i, &a, &status))
+			return status;
+		return Cmds[c]->run(&a);
 	}
-	fprintf(stderr, "rpmem: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return EXIT_USAGE;
+	return cli_error(NULL, "unknown command '%s'", argv[i]);
 }
