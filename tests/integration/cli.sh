@@ -153,24 +153,6 @@ expect_equal() {
 	has "$replica1: equal"
 }
 
-step "help: every subcommand"
-run --help
-expect 0 "rpmem --help"
-for c in create info verify sync rm bench; do
-	grep -q "^  $c " <<<"$out" || fail "rpmem --help does not list $c"
-done
-for c in create info verify sync rm bench; do
-	run "$c" --help
-	expect 0 "rpmem $c --help"
-	grep -q "^usage: rpmem $c " <<<"$out" ||
-		fail "rpmem $c --help does not name the command"
-done
-for args in "verify" "sync" "info" "verify --bogus $set" "sync a b"; do
-	# shellcheck disable=SC2086 # the words are the arguments
-	run $args
-	expect 2 "rpmem $args"
-done
-
 step "create, info, info --json"
 run create "$set"
 expect 0 create
