@@ -20,11 +20,18 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "pmemobj_skip.h"
 #include "progress.h"
 #include "replica.h"
 #include "tools.h"
 
 static int run_sync(const struct cli_args *a);
+
+static const struct cli_opt Opts[] = {
+	{ "strict", 0, NULL, "copy every differing byte, libpmemobj's "
+		"run-time state too" },
+	{ NULL, 0, NULL, NULL },
+};
 
 const struct cli_cmd cmd_sync = {
 	.name = "sync", .operands = "POOLSET", .nmin = 1, .nmax = 1,
@@ -33,8 +40,9 @@ const struct cli_cmd cmd_sync = {
 	.desc =
 	"Rebuild the missing or damaged replicas of POOLSET from a healthy\n"
 	"one, and copy to every other replica the ranges verify reports as\n"
-	"differing.  An interrupted sync is simply run again.  Exit status 0\n"
-	"when every replica is in sync.\n",
+	"differing (every differing byte with --strict).  An interrupted sync\n"
+	"is simply run again.  Exit status 0 when every replica is in sync.\n",
+	.opts = Opts,
 	.run = run_sync,
 };
 
@@ -56,6 +64,9 @@ struct sync {
 	unsigned n;		/* replicas */
 	size_t size, off, len;	/* pool size, data area */
 	bool nohdrs;
+	bool strict;		/* --strict: nothing is skipped */
+	const struct replica_skip *skip;	/* left out of comparisons */
+	size_t nskip;
 	struct master m;
 	struct remote *rem;	/* rem[i] for i >= 1 */
 	unsigned char (*uuids)[RPMEM_POOL_HDR_UUID_LEN];
@@ -391,6 +402,7 @@ update_remote(struct sync *s, struct remote *r,
 	struct replica_diff d = {
 		.base = s->m.pool->addr, .rpp = r->rpp,
 		.off = s->off, .len = s->len,
+		.skip = s->skip, .nskip = s->nskip,
 		.range = on_range, .tick = on_tick, .arg = rg,
 	};
 	rg->pg = &s->pg;
@@ -533,6 +545,8 @@ run(struct sync *s)
 	}
 	s->base = s->m.pool->attr;
 	memcpy(s->uuids[0], s->base.uuid, sizeof(s->uuids[0]));
+	if (!s->strict)
+		s->nskip = pmemobj_skip_list(&s->base, s->size, &s->skip);
 	int ret = classify(s, s->m.pool->addr, &s->base);
 	if (!ret)
 		ret = plan_uuids(s);
@@ -558,6 +572,7 @@ summary(struct sync *s)
 				s->set->replicas[i].desc);
 		printf("%s\n", s->done[i] ? s->done[i] : "?");
 	}
+	replica_skip_print(s->skip, s->nskip, "--strict copies them");
 	printf("sync: all %u replica(s) of %s in sync\n", s->n, s->path);
 }
 
@@ -565,7 +580,9 @@ summary(struct sync *s)
 static int
 run_sync(const struct cli_args *a)
 {
-	struct sync s = { .path = a->operand[0] };
+	struct sync s = {
+		.path = a->operand[0], .strict = cli_flag(a, "strict"),
+	};
 	int ret;
 	s.set = replica_load(s.path);
 	if (!s.set)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmemobj_skip.h"
 #include "replica.h"
 #include "tools.h"
 
@@ -13,6 +14,8 @@ static int run(const struct cli_args *a);
 
 static const struct cli_opt Opts[] = {
 	{ "json", 0, NULL, "print one JSON object instead of text" },
+	{ "strict", 0, NULL, "compare every byte, libpmemobj's run-time "
+		"state too" },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -22,8 +25,10 @@ const struct cli_cmd cmd_verify = {
 	.desc =
 	"Compare every remote replica of POOLSET with the master, by hashes\n"
 	"each side computes next to its data, and name the ranges that\n"
-	"differ.  Exit status 0 when every replica equals the master, 3 when\n"
-	"one differs or cannot be compared, 1 when nothing could be\n"
+	"differ.  In a libpmemobj pool the run-time state libpmemobj never\n"
+	"makes durable (584 bytes of its pool descriptor) is skipped, and the\n"
+	"report says so.  Exit status 0 when every replica equals the master,\n"
+	"3 when one differs or cannot be compared, 1 when nothing could be\n"
 	"verified.\n",
 	.opts = Opts,
 	.run = run,
@@ -51,6 +56,9 @@ struct report {
 	struct poolset *set;
 	size_t size, off, len;
 	struct master m;
+	bool strict;		/* --strict: nothing is skipped */
+	const struct replica_skip *skip;	/* left out of the comparison */
+	size_t nskip;
 	unsigned mhdr;		/* master's links that do not close the ring */
 	struct verdict *v;	/* v[r] for remote replica r; v[0] unused */
 };
@@ -86,6 +94,7 @@ verify_remote(struct report *rp, unsigned i)
 	struct replica_diff d = {
 		.base = rp->m.pool->addr, .rpp = v->r.rpp,
 		.off = rp->off, .len = rp->len,
+		.skip = rp->skip, .nskip = rp->nskip,
 		.range = on_range, .arg = v,
 	};
 	if (replica_diff_run(&d)) {
@@ -160,6 +169,7 @@ print_text(const struct report *rp)
 	char note[256];
 	printf("poolset %s: %u replica(s), %zu bytes, data at 0x%zx\n",
 		rp->path, n, rp->size, rp->off);
+	replica_skip_print(rp->skip, rp->nskip, "--strict compares them");
 	if (rp->m.state != REPLICA_OK)
 		printf("replica 0 (local): %s: %s\n",
 			replica_state_name(rp->m.state), rp->m.msg);
@@ -222,8 +232,18 @@ print_json(const struct report *rp, int ret)
 	printf("{\"poolset\": ");
 	json_str(stdout, rp->path);
 	printf(", \"size\": %zu, \"data_offset\": %zu, \"data_length\": %zu, "
-		"\"result\": \"%s\", \"replicas\": [\n", rp->size, rp->off,
-		rp->len, ret == 0 ? "equal" : "differs");
+		"\"result\": \"%s\", \"strict\": %s, ", rp->size, rp->off,
+		rp->len, ret == 0 ? "equal" : "differs",
+		rp->strict ? "true" : "false");
+	printf("\"skipped_bytes\": %zu, \"skipped\": [",
+		replica_skip_bytes(rp->skip, rp->nskip));
+	for (size_t k = 0; k < rp->nskip; k++) {
+		printf("%s{\"offset\": %zu, \"length\": %zu, \"what\": ",
+			k ? ", " : "", rp->skip[k].off, rp->skip[k].len);
+		json_str(stdout, rp->skip[k].what);
+		printf("}");
+	}
+	printf("], \"replicas\": [\n");
 	printf("  {\"index\": 0, \"kind\": \"local\", \"status\": \"%s\", "
 		"\"error\": ", rp->m.state == REPLICA_OK ? "master" :
 		replica_state_name(rp->m.state));
@@ -263,7 +283,9 @@ static int
 run(const struct cli_args *a)
 {
 	bool json = cli_flag(a, "json");
-	struct report rp = { .path = a->operand[0] };
+	struct report rp = {
+		.path = a->operand[0], .strict = cli_flag(a, "strict"),
+	};
 	int ret;
 	rp.set = replica_load(rp.path);
 	if (!rp.set)
@@ -285,6 +307,9 @@ run(const struct cli_args *a)
 	}
 	ret = 0;
 	if (rp.m.state == REPLICA_OK) {
+		if (!rp.strict)
+			rp.nskip = pmemobj_skip_list(&rp.m.pool->attr, rp.size,
+				&rp.skip);
 		for (unsigned i = 1; i < rp.set->nreplicas; i++) {
 			verify_remote(&rp, i);
 			if (!rp.v[i].compared || rp.v[i].hdr ||

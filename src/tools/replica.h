@@ -120,6 +120,22 @@ void replica_print_attr(const struct rpmem_pool_attr *a);
 /* json_str -- `s` as a JSON string (valid UTF-8 out, whatever comes in) */
 void json_str(FILE *f, const char *s);
 
+/* a range of the pool a comparison leaves out */
+struct replica_skip {
+	size_t off, len;
+	const char *what;	/* what lies there, for the report */
+};
+
+/* replica_skip_bytes -- bytes the ranges cover */
+size_t replica_skip_bytes(const struct replica_skip *skip, size_t n);
+
+/*
+ * replica_skip_print -- "skipped N bytes (NOTE):" and a line per range,
+ * nothing when n is 0
+ */
+void replica_skip_print(const struct replica_skip *skip, size_t n,
+		const char *note);
+
 /* called for each differing range, in order, adjacent blocks merged */
 typedef int (*replica_range_fn)(size_t off, size_t len, void *arg);
 /* called as the comparison advances: bytes of the area compared */
@@ -130,6 +146,8 @@ struct replica_diff {
 	const char *base;	/* local mapping of pool offset 0 */
 	RPMEMpool *rpp;
 	size_t off, len;	/* area compared */
+	const struct replica_skip *skip;	/* left out, in order */
+	size_t nskip;
 	replica_range_fn range;
 	replica_tick_fn tick;	/* may be NULL */
 	void *arg;
@@ -139,7 +157,9 @@ struct replica_diff {
 /*
  * replica_diff_run -- hash REPLICA_CHUNK pieces on both sides, then the
  * REPLICA_BLOCK blocks of each piece that differs; report differing
- * blocks as ranges (the last block of the area may be shorter).
+ * blocks as ranges.  Both grids start at d->off; the skipped ranges are
+ * never hashed, so a block next to one is compared without it (and the
+ * last block of the area may be shorter).
  * 0, or -1 with d->msg (a callback's non-zero return is passed back).
  */
 int replica_diff_run(struct replica_diff *d);

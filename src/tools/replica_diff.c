@@ -13,7 +13,31 @@
 #include "replica.h"
 #include "rpmem_tool.h"
 
-/* diff_emit -- extend the pending range by a block, or flush it */
+/* replica_skip_bytes -- the sum of their lengths */
+size_t
+replica_skip_bytes(const struct replica_skip *skip, size_t n)
+{
+	size_t sum = 0;
+	for (size_t k = 0; k < n; k++)
+		sum += skip[k].len;
+	return sum;
+}
+
+/* replica_skip_print -- what is left out, for people */
+void
+replica_skip_print(const struct replica_skip *skip, size_t n,
+		const char *note)
+{
+	if (!n)
+		return;
+	printf("skipped %zu bytes (%s):\n", replica_skip_bytes(skip, n),
+		note);
+	for (size_t k = 0; k < n; k++)
+		printf("  offset 0x%zx length 0x%zx: %s\n", skip[k].off,
+			skip[k].len, skip[k].what);
+}
+
+/* diff_emit -- extend the pending range by a piece, or flush it */
 static int
 diff_emit(struct replica_diff *d, size_t *poff, size_t *plen, size_t off,
 		size_t len)
@@ -42,58 +66,91 @@ diff_fail(struct replica_diff *d, size_t off, size_t len)
 #define BATCH_BLOCKS (BATCH_CHUNKS * (REPLICA_CHUNK / REPLICA_BLOCK))
 
 /*
- * diff_blocks -- second pass over the differing chunks [off, off + len):
- * block hashes on both sides, differing blocks handed to diff_emit
+ * The pieces one pass hashes: [b, e) cut by a grid of `cell` bytes that
+ * starts at the area's offset, so pieces are whole cells except where
+ * [b, e) begins or ends between two grid lines (next to a skipped range,
+ * or at the end of the pool).
  */
-static int
-diff_blocks(struct replica_diff *d, size_t off, size_t len, uint64_t *lh,
-		uint64_t *rh, size_t *poff, size_t *plen)
+struct cells {
+	size_t b, e, cell;
+	size_t floor;		/* the grid line at or before b */
+	size_t n;		/* pieces */
+};
+
+/* cells_of -- the pieces of [b, e) */
+static struct cells
+cells_of(const struct replica_diff *d, size_t b, size_t e, size_t cell)
 {
-	size_t n = (len + REPLICA_BLOCK - 1) / REPLICA_BLOCK;
-	hash64_chunks(d->base + off, len, REPLICA_BLOCK, lh);
-	if (rpmem_hash(d->rpp, off, len, REPLICA_BLOCK, rh))
-		return diff_fail(d, off, len);
-	for (size_t j = 0; j < n; j++) {
-		if (lh[j] == rh[j])
-			continue;
-		size_t boff = off + j * REPLICA_BLOCK;
-		size_t blen = off + len - boff < REPLICA_BLOCK ?
-			off + len - boff : REPLICA_BLOCK;
-		int ret = diff_emit(d, poff, plen, boff, blen);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	struct cells c = { b, e, cell, 0, 0 };
+	c.floor = d->off + (b - d->off) / cell * cell;
+	c.n = (e - c.floor + cell - 1) / cell;
+	return c;
 }
 
-/* local hashing of one batch, while rpmemd hashes the same bytes */
+/* cell_start -- where piece i begins */
+static size_t
+cell_start(const struct cells *c, size_t i)
+{
+	size_t at = c->floor + i * c->cell;
+	return at < c->b ? c->b : at;
+}
+
+/* cell_end -- where piece i ends */
+static size_t
+cell_end(const struct cells *c, size_t i)
+{
+	size_t at = c->floor + (i + 1) * c->cell;
+	return at > c->e ? c->e : at;
+}
+
+/* local hashing of one pass, while rpmemd hashes the same bytes */
 struct local_job {
-	const char *buf;
-	size_t len;
+	const char *base;
+	const struct cells *c;
 	uint64_t *out;
 };
 
-/* local_hash -- the thread body: chunk hashes of the local mapping */
+/* cell_head -- the first piece when it is cut short, else 0 */
+static size_t
+cell_head(const struct cells *c)
+{
+	return c->floor == c->b ? 0 : cell_end(c, 0) - c->b;
+}
+
+/* local_hash -- the thread body: the pieces' hashes of the mapping */
 static void *
 local_hash(void *arg)
 {
 	struct local_job *j = arg;
-	hash64_chunks(j->buf, j->len, REPLICA_CHUNK, j->out);
+	const struct cells *c = j->c;
+	size_t head = cell_head(c);
+	if (head)
+		j->out[0] = hash64(j->base + c->b, head);
+	hash64_chunks(j->base + c->b + head, c->e - c->b - head, c->cell,
+		j->out + (head != 0));
 	return NULL;
 }
 
 /*
- * hash_both -- chunk hashes of [off, off + len) here (in a thread) and
- * on the replica at the same time; 0 or -1 after rpmem_hash failed
+ * hash_both -- the pieces' hashes here (in a thread) and on the replica
+ * at the same time: a piece cut short at the start in a request of its
+ * own, the rest in one; 0, or -1 with the message
  */
 static int
-hash_both(struct replica_diff *d, size_t off, size_t len, uint64_t *lc,
-		uint64_t *rc)
+hash_both(struct replica_diff *d, const struct cells *c, uint64_t *lh,
+		uint64_t *rh)
 {
-	struct local_job j = { d->base + off, len, lc };
+	struct local_job j = { d->base, c, lh };
 	pthread_t t;
 	bool threaded = pthread_create(&t, NULL, local_hash, &j) == 0;
-	int ret = rpmem_hash(d->rpp, off, len, REPLICA_CHUNK, rc);
+	size_t head = cell_head(c);
+	size_t rest = c->e - c->b - head;
+	int ret = 0;
+	if (head && rpmem_hash(d->rpp, c->b, head, head, rh))
+		ret = diff_fail(d, c->b, head);
+	else if (rest && rpmem_hash(d->rpp, c->b + head, rest, c->cell,
+			rh + (head != 0)))
+		ret = diff_fail(d, c->b + head, rest);
 	if (threaded)
 		pthread_join(t, NULL);
 	else
@@ -101,56 +158,101 @@ hash_both(struct replica_diff *d, size_t off, size_t len, uint64_t *lc,
 	return ret;
 }
 
-/* replica_diff_run -- compare an area, chunk hashes then block hashes */
-int
-replica_diff_run(struct replica_diff *d)
+/* the pending differing range and the hash buffers of one run */
+struct diff_run {
+	struct replica_diff *d;
+	uint64_t *lc, *rc;	/* BATCH_CHUNKS each */
+	uint64_t *lb, *rb;	/* BATCH_BLOCKS each */
+	size_t poff, plen;
+};
+
+/*
+ * diff_blocks -- second pass over the differing chunks [b, e): block
+ * hashes on both sides, differing pieces handed to diff_emit
+ */
+static int
+diff_blocks(struct diff_run *dr, size_t b, size_t e)
 {
-	uint64_t *lc = calloc(BATCH_CHUNKS, sizeof(*lc));
-	uint64_t *rc = calloc(BATCH_CHUNKS, sizeof(*rc));
-	uint64_t *lb = calloc(BATCH_BLOCKS, sizeof(*lb));
-	uint64_t *rb = calloc(BATCH_BLOCKS, sizeof(*rb));
-	int ret = -1;
-	size_t poff = 0, plen = 0;
-	d->msg[0] = '\0';
-	if (!lc || !rc || !lb || !rb) {
-		snprintf(d->msg, sizeof(d->msg), "%s", strerror(ENOMEM));
-		goto out;
+	struct cells c = cells_of(dr->d, b, e, REPLICA_BLOCK);
+	int ret = hash_both(dr->d, &c, dr->lb, dr->rb);
+	for (size_t j = 0; !ret && j < c.n; j++) {
+		if (dr->lb[j] == dr->rb[j])
+			continue;
+		size_t off = cell_start(&c, j);
+		ret = diff_emit(dr->d, &dr->poff, &dr->plen, off,
+			cell_end(&c, j) - off);
 	}
-	size_t end = d->off + d->len;
-	for (size_t b = d->off; b < end; ) {
-		size_t blen = end - b < BATCH_CHUNKS * REPLICA_CHUNK ?
-			end - b : BATCH_CHUNKS * REPLICA_CHUNK;
-		size_t n = (blen + REPLICA_CHUNK - 1) / REPLICA_CHUNK;
-		if (hash_both(d, b, blen, lc, rc)) {
-			ret = diff_fail(d, b, blen);
-			goto out;
+	return ret;
+}
+
+/* diff_segment -- compare [s, e), which holds no skipped byte */
+static int
+diff_segment(struct diff_run *dr, size_t s, size_t e)
+{
+	struct replica_diff *d = dr->d;
+	for (size_t b = s; b < e; ) {
+		struct cells c = cells_of(d, b, e, REPLICA_CHUNK);
+		if (c.n > BATCH_CHUNKS) {
+			c.e = c.floor + BATCH_CHUNKS * REPLICA_CHUNK;
+			c.n = BATCH_CHUNKS;
 		}
+		int ret = hash_both(d, &c, dr->lc, dr->rc);
 		/* each run of differing chunks in one request */
-		for (size_t i = 0; i < n; ) {
-			if (lc[i] == rc[i]) {
+		for (size_t i = 0; !ret && i < c.n; ) {
+			if (dr->lc[i] == dr->rc[i]) {
 				i++;
 				continue;
 			}
 			size_t k = i;
-			while (k < n && lc[k] != rc[k])
+			while (k < c.n && dr->lc[k] != dr->rc[k])
 				k++;
-			size_t off = b + i * REPLICA_CHUNK;
-			size_t len = (k == n ? b + blen : b + k *
-				REPLICA_CHUNK) - off;
-			ret = diff_blocks(d, off, len, lb, rb, &poff, &plen);
-			if (ret)
-				goto out;
+			ret = diff_blocks(dr, cell_start(&c, i),
+				cell_end(&c, k - 1));
 			i = k;
 		}
-		b += blen;
+		if (ret)
+			return ret;
+		b = c.e;
 		if (d->tick)
 			d->tick(b - d->off, d->arg);
 	}
-	ret = plen ? d->range(poff, plen, d->arg) : 0;
+	return 0;
+}
+
+/* replica_diff_run -- compare the area but the skipped ranges */
+int
+replica_diff_run(struct replica_diff *d)
+{
+	struct diff_run dr = {
+		.d = d,
+		.lc = calloc(BATCH_CHUNKS, sizeof(uint64_t)),
+		.rc = calloc(BATCH_CHUNKS, sizeof(uint64_t)),
+		.lb = calloc(BATCH_BLOCKS, sizeof(uint64_t)),
+		.rb = calloc(BATCH_BLOCKS, sizeof(uint64_t)),
+	};
+	int ret = -1;
+	d->msg[0] = '\0';
+	if (!dr.lc || !dr.rc || !dr.lb || !dr.rb) {
+		snprintf(d->msg, sizeof(d->msg), "%s", strerror(ENOMEM));
+		goto out;
+	}
+	size_t end = d->off + d->len, s = d->off;
+	ret = 0;
+	for (size_t k = 0; !ret && k <= d->nskip; k++) {
+		/* the bytes before skipped range k, or after the last one */
+		size_t e = k < d->nskip ? d->skip[k].off : end;
+		e = e < s ? s : e > end ? end : e;
+		ret = diff_segment(&dr, s, e);
+		if (k < d->nskip && d->skip[k].off + d->skip[k].len > s)
+			s = d->skip[k].off + d->skip[k].len;
+		s = s > end ? end : s;
+	}
+	if (!ret && dr.plen)
+		ret = d->range(dr.poff, dr.plen, d->arg);
 out:
-	free(lc);
-	free(rc);
-	free(lb);
-	free(rb);
+	free(dr.lc);
+	free(dr.rc);
+	free(dr.lb);
+	free(dr.rb);
 	return ret;
 }

@@ -70,8 +70,10 @@ cases=$(cat <<'EOF'
 2 | - | @usage unknown option '--bogus' | info --json {set} --bogus -h
 0 | VERSION | - | sync -V {set}
 2 | - | @usage unexpected operand '{set}' | sync {set} -- {set}
-0 | ^replica 0 \(local\): master$ | - | verify {set}
-0 | "result": "equal", | - | verify {set} --json
+0 | ^replica 0 \(local\): master$ | - | verify {set} --strict
+0 | "result": "equal", "strict": true, | - | verify --strict {set} --json
+0 | "strict": false, "skipped_bytes": 0, | - | verify --json {set}
+0 | ^sync: all 1 replica\(s\) of | - | sync {set} --strict
 0 | ^sync: all 1 replica\(s\) of | - | sync -- {set}
 2 | - | @usage option '--lanes' needs an argument | bench {set} --lanes
 2 | - | @usage --lanes wants a number from 1 to 64 | bench {set} --lanes=0
