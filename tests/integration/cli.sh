@@ -12,7 +12,9 @@
 # of 64 MiB served by the built rpmemd behind a private sshd on
 # 127.0.0.1.  Each step asserts the tool's exit status and what it says;
 # the first failure ends the run with the tool's output and the logs.
-# The interrupted-sync step covers RELIABILITY R18.
+# The interrupted-sync step covers RELIABILITY R18.  A second pool set,
+# made by Debian's pmempool through our librpmem, shows that verify and
+# sync leave out exactly libpmemobj's run-time state and nothing else.
 set -euo pipefail
 
 self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -24,13 +26,14 @@ export top_srcdir top_builddir
 . "$top_srcdir/tests/integration/harness.sh"
 
 rpmem=$top_builddir/rpmem
-for p in "$rpmem" "$top_builddir/rpmemd"; do
-	if [[ ! -x $p ]]; then
+for p in "$rpmem" "$top_builddir/rpmemd" "$top_builddir/.libs/librpmem.so.1"
+do
+	if [[ ! -e $p ]]; then
 		echo "cli.sh: $p not built (run make)" >&2
 		exit 1
 	fi
 done
-for p in python3 flock cmp; do
+for p in python3 flock cmp pmempool; do
 	if ! command -v "$p" >/dev/null; then
 		echo "cli.sh: $p is needed" >&2
 		exit 1
@@ -335,5 +338,92 @@ remote_released
 	fail "files left: $(find "$part_dir" -type f)"
 run verify "$set"
 expect 3 "verify of a removed pool"
+
+# a libpmemobj pool of 16 MiB, master and replica, made by pmempool
+om=$part_dir/obj.0
+or=$part_dir/obj-remote.0
+oset=$tmp/obj.set
+printf 'PMEMPOOLSET\n16M %s\nREPLICA %s cli-obj.set\n' "$om" \
+	"$HARNESS_TARGET" >"$oset"
+printf 'PMEMPOOLSET\n16M %s\n' "$or" >"$poolset_dir/cli-obj.set"
+oreplica1="replica 1 ($HARNESS_TARGET cli-obj.set)"
+SKIP_OFF=6688			# pmemobj_skip.c: addr .. user_data
+SKIP_END=7272
+skip_line="  offset 0x1a20 length 0x248: libpmemobj run-time state (pool \
+descriptor, addr .. user_data)"
+
+# obj_diffs -- pool offsets at which the replica's data differs from
+# the master's, one a line (the part uuids of the headers aside)
+obj_diffs() {
+	cmp -l -- "$om" "$or" | awk '$1 > 4096 { print $1 - 1 }' || :
+}
+
+# obj_diffs_skipped -- some bytes differ, and only skipped ones
+obj_diffs_skipped() {
+	local o n=0
+	while read -r o; do
+		((o >= SKIP_OFF && o < SKIP_END)) ||
+			fail "byte $o of the replica differs, outside the skip"
+		n=$((n + 1))
+	done < <(obj_diffs)
+	((n > 0)) || fail "no run-time byte of libpmemobj differs ($1)"
+}
+
+step "libpmemobj pool: every differing byte is skipped, verify says equal"
+LD_LIBRARY_PATH=$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+	pmempool create obj --layout=cli "$oset" >"$tmp/err" 2>&1 ||
+	fail "pmempool create obj through our librpmem"
+obj_diffs_skipped "after pmempool create obj"
+run verify "$oset"
+expect 0 "verify of a fresh libpmemobj pool"
+has "skipped 584 bytes (--strict compares them):"
+has "$skip_line"
+has "$oreplica1: equal"
+run verify --json "$oset"
+expect 0 "verify --json of a fresh libpmemobj pool"
+python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["result"] == "equal" and d["strict"] is False, d
+assert d["skipped_bytes"] == 584, d
+assert [(x["offset"], x["length"]) for x in d["skipped"]] == \
+	[(6688, 584)], d["skipped"]
+assert "libpmemobj" in d["skipped"][0]["what"]
+assert d["replicas"][1]["status"] == "equal"
+' <<<"$out" || fail "verify --json: unexpected content"
+run verify "$oset" --strict
+expect 3 "verify --strict of a fresh libpmemobj pool"
+has "$oreplica1: differs in 1 range(s), 4096 bytes"
+has "  offset 0x1000 length 0x1000"
+grep -q '^skipped' <<<"$out" && fail "verify --strict skipped bytes"
+
+step "libpmemobj pool: the bytes either side of the skip are compared"
+printf 'X' | dd of="$or" bs=1 seek=$((SKIP_OFF - 1)) conv=notrunc \
+	status=none
+printf 'Y' | dd of="$or" bs=1 seek="$SKIP_END" conv=notrunc status=none
+run verify "$oset"
+expect 3 "verify of a replica damaged next to the skip"
+has "$oreplica1: differs in 2 range(s), 3512 bytes"
+has "  offset 0x1000 length 0xa20"
+has "  offset 0x1c68 length 0x398"
+run sync "$oset"
+expect 0 "sync of a replica damaged next to the skip"
+has "$oreplica1: 2 differing range(s) copied, 3512 bytes"
+has "skipped 584 bytes (--strict copies them):"
+obj_diffs_skipped "sync left the run-time state as it was"
+run verify "$oset"
+expect 0 "verify after the sync"
+has "$oreplica1: equal"
+
+step "libpmemobj pool: sync --strict copies the run-time state too"
+run sync --strict "$oset"
+expect 0 "sync --strict"
+has "$oreplica1: 1 differing range(s) copied, 4096 bytes"
+[[ -z $(obj_diffs) ]] || fail "the replica still differs after --strict"
+run verify --strict "$oset"
+expect 0 "verify --strict after sync --strict"
+has "$oreplica1: equal"
+run rm "$oset"
+expect 0 "rm of the libpmemobj pool"
 
 echo "cli.sh: all steps passed in $((SECONDS - start)) s"
