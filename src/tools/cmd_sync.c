@@ -9,6 +9,7 @@
  * neither libpmemobj nor this tool ever takes it for a good replica; a
  * rebuilt master is written under temporary part names, headers last,
  * and renamed into place (part 0 last) only once it is complete.
+ * Remote replicas are brought in line by sync_remote.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,8 +22,7 @@
 #include <unistd.h>
 
 #include "pmemobj_skip.h"
-#include "progress.h"
-#include "replica.h"
+#include "sync.h"
 #include "tools.h"
 
 static int run_sync(const struct cli_args *a);
@@ -47,38 +47,10 @@ const struct cli_cmd cmd_sync = {
 };
 
 #define TMP_SUFFIX ".rpmsync"	/* part names of a master being rebuilt */
-#define RANGES_MAX ((size_t)1 << 20)	/* then neighbours are merged */
 
-/* differing ranges of one replica */
-struct ranges {
-	size_t n, cap;
-	size_t (*r)[2];		/* offset, length */
-	size_t bytes;
-	struct progress *pg;	/* of the comparison */
-};
-
-/* the state of one sync run */
-struct sync {
-	const char *path;
-	struct poolset *set;
-	unsigned n;		/* replicas */
-	size_t size, off, len;	/* pool size, data area */
-	bool nohdrs;
-	bool strict;		/* --strict: nothing is skipped */
-	const struct replica_skip *skip;	/* left out of comparisons */
-	size_t nskip;
-	struct master m;
-	struct remote *rem;	/* rem[i] for i >= 1 */
-	unsigned char (*uuids)[RPMEM_POOL_HDR_UUID_LEN];
-	bool *generated;	/* uuids[i] is new: replica i is rebuilt */
-	struct rpmem_pool_attr base;	/* the pool's identity */
-	struct progress pg;
-	char **done;		/* per replica: what the summary says */
-};
-
-/* say -- remember what was done to replica i, for the summary */
-__attribute__((format(printf, 3, 4))) static void
-say(struct sync *s, unsigned i, const char *fmt, ...)
+/* sync_say -- remember what was done to replica i, for the summary */
+void
+sync_say(struct sync *s, unsigned i, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -88,9 +60,9 @@ say(struct sync *s, unsigned i, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* fail -- an error message naming replica i; returns 1 (exit status) */
-__attribute__((format(printf, 3, 4))) static int
-fail(struct sync *s, unsigned i, const char *fmt, ...)
+/* sync_fail -- an error message naming replica i; returns 1 */
+int
+sync_fail(struct sync *s, unsigned i, const char *fmt, ...)
 {
 	char msg[REPLICA_MSG_MAX];
 	va_list ap;
@@ -126,7 +98,7 @@ classify(struct sync *s, void *addr, const struct rpmem_pool_attr *ref)
 		replica_remote_open(r, s->set, i, addr, s->size, 1, ref);
 		check_line(s, i, r->state);
 		if (r->state == REPLICA_ERROR)
-			ret = fail(s, i, "%s (sync cannot repair that; no "
+			ret = sync_fail(s, i, "%s (sync cannot repair that; no "
 				"remote replica was changed)", r->msg);
 	}
 	return ret;
@@ -160,7 +132,8 @@ plan_uuids(struct sync *s)
 			s->generated[i] = false;
 		} else if (!s->generated[i]) {
 			if (pool_hdr_uuid_generate(s->uuids[i]))
-				return fail(s, i, "cannot generate a uuid");
+				return sync_fail(s, i, "cannot generate a "
+					"uuid");
 			s->generated[i] = true;
 		}
 	}
@@ -200,7 +173,7 @@ install_master(struct sync *s)
 {
 	const struct poolset_replica *rep = &s->set->replicas[0];
 	if (unlink(rep->parts[0].path) && errno != ENOENT)
-		return fail(s, 0, "removing %s: %s", rep->parts[0].path,
+		return sync_fail(s, 0, "removing %s: %s", rep->parts[0].path,
 			strerror(errno));
 	for (unsigned k = rep->nparts; k-- > 0; ) {
 		const char *path = rep->parts[k].path;
@@ -208,14 +181,14 @@ install_master(struct sync *s)
 		if (!tmp || rename(tmp, path)) {
 			int e = tmp ? errno : ENOMEM;
 			free(tmp);
-			return fail(s, 0, "renaming the rebuilt part to %s: %s",
-				path, strerror(e));
+			return sync_fail(s, 0, "renaming the rebuilt part to "
+				"%s: %s", path, strerror(e));
 		}
 		free(tmp);
 		int e = sync_dir(path);
 		if (e)
-			return fail(s, 0, "syncing the directory of %s: %s",
-				path, strerror(-e));
+			return sync_fail(s, 0, "syncing the directory of "
+				"%s: %s", path, strerror(-e));
 	}
 	return 0;
 }
@@ -228,7 +201,7 @@ read_master(struct sync *s, struct db_pool *pool, unsigned src)
 	replica_remote_open(r, s->set, src, pool->addr, s->size, 1, &s->base);
 	if (r->state != REPLICA_OK) {
 		(void) replica_remote_close(r);
-		return fail(s, src, "no longer usable as the source: %s",
+		return sync_fail(s, src, "no longer usable as the source: %s",
 			r->msg);
 	}
 	char *base = pool->addr;
@@ -238,14 +211,14 @@ read_master(struct sync *s, struct db_pool *pool, unsigned src)
 		size_t n = end - o < REPLICA_CHUNK ? end - o : REPLICA_CHUNK;
 		if (rpmem_read(r->rpp, base + o, o, n, 0)) {
 			(void) replica_remote_close(r);
-			return fail(s, src, "reading offset 0x%zx: %s", o,
+			return sync_fail(s, src, "reading offset 0x%zx: %s", o,
 				rpmem_errormsg());
 		}
 		o += n;
 		progress_update(&s->pg, o - s->off);
 	}
 	if (replica_remote_close(r))
-		return fail(s, src, "%s", r->msg);
+		return sync_fail(s, src, "%s", r->msg);
 	return 0;
 }
 
@@ -264,209 +237,45 @@ rebuild_master(struct sync *s, unsigned src)
 		char *p = tmp_path(rep->parts[k].path);
 		if (!p) {
 			poolset_free(tmp);
-			return fail(s, 0, "%s", strerror(ENOMEM));
+			return sync_fail(s, 0, "%s", strerror(ENOMEM));
 		}
 		free(rep->parts[k].path);
 		rep->parts[k].path = p;
 		if (unlink(p) && errno != ENOENT) {
 			int e = errno;
 			poolset_free(tmp);
-			return fail(s, 0, "removing %s: %s", p, strerror(e));
+			return sync_fail(s, 0, "removing %s: %s", p,
+				strerror(e));
 		}
 	}
 	progress_step(&s->pg, 0, "rebuild", 0, s->len, NULL);
 	struct db_pool *pool;
 	int e = db_parts_open(tmp, true, &pool);
 	if (e)
-		return fail(s, 0, "creating the parts: %s", strerror(-e));
+		return sync_fail(s, 0, "creating the parts: %s", strerror(-e));
 	int ret = read_master(s, pool, src);
 	if (!ret && (e = db_region_persist(pool, s->off, s->len)) != 0)
-		ret = fail(s, 0, "making the data durable: %s", strerror(-e));
+		ret = sync_fail(s, 0, "making the data durable: %s",
+			strerror(-e));
 	if (!ret && !s->nohdrs) {
 		struct rpmem_pool_attr a;
 		replica_ring(&a, &s->base, s->uuids, 0, s->n);
 		progress_step(&s->pg, 0, "attrs", 0, 0, NULL);
 		if ((e = db_hdrs_create(pool, &a)) != 0)
-			ret = fail(s, 0, "writing the headers: %s",
+			ret = sync_fail(s, 0, "writing the headers: %s",
 				strerror(-e));
 	}
 	e = db_parts_close(pool, ret != 0, false);
 	if (!ret && e)
-		ret = fail(s, 0, "closing the parts: %s", strerror(-e));
+		ret = sync_fail(s, 0, "closing the parts: %s", strerror(-e));
 	if (!ret)
 		ret = install_master(s);
 	if (!ret) {
 		progress_step(&s->pg, 0, "done", s->len, s->len, NULL);
-		say(s, 0, "rebuilt from replica %u, %zu bytes copied", src,
+		sync_say(s, 0, "rebuilt from replica %u, %zu bytes copied", src,
 			s->len);
 	}
 	return ret;
-}
-
-/* on_range -- keep a differing range; past RANGES_MAX merge neighbours */
-static int
-on_range(size_t off, size_t len, void *arg)
-{
-	struct ranges *rg = arg;
-	if (rg->n == RANGES_MAX) {
-		/* copying the equal bytes between them is harmless */
-		size_t *last = rg->r[rg->n - 1];
-		rg->bytes += off + len - (last[0] + last[1]);
-		last[1] = off + len - last[0];
-		return 0;
-	}
-	if (rg->n == rg->cap) {
-		size_t cap = rg->cap ? rg->cap * 2 : 64;
-		void *p = realloc(rg->r, cap * sizeof(*rg->r));
-		if (!p)
-			return -ENOMEM;
-		rg->r = p;
-		rg->cap = cap;
-	}
-	rg->r[rg->n][0] = off;
-	rg->r[rg->n][1] = len;
-	rg->n++;
-	rg->bytes += len;
-	return 0;
-}
-
-/* on_tick -- progress of the comparison */
-static void
-on_tick(size_t done, void *arg)
-{
-	struct ranges *rg = arg;
-	progress_update(rg->pg, done);
-}
-
-/* copy -- make [off, off + len) of the master durable on remote r */
-static int
-copy(struct sync *s, struct remote *r, size_t off, size_t len,
-		size_t *done)
-{
-	for (size_t o = off; o < off + len; ) {
-		size_t n = off + len - o < REPLICA_CHUNK ? off + len - o :
-			REPLICA_CHUNK;
-		if (rpmem_persist(r->rpp, o, n, 0, RPMEM_PERSIST_RELAXED))
-			return fail(s, r->index, "copying offset 0x%zx: %s",
-				o, rpmem_errormsg());
-		o += n;
-		*done += n;
-		progress_update(&s->pg, *done);
-	}
-	return 0;
-}
-
-/* set_attr -- store `a` in remote r's headers */
-static int
-set_attr(struct sync *s, struct remote *r, const struct rpmem_pool_attr *a)
-{
-	if (rpmem_set_attr(r->rpp, a))
-		return fail(s, r->index, "setting the attributes: %s",
-			rpmem_errormsg());
-	r->attr = *a;
-	return 0;
-}
-
-/* rebuild_remote -- remove, create under the marker, copy everything */
-static int
-rebuild_remote(struct sync *s, struct remote *r,
-		const struct rpmem_pool_attr *marker)
-{
-	const struct poolset_replica *rep = r->rep;
-	char extra[32];
-	snprintf(extra, sizeof(extra), "state=%s",
-		replica_state_name(r->state));
-	(void) replica_remote_close(r);
-	progress_step(&s->pg, r->index, "rebuild", 0, s->len, extra);
-	if (rpmem_remove(rep->target, rep->desc, RPMEM_REMOVE_FORCE) &&
-			errno != ENOENT)
-		return fail(s, r->index, "removing it: %s", rpmem_errormsg());
-	r->nlanes = 1;
-	r->rpp = rpmem_create(rep->target, rep->desc, s->m.pool->addr,
-		s->size, &r->nlanes, s->nohdrs ? NULL : marker);
-	if (!r->rpp)
-		return fail(s, r->index, "creating it: %s", rpmem_errormsg());
-	if (!s->nohdrs)
-		r->attr = *marker;
-	size_t done = 0;
-	progress_step(&s->pg, r->index, "copy", 0, s->len, NULL);
-	return copy(s, r, s->off, s->len, &done);
-}
-
-/* update_remote -- copy the ranges that differ, under the marker */
-static int
-update_remote(struct sync *s, struct remote *r,
-		const struct rpmem_pool_attr *marker, struct ranges *rg)
-{
-	progress_step(&s->pg, r->index, "diff", 0, s->len, NULL);
-	struct replica_diff d = {
-		.base = s->m.pool->addr, .rpp = r->rpp,
-		.off = s->off, .len = s->len,
-		.skip = s->skip, .nskip = s->nskip,
-		.range = on_range, .tick = on_tick, .arg = rg,
-	};
-	rg->pg = &s->pg;
-	int e = replica_diff_run(&d);
-	if (e)
-		return fail(s, r->index, "comparing: %s", e == -ENOMEM ?
-			strerror(ENOMEM) : d.msg);
-	progress_update(&s->pg, s->len);
-	if (!rg->n)
-		return 0;
-	if (!s->nohdrs && memcmp(&r->attr, marker, sizeof(*marker)) &&
-			set_attr(s, r, marker))
-		return 1;
-	size_t done = 0;
-	progress_step(&s->pg, r->index, "copy", 0, rg->bytes, NULL);
-	for (size_t k = 0; k < rg->n; k++)
-		if (copy(s, r, rg->r[k][0], rg->r[k][1], &done))
-			return 1;
-	return 0;
-}
-
-/* sync_remote -- bring remote replica i in line with the master */
-static int
-sync_remote(struct sync *s, unsigned i)
-{
-	struct remote *r = &s->rem[i];
-	struct rpmem_pool_attr final, marker;
-	memset(&final, 0, sizeof(final));
-	if (!s->nohdrs)
-		replica_ring(&final, &s->base, s->uuids, i, s->n);
-	marker = final;
-	memcpy(marker.signature, REPLICA_SYNC_SIG, sizeof(REPLICA_SYNC_SIG));
-
-	struct ranges rg = { 0 };
-	struct rpmem_pool_attr was = r->attr;
-	bool rebuild = r->state != REPLICA_OK &&
-		r->state != REPLICA_INCOMPLETE;
-	int ret = rebuild ? rebuild_remote(s, r, &marker) :
-		update_remote(s, r, &marker, &rg);
-	if (!ret && !s->nohdrs && memcmp(&r->attr, &final, sizeof(final))) {
-		progress_step(&s->pg, i, "attrs", 0, 0, NULL);
-		ret = set_attr(s, r, &final);
-	}
-	bool attrs = !rebuild && !s->nohdrs &&
-		memcmp(&was, &final, sizeof(final)) != 0;
-	free(rg.r);
-	if (ret)
-		return ret;
-	if (replica_remote_close(r))
-		return fail(s, i, "%s", r->msg);
-	size_t bytes = rebuild ? s->len : rg.bytes;
-	progress_step(&s->pg, i, "done", bytes, bytes, NULL);
-	if (rebuild)
-		say(s, i, "rebuilt (it was %s), %zu bytes copied",
-			replica_state_name(r->state), bytes);
-	else if (r->state == REPLICA_INCOMPLETE)
-		say(s, i, "interrupted sync completed, %zu range(s) copied, "
-			"%zu bytes", rg.n, bytes);
-	else if (rg.n)
-		say(s, i, "%zu differing range(s) copied, %zu bytes%s", rg.n,
-			bytes, attrs ? ", header updated" : "");
-	else
-		say(s, i, "%s", attrs ? "in sync, header updated" : "in sync");
-	return 0;
 }
 
 /* sync_master_links -- the master's header names its neighbours */
@@ -482,10 +291,11 @@ sync_master_links(struct sync *s)
 	progress_step(&s->pg, 0, "attrs", 0, 0, NULL);
 	int e = db_hdrs_set_attr(s->m.pool, &a);
 	if (e)
-		return fail(s, 0, "rewriting the headers: %s", strerror(-e));
+		return sync_fail(s, 0, "rewriting the headers: %s",
+			strerror(-e));
 	char *was = s->done[0];
 	s->done[0] = NULL;
-	say(s, 0, "%s, header updated", was ? was : "ok");
+	sync_say(s, 0, "%s, header updated", was ? was : "ok");
 	free(was);
 	return 0;
 }
@@ -500,21 +310,21 @@ recover_master(struct sync *s)
 	void *buf = mmap(NULL, s->size, PROT_READ | PROT_WRITE,
 		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (buf == MAP_FAILED)
-		return fail(s, 0, "%s", strerror(errno));
+		return sync_fail(s, 0, "%s", strerror(errno));
 	int ret = classify(s, buf, NULL);
 	unsigned src = 0;
 	for (unsigned i = 1; !ret && i < s->n && !src; i++)
 		if (healthy(&s->rem[i]))
 			src = i;
 	if (!ret && !src)
-		ret = fail(s, 0, "%s, and no remote replica is healthy: "
+		ret = sync_fail(s, 0, "%s, and no remote replica is healthy: "
 			"nothing to sync from, nothing done", s->m.msg);
 	if (!ret) {
 		s->base = s->rem[src].attr;
 		ret = plan_uuids(s);
 	}
 	if (!ret && pool_hdr_uuid_generate(s->uuids[0]))
-		ret = fail(s, 0, "cannot generate a uuid");
+		ret = sync_fail(s, 0, "cannot generate a uuid");
 	close_remotes(s);
 	munmap(buf, s->size);
 	if (!ret)
@@ -523,7 +333,7 @@ recover_master(struct sync *s)
 		return ret;
 	replica_master_open(s->path, &s->m);
 	if (s->m.state != REPLICA_OK)
-		return fail(s, 0, "rebuilt but still %s: %s",
+		return sync_fail(s, 0, "rebuilt but still %s: %s",
 			replica_state_name(s->m.state), s->m.msg);
 	return 0;
 }
@@ -535,13 +345,13 @@ run(struct sync *s)
 	replica_master_open(s->path, &s->m);
 	check_line(s, 0, s->m.state);
 	if (s->m.state == REPLICA_ERROR)
-		return fail(s, 0, "%s", s->m.msg);
+		return sync_fail(s, 0, "%s", s->m.msg);
 	if (s->m.state != REPLICA_OK) {
 		int ret = recover_master(s);
 		if (ret)
 			return ret;
 	} else {
-		say(s, 0, "ok, the source");
+		sync_say(s, 0, "ok, the source");
 	}
 	s->base = s->m.pool->attr;
 	memcpy(s->uuids[0], s->base.uuid, sizeof(s->uuids[0]));
@@ -605,7 +415,7 @@ run_sync(const struct cli_args *a)
 	if (!ret)
 		summary(&s);
 	if (replica_master_close(&s.m) && !ret)
-		ret = fail(&s, 0, "closing the master failed");
+		ret = sync_fail(&s, 0, "closing the master failed");
 	for (unsigned i = 0; s.done && i < s.n; i++)
 		free(s.done[i]);
 	free(s.done);
