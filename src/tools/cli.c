@@ -30,9 +30,14 @@ static size_t
 all_opts(const struct cli_cmd *cmd, const struct cli_opt *out[NALL])
 {
 	size_t n = 0;
-	for (const struct cli_opt *o = cmd->opts; o && o->name; o++)
-		if (n < CLI_OPTS_MAX)
-			out[n++] = o;
+	for (const struct cli_opt *o = cmd->opts; o && o->name; o++) {
+		if (n == CLI_OPTS_MAX) {
+			fprintf(stderr, "rpmem: internal error: %s has more "
+				"than %d options\n", cmd->name, CLI_OPTS_MAX);
+			abort();
+		}
+		out[n++] = o;
+	}
 	for (size_t i = 0; i < NBUILTIN; i++)
 		out[n++] = &Builtin[i];
 	return n;

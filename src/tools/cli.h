@@ -21,6 +21,11 @@ struct cli_opt {
 	const char *help;	/* one line */
 };
 
+/* the option several subcommands share, and the end of every table */
+#define CLI_OPT_JSON \
+	{ "json", 0, NULL, "print one JSON object instead of text" }
+#define CLI_OPT_END { NULL, 0, NULL, NULL }
+
 struct cli_args;
 
 /* a subcommand: its name, operands, help and option table */

@@ -30,8 +30,8 @@ static const struct cli_opt Opts[] = {
 	{ "quick", 0, NULL, "shorter runs, rougher figures" },
 	{ "lanes", 0, "N", "lanes and threads for throughput, 1 to 64 "
 		"(default 4)" },
-	{ "json", 0, NULL, "print one JSON object instead of text" },
-	{ NULL, 0, NULL, NULL },
+	CLI_OPT_JSON,
+	CLI_OPT_END,
 };
 
 const struct cli_cmd cmd_bench = {

@@ -42,8 +42,8 @@ const struct cli_cmd cmd_create = {
 };
 
 static const struct cli_opt Info_opts[] = {
-	{ "json", 0, NULL, "print one JSON object instead of text" },
-	{ NULL, 0, NULL, NULL },
+	CLI_OPT_JSON,
+	CLI_OPT_END,
 };
 
 const struct cli_cmd cmd_info = {
@@ -60,7 +60,7 @@ const struct cli_cmd cmd_info = {
 
 static const struct cli_opt Rm_opts[] = {
 	{ "force", 'f', NULL, "missing parts and replicas are not errors" },
-	{ NULL, 0, NULL, NULL },
+	CLI_OPT_END,
 };
 
 const struct cli_cmd cmd_rm = {

@@ -30,7 +30,7 @@ static int run_sync(const struct cli_args *a);
 static const struct cli_opt Opts[] = {
 	{ "strict", 0, NULL, "copy every differing byte, libpmemobj's "
 		"run-time state too" },
-	{ NULL, 0, NULL, NULL },
+	CLI_OPT_END,
 };
 
 const struct cli_cmd cmd_sync = {

@@ -13,10 +13,10 @@
 static int run(const struct cli_args *a);
 
 static const struct cli_opt Opts[] = {
-	{ "json", 0, NULL, "print one JSON object instead of text" },
+	CLI_OPT_JSON,
 	{ "strict", 0, NULL, "compare every byte, libpmemobj's run-time "
 		"state too" },
-	{ NULL, 0, NULL, NULL },
+	CLI_OPT_END,
 };
 
 const struct cli_cmd cmd_verify = {
