@@ -25,12 +25,16 @@ static const struct cli_opt Builtin[] = {
 #define NBUILTIN (sizeof(Builtin) / sizeof(Builtin[0]))
 #define NALL (CLI_OPTS_MAX + NBUILTIN)
 
-/* all_opts -- cmd's options then the built-in ones; how many */
+/*
+ * all_opts -- cmd's options (none at the top level, cmd NULL), then the
+ * built-in ones; how many
+ */
 static size_t
 all_opts(const struct cli_cmd *cmd, const struct cli_opt *out[NALL])
 {
 	size_t n = 0;
-	for (const struct cli_opt *o = cmd->opts; o && o->name; o++) {
+	for (const struct cli_opt *o = cmd ? cmd->opts : NULL; o && o->name;
+			o++) {
 		if (n == CLI_OPTS_MAX) {
 			fprintf(stderr, "rpmem: internal error: %s has more "
 				"than %d options\n", cmd->name, CLI_OPTS_MAX);
@@ -105,12 +109,8 @@ cli_version(void)
 void
 cli_options(const struct cli_cmd *cmd)
 {
-	const struct cli_opt *own[NALL];
-	const struct cli_opt *const *opts = own;
-	size_t n = cmd ? all_opts(cmd, own) : NBUILTIN;
-	if (!cmd)
-		for (size_t i = 0; i < NBUILTIN; i++)
-			own[i] = &Builtin[i];
+	const struct cli_opt *opts[NALL];
+	size_t n = all_opts(cmd, opts);
 	printf("options:\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct cli_opt *o = opts[i];

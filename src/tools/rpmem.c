@@ -37,6 +37,7 @@ is(const char *arg, char c, const char *name)
 		(strncmp(arg, "--", 2) == 0 && strcmp(arg + 2, name) == 0);
 }
 
+/* main -- the top level's own options, then a subcommand with its own */
 int
 main(int argc, char *argv[])
 {
