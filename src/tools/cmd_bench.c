@@ -39,10 +39,10 @@ const struct cli_cmd cmd_bench = {
 	.summary = "time persists to the first remote replica against raw "
 		"libfabric",
 	.desc =
-	"Time persists to the first remote replica of POOLSET, next to a raw\n"
-	"libfabric baseline measured in the same run, and print both with\n"
-	"their ratios.  Overwrites the data area of that replica (offsets\n"
-	"4096 and up) with the master's bytes.\n",
+	"Time persists to the first remote replica of POOLSET under each\n"
+	"lane-security policy, next to a raw libfabric baseline measured in\n"
+	"the same run, and print both with their ratios.  Overwrites the data\n"
+	"area of that replica (offsets 4096 and up) with the master's bytes.\n",
 	.opts = Opts,
 	.run = run_bench,
 };
