@@ -31,6 +31,7 @@ struct db_priv {
 	unsigned nhdrs;		/* parts carrying a header */
 	bool hdr_per_part;	/* neither SINGLEHDR nor NOHDRS */
 	size_t map_size;
+	struct prefault *prefault;	/* the walk ahead of the writes */
 };
 
 /*

@@ -22,6 +22,7 @@
 
 #include "db_int.h"
 #include "log.h"
+#include "prefault.h"
 
 #ifndef MAP_SHARED_VALIDATE
 #define MAP_SHARED_VALIDATE 0x03
@@ -295,6 +296,7 @@ pool_map(struct db_pool *pool, struct db_priv *priv)
 	pool->size = total;
 	pool->is_pmem = all_sync || pmem_is_pmem(base, total);
 	priv->map_size = total;
+	priv->prefault = prefault_start(base, total);
 	return 0;
 }
 
@@ -422,6 +424,7 @@ db_parts_close(struct db_pool *pool, bool unlink_all, bool unlink_created)
 	struct db_priv *priv = pool->priv;
 	int ret = 0;
 
+	prefault_stop(priv->prefault);
 	if (munmap(pool->addr, priv->map_size)) {
 		ret = -errno;
 		log_err("!cannot unmap the pool");
