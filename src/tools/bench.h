@@ -29,6 +29,8 @@
 #define MAX_SAMPLES 100000	/* per latency point */
 #define REPS 3			/* throughput rounds; --quick: 1 */
 #define MIB (1024.0 * 1024.0)
+#define SETUP_ROUNDS 5		/* ssh, open, close rounds; --quick: 2 */
+#define SETUP_ROUNDS_QUICK 2
 
 enum bench_mode { STRICT, RELAXED, NMODES };
 
@@ -70,6 +72,22 @@ struct run {
 	struct fd fd[NMODES][NFD_SIZES][NFD_K];
 	struct lat read[NREAD];
 	double read_mibs[NREAD];
+	/* CPU seconds per GiB of strict 1 MiB persists on 1 lane: this
+	 * process, and the rest of the machine (rpmemd and the kernel on a
+	 * loopback target); < 0 where not known */
+	double cpu_self, cpu_rest;
+};
+
+/* CPU seconds so far: this process, the whole machine (< 0: unknown) */
+struct cpu_sample {
+	double self, machine;
+};
+
+/* session set-up, medians in seconds (lane security none) */
+struct setup {
+	unsigned rounds;
+	double ssh;		/* a bare `ssh HOST true` */
+	double open, close;	/* rpmem_open, rpmem_close */
 };
 
 struct bench {
@@ -84,6 +102,7 @@ struct bench {
 	struct poolset *local;	/* handed to db_parts_open */
 	const struct poolset_replica *rep;
 	unsigned rep_idx;
+	struct target target;	/* of the replica */
 	bool loopback;		/* the replica's host is a loopback address */
 	size_t size;		/* pool size */
 	size_t region;		/* data bytes per lane */
@@ -95,6 +114,7 @@ struct bench {
 
 	/* results, by Bench_policies */
 	struct run runs[NRUNS];
+	struct setup setup;
 };
 
 /* bench_fail -- report a failed librpmem call; returns -1 */
@@ -102,6 +122,12 @@ int bench_fail(const char *what);
 
 /* bench_measure -- every figure of one session into `r` */
 int bench_measure(struct bench *b, struct run *r);
+
+/* bench_setup -- ssh, open and close timed (bench_setup.c) */
+int bench_setup(struct bench *b);
+
+/* bench_cpu_now -- CPU seconds so far */
+void bench_cpu_now(struct cpu_sample *s);
 
 /* bench_print_text -- the report for people */
 void bench_print_text(const struct bench *b, FILE *f);

@@ -286,6 +286,33 @@ measure_latency(struct bench *b, struct run *r)
 	return 0;
 }
 
+/* CPU time over some throughput points, and the MiB they moved */
+struct cpu_use {
+	struct cpu_sample at;	/* when the current point began */
+	uint64_t t0;
+	double self, machine, mib;
+};
+
+/* cpu_begin -- a point starts */
+static void
+cpu_begin(struct cpu_use *u)
+{
+	bench_cpu_now(&u->at);
+	u->t0 = rawfab_now_ns();
+}
+
+/* cpu_end -- a point that ran at `mibs` MiB/s ended */
+static void
+cpu_end(struct cpu_use *u, double mibs)
+{
+	struct cpu_sample now;
+	bench_cpu_now(&now);
+	u->mib += mibs * (double)(rawfab_now_ns() - u->t0) / 1e9;
+	u->self += now.self - u->at.self;
+	u->machine = now.machine < 0 || u->machine < 0 ? -1 :
+		u->machine + now.machine - u->at.machine;
+}
+
 /*
  * measure_throughput -- b and the raw write bandwidth: the median of
  * `reps` rounds of raw, strict, relaxed, so drift hits all three alike
@@ -294,16 +321,23 @@ static int
 measure_throughput(struct bench *b, struct run *r)
 {
 	unsigned reps = b->quick ? 1 : REPS;
+	struct cpu_use cpu = { 0 };
 	for (unsigned s = 0; s < NBW; s++) {
 		for (unsigned l = 1; l <= b->lanes; l++) {
 			double v[NMODES + 1][REPS];
 			for (unsigned k = 0; k < reps; k++) {
 				for (int m = -1; m < NMODES; m++) {
+					bool c = m == STRICT && l == 1 &&
+						Bench_bw_sizes[s] == MAX_SIZE;
+					if (c)
+						cpu_begin(&cpu);
 					if (throughput(b, m, Bench_bw_sizes[s],
 							l, &v[m + 1][k]))
 						return m < 0 ?
 							fail_raw("write") :
 							bench_fail("persist");
+					if (c)
+						cpu_end(&cpu, v[m + 1][k]);
 				}
 			}
 			struct lat med;
@@ -315,6 +349,10 @@ measure_throughput(struct bench *b, struct run *r)
 			}
 		}
 	}
+	double gib = cpu.mib / 1024.0;
+	r->cpu_self = gib > 0 ? cpu.self / gib : -1;
+	r->cpu_rest = gib > 0 && cpu.machine >= 0 ?
+		(cpu.machine - cpu.self) / gib : -1;
 	return 0;
 }
 

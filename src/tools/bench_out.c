@@ -9,11 +9,13 @@
 #include "fab.h"
 #include "poolset.h"
 
-#define NCHECKS 5
+#define NCHECKS 7
 #define RTT_FACTOR 2.0		/* strict 64 B p50 <= 2x raw RTT p50 */
 #define BW_SHARE 0.7		/* strict 1 MiB >= 70% of raw bandwidth */
 #define SEAL_LAT 1.15		/* encrypt 64 B p50 <= 1.15x none's */
 #define SEAL_BW 0.75		/* encrypt 1 MiB >= 0.75x none's */
+#define SETUP_EXTRA 0.14	/* open + close - bare ssh, seconds */
+#define CPU_PER_GIB 0.4		/* half of the 0.8 s/GiB of issue 11 */
 #define IDX_64 1		/* Bench_sizes[1] == 64 */
 #define IDX_4K 4		/* Bench_sizes[4] == 4096 */
 #define IDX_1M 1		/* Bench_bw_sizes[1] == 1 MiB */
@@ -104,6 +106,21 @@ checks(const struct bench *b, struct check c[NCHECKS])
 		.value = both ? e->bw[STRICT][IDX_1M][1] : -1,
 		.limit = SEAL_BW * n->bw[STRICT][IDX_1M][1],
 		.unit = "MiB/s",
+	};
+	const struct setup *u = &b->setup;
+	c[5] = (struct check){
+		.what = "rpmem_open + rpmem_close above a bare ssh, median",
+		.value = u->rounds ? u->open + u->close - u->ssh : -1,
+		.limit = SETUP_EXTRA,
+		.le = true, .unit = "s",
+	};
+	c[6] = (struct check){
+		.what = "none: CPU per GiB of strict 1 MiB persists, 1 lane, "
+			"this process + the rest of the machine",
+		.value = n->measured && n->cpu_self >= 0 && n->cpu_rest >= 0 ?
+			n->cpu_self + n->cpu_rest : -1,
+		.limit = CPU_PER_GIB,
+		.le = true, .unit = "s",
 	};
 	for (int i = 0; i < NCHECKS; i++)
 		c[i].pass = c[i].value >= 0 && (c[i].le ?
@@ -236,10 +253,10 @@ cost_row(const struct bench *b, FILE *f, const char *what, const char *unit,
 		if (!r->measured)
 			fprintf(f, " %20s", "not measured");
 		else if (i == RUN_NONE || !n->measured)
-			fprintf(f, " %20.1f", get(r));
+			fprintf(f, " %20.*f", get(r) < 10 ? 3 : 1, get(r));
 		else
-			fprintf(f, " %11.1f (%5.2fx)", get(r),
-				ratio(get(r), get(n)));
+			fprintf(f, " %11.*f (%5.2fx)", get(r) < 10 ? 3 : 1,
+				get(r), ratio(get(r), get(n)));
 	}
 	fprintf(f, "\n");
 }
@@ -269,6 +286,19 @@ f_read1m(const struct run *r)
 	return r->read_mibs[IDX_READ_1M];
 }
 
+/* f_cpu_self, f_cpu_rest -- CPU seconds per GiB, < 0 unknown */
+static double
+f_cpu_self(const struct run *r)
+{
+	return r->cpu_self;
+}
+
+static double
+f_cpu_rest(const struct run *r)
+{
+	return r->cpu_rest;
+}
+
 /* text_cost -- section f: what sealing lanes costs, same run */
 static void
 text_cost(const struct bench *b, FILE *f)
@@ -282,6 +312,26 @@ text_cost(const struct bench *b, FILE *f)
 	cost_row(b, f, "strict 4 KiB persist p50", "us", f_lat4k);
 	cost_row(b, f, "strict 1 MiB persist, 1 lane", "MiB/s", f_bw1);
 	cost_row(b, f, "rpmem_read 1 MiB", "MiB/s", f_read1m);
+	cost_row(b, f, "CPU/GiB strict 1 MiB, this process", "s",
+		f_cpu_self);
+	cost_row(b, f, "CPU/GiB, rest of the machine", "s", f_cpu_rest);
+}
+
+/* text_setup -- section g: a session's set-up against a bare ssh */
+static void
+text_setup(const struct bench *b, FILE *f)
+{
+	const struct setup *u = &b->setup;
+	fprintf(f, "\ng) session set-up, median of %u rounds, lane security "
+		"none\n", u->rounds);
+	fprintf(f, "   %-36s %8.3f s\n", "bare ssh HOST true", u->ssh);
+	fprintf(f, "   %-36s %8.3f s\n", "rpmem_open", u->open);
+	fprintf(f, "   %-36s %8.3f s\n", "rpmem_close", u->close);
+	fprintf(f, "   %-36s %8.3f s\n", "open + close above the bare ssh",
+		u->open + u->close - u->ssh);
+	if (!b->loopback)
+		fprintf(f, "   note: \"rest of the machine\" in f) counts "
+			"rpmemd only on a loopback target\n");
 }
 
 /* text_checks -- the targets, PASS or MISS */
@@ -321,6 +371,7 @@ bench_print_text(const struct bench *b, FILE *f)
 		text_raw(b, r, f);
 	}
 	text_cost(b, f);
+	text_setup(b, f);
 	text_checks(b, f);
 }
 
@@ -482,13 +533,18 @@ bench_print_json(const struct bench *b, FILE *f)
 		fprintf(f, ",\"cipher\":");
 		json_str(f, r->cipher ? r->cipher : "");
 		fprintf(f, ",\"measured\":%s", r->measured ? "true" : "false");
+		if (r->measured)
+			fprintf(f, ",\"cpu_s_per_gib\":{\"self\":%.3f,"
+				"\"rest\":%.3f}", r->cpu_self, r->cpu_rest);
 		if (r->measured) {
 			json_ours(b, r, f);
 			json_raw(b, r, f);
 		}
 		fprintf(f, "}");
 	}
-	fprintf(f, "]");
+	fprintf(f, "],\"setup\":{\"rounds\":%u,\"ssh_s\":%.4f,"
+		"\"open_s\":%.4f,\"close_s\":%.4f}", b->setup.rounds,
+		b->setup.ssh, b->setup.open, b->setup.close);
 	json_checks(b, f);
 	fprintf(f, "}\n");
 }

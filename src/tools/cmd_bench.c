@@ -63,7 +63,7 @@ const char *const Bench_policies[NRUNS] = { "none", "authenticate",
 #define BW_NS 300000000ULL	/* time per throughput round */
 #define QUICK_LAT_NS 50000000ULL
 #define QUICK_BW_NS 100000000ULL
-#define MAX_REGION ((size_t)16 << 20)	/* walked by each lane */
+#define MAX_REGION ((size_t)256 << 20)	/* walked by each lane */
 
 /* is_loopback -- a literal loopback address or "localhost" */
 static bool
@@ -136,13 +136,12 @@ load_set(struct bench *b)
 			b->path);
 		return -1;
 	}
-	struct target t;
-	if (target_parse(b->rep->target, &t)) {
+	if (target_parse(b->rep->target, &b->target)) {
 		fprintf(stderr, "rpmem bench: invalid target '%s'\n",
 			b->rep->target);
 		return -1;
 	}
-	b->loopback = is_loopback(t.node);
+	b->loopback = is_loopback(b->target.node);
 	b->size = poolset_replica_size(b->set, 0);
 	size_t data = b->size > DATA_OFF ? b->size - DATA_OFF : 0;
 	b->region = (data / b->lanes_req) & ~(size_t)4095;
@@ -209,7 +208,7 @@ close_session(struct bench *b)
 	return r ? bench_fail("closing the remote replica") : 0;
 }
 
-/* run_all -- one session per policy, every figure in each */
+/* run_all -- one session per policy, every figure in each; set-up */
 static int
 run_all(struct bench *b)
 {
@@ -225,6 +224,8 @@ run_all(struct bench *b)
 		if (b->rpp && close_session(b))
 			ret = -1;
 	}
+	if (!ret)
+		ret = bench_setup(b);
 	if (keep)
 		setenv("RPMEM_LANE_SECURITY", keep, 1);
 	else
