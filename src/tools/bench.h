@@ -83,6 +83,12 @@ struct cpu_sample {
 	double self, machine;
 };
 
+/* strict 1 MiB persists over a new replica's data area, MiB/s */
+struct first {
+	bool measured;
+	double first, steady;	/* the first pass, the one after it */
+};
+
 /* session set-up, medians in seconds (lane security none) */
 struct setup {
 	unsigned rounds;
@@ -115,6 +121,7 @@ struct bench {
 	/* results, by Bench_policies */
 	struct run runs[NRUNS];
 	struct setup setup;
+	struct first first;
 };
 
 /* bench_fail -- report a failed librpmem call; returns -1 */
@@ -125,6 +132,12 @@ int bench_measure(struct bench *b, struct run *r);
 
 /* bench_setup -- ssh, open and close timed (bench_setup.c) */
 int bench_setup(struct bench *b);
+
+/*
+ * bench_first_pass -- remove and create the replica again, then time a
+ * first and a second strict pass over its data area (bench_first.c)
+ */
+int bench_first_pass(struct bench *b);
 
 /* bench_cpu_now -- CPU seconds so far */
 void bench_cpu_now(struct cpu_sample *s);

@@ -226,6 +226,8 @@ run_all(struct bench *b)
 	}
 	if (!ret)
 		ret = bench_setup(b);
+	if (!ret)
+		ret = bench_first_pass(b);
 	if (keep)
 		setenv("RPMEM_LANE_SECURITY", keep, 1);
 	else
