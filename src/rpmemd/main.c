@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,6 +74,22 @@ log_startup(const struct config *cfg)
 		cfg->persist_apm ? "yes" : "no",
 		log_level_name(cfg->log_level), cfg->max_lanes,
 		cfg->nthreads);
+}
+
+/*
+ * log_session_end -- the session's end, with the CPU time rpmemd spent
+ * on it (all threads), which rpmem bench and users can set against the
+ * bytes it moved
+ */
+static void
+log_session_end(int r)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	log_notice("session ended%s; CPU user %ld.%03ld s, system "
+		"%ld.%03ld s", r ? " with an error" : "",
+		(long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec / 1000,
+		(long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec / 1000);
 }
 
 /*
@@ -220,7 +237,7 @@ main(int argc, char *argv[])
 	fab_warm_end();
 	db_fini(db);
 	config_free(&cfg);
-	log_notice("session ended%s", r ? " with an error" : "");
+	log_session_end(r);
 	log_close();
 	return r ? 1 : 0;
 
