@@ -330,6 +330,31 @@ has "sync replica=0 action=rebuild bytes=0 total=$((SIZE - 4096))"
 [[ -z $(find "$part_dir" -name '*.rpmsync') ]] || fail "temporary parts left"
 expect_equal "after the rerun of the master rebuild"
 
+step "bench --quick --json: every policy measured, the replica equal after"
+saved_cmd=$RPMEM_CMD
+RPMEM_CMD="$RPMEM_CMD --lane-security=none"
+run bench --quick --json --lanes 2 "$set"
+RPMEM_CMD=$saved_cmd
+expect 0 "bench --quick"
+grep -qF "removing and creating replica 1" "$tmp/err" ||
+	fail "bench did not warn that it recreates the replica"
+python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert [r["lane_security"] for r in d["runs"]] == \
+	["none", "authenticate", "encrypt"], d["runs"]
+assert all(r["measured"] and r["cpu_s_per_gib"]["self"] > 0
+	for r in d["runs"]), d["runs"]
+assert len(d["checks"]) == 8, d["checks"]
+for c in d["checks"]:
+	assert c["result"] in ("PASS", "MISS") and c["value"] is not None, c
+s = d["setup"]
+assert s["rounds"] == 2 and 0 < s["ssh_s"] and 0 < s["open_s"], s
+f = d["first_pass"]
+assert f["first_mib_s"] > 0 and f["steady_mib_s"] > 0, f
+' <<<"$out" || fail "bench --json: unexpected content"
+expect_equal "after bench recreated the replica"
+
 step "rm removes everything"
 run rm "$set"
 expect 0 rm
