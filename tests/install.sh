@@ -18,10 +18,10 @@ fail=0
 vars=$(make -s -C "$top_builddir" --no-print-directory -f - print <<'MK'
 include Makefile
 print:
-	@echo "$(bindir) $(libdir) $(includedir) $(mandir)"
+	@echo "$(bindir) $(libdir) $(includedir) $(mandir) $(bashcompdir)"
 MK
 )
-read -r bindir libdir includedir mandir <<<"$vars"
+read -r bindir libdir includedir mandir bashcompdir <<<"$vars"
 
 make -s -C "$top_builddir" install DESTDIR="$dest" >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; echo "FAIL: make install"; exit 1; }
@@ -32,6 +32,7 @@ want=(
 	"$libdir/pkgconfig/librpmem.pc" "$includedir/librpmem.h"
 	"$mandir/man7/librpmem.7" "$mandir/man1/rpmemd.1" "$mandir/man1/rpmem.1"
 	"$mandir/man5/rpmemd.conf.5" "$mandir/man5/poolset.5"
+	"$bashcompdir/rpmem"
 )
 for f in create open close set_attr remove persist flush drain \
 		deep_persist read check_version errormsg; do
