@@ -468,10 +468,14 @@ explain(struct ssh *ssh, int status, char *buf, size_t len)
 			last);
 		break;
 	case 127:
-		snprintf(buf, len, "'%.*s' is not on the PATH of a "
-			"non-interactive ssh session on %s (install rpmemd "
-			"there, or name its path in RPMEM_CMD)%s%s", n,
-			ssh->cmd, ssh->host, sep, last);
+		if (memchr(ssh->cmd, '/', (size_t)n))
+			snprintf(buf, len, "'%.*s' not found on %s%s%s", n,
+				ssh->cmd, ssh->host, sep, last);
+		else
+			snprintf(buf, len, "'%.*s' is not on the PATH of a "
+				"non-interactive ssh session on %s (install "
+				"rpmemd there, or name its path in RPMEM_CMD)"
+				"%s%s", n, ssh->cmd, ssh->host, sep, last);
 		break;
 	case 126:
 		snprintf(buf, len, "'%.*s' cannot be executed on %s%s%s", n,

@@ -4,8 +4,9 @@
 #
 # One table, one row per way the link to a target can be missing: the
 # host name does not resolve, nothing listens for ssh, ssh refuses the
-# login, rpmemd is not on the PATH of a non-interactive session, no pool
-# set of that name is beneath poolset-dir.  Each row runs twice:
+# login, rpmemd is not on the PATH of a non-interactive session (or not
+# at the path RPMEM_CMD names), no pool set of that name is beneath
+# poolset-dir.  Each row runs twice:
 #
 #   rpmem create SET           stderr carries rpmem_errormsg(), which must
 #                              name the host and the cause;
@@ -77,6 +78,7 @@ cases=(
 	"ssh-refused|$host:$closed_port|remote.set|$rpmemd_cmd||ssh to $host failed: .*port $closed_port: Connection refused"
 	"login-refused|$nouser@$HARNESS_TARGET|remote.set|$rpmemd_cmd||ssh to $nouser@$host failed: .*Permission denied"
 	"no-rpmemd|$HARNESS_TARGET|remote.set|$absent_cmd||'$absent_cmd' is not on the PATH of a non-interactive ssh session on $host.*command not found"
+	"no-rpmemd-path|$HARNESS_TARGET|remote.set|$tmp/absent/rpmemd||'$tmp/absent/rpmemd' not found on $host: .*No such file"
 	"no-poolset|$HARNESS_TARGET|absent.set|$rpmemd_cmd||create of 'absent\\.set' on $host failed: .*pool set 'absent\\.set' in poolset-dir $psd: No such file or directory"
 )
 
