@@ -5,8 +5,9 @@
 #
 # Only with RPMEM_TEST_PACKAGES=1 (scripts/test.sh sets it; exit 77
 # otherwise): a package build takes minutes and needs the build
-# dependencies of debian/control.  DEB_BUILD_OPTIONS defaults to nocheck:
-# make check runs every test on the tree already.
+# dependencies of debian/control.  DEB_BUILD_OPTIONS defaults to
+# "nocheck parallel=1": make check runs every test on the tree already,
+# and the other tests share the machine meanwhile.
 set -uo pipefail
 
 : "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -19,7 +20,7 @@ fi
 unset MAKEFLAGS MFLAGS MAKELEVEL
 out=$top_builddir/build/deb
 start=$SECONDS
-DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-nocheck} \
+DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-nocheck parallel=1} \
 	"$top_srcdir/scripts/deb.sh" "$out" || {
 	echo "FAIL: the packages did not build"
 	exit 1

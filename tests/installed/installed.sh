@@ -47,7 +47,7 @@ pkgs=(librpmem1 rpmemd rpmem-tools)
 
 # say -- a progress line
 say() {
-	printf -- '--- %s\n' "$*"
+	printf -- '--- %3d s %s\n' "$SECONDS" "$*"
 }
 
 # refuse -- why this test will not run here; exit 1
@@ -137,11 +137,19 @@ purge() {
 		bad "dpkg --purge ${pkgs[*]}"
 		return
 	fi
+	# what is there again belongs to the packages the diversions hid
 	left=$(cat "$tmp/files" "$tmp/conffiles" | while read -r f; do
-		[[ -e $f && ! -d $f ]] && echo "$f"
+		[[ -e $f && ! -d $f ]] || continue
+		dpkg -S "$f" >/dev/null 2>&1 || echo "$f"
 	done)
 	[[ -z $left ]] || bad "files left after the purge: $left"
 	[[ ! -e /etc/rpmemd ]] || bad "/etc/rpmemd left after the purge"
+	# rpmemd(1) and poolset(5) of pmdk-tools and libpmem1 were diverted
+	dpkg-divert --list | grep -E 'by (rpmemd|rpmem-tools)$' &&
+		bad "diversions left after the purge"
+	dpkg --verify "${others[@]}" >"$tmp/verify.after" 2>&1 || :
+	diff -u "$tmp/verify.before" "$tmp/verify.after" ||
+		bad "the purge did not give ${others[*]} their files back"
 	if ldconfig -p | grep -q 'librpmem\.so\.1 '; then
 		bad "librpmem.so.1 still in the linker cache after the purge"
 	fi
@@ -152,6 +160,8 @@ purge() {
 cleanup() {
 	local rc=$? pid
 	trap - EXIT
+	# every step is tried, and each check reports through bad
+	set +e
 	if pid=$(sshd_pid); then
 		kill -TERM "$pid" 2>/dev/null || :
 		for _ in $(seq 100); do
@@ -214,6 +224,13 @@ pmemobj_hdr() {
 }
 
 # ------------------------------------------------------------ install
+# the packages whose files ours divert: as they were, after the purge
+others=()
+for p in pmdk-tools libpmem1; do
+	dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null |
+		grep -q '^ii' && others+=("$p")
+done
+dpkg --verify "${others[@]}" >"$tmp/verify.before" 2>&1 || :
 say "installing ${files[*]##*/}"
 installed=yes
 dpkg -i "${files[@]}" >"$tmp/install.log" 2>&1 || {
@@ -221,8 +238,9 @@ dpkg -i "${files[@]}" >"$tmp/install.log" 2>&1 || {
 	bad "dpkg -i of the packages"
 	exit 1
 }
+# /lib is /usr/lib on Debian 12 (merged /usr); ldconfig names either
 expect "the linker's cache has librpmem.so.1 in /usr/lib/$multiarch" \
-	grep -q "librpmem\.so\.1 .*=> /usr/lib/$multiarch/librpmem\.so\.1\$" \
+	grep -Eq "librpmem\.so\.1 .*=> (/usr)?/lib/$multiarch/librpmem\.so\.1\$" \
 	<(ldconfig -p)
 expect "/etc/rpmemd/rpmemd.conf is the shipped, commented file" \
 	cmp -s /etc/rpmemd/rpmemd.conf "$top_srcdir/src/rpmemd/rpmemd.conf"
