@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# test.sh -- set up, build and run the whole test suite (make check).
+# test.sh -- set up, build and run the whole test suite (make check),
+# as root with the Debian packages built, installed and purged.
 #
 # Ends with one summary line "N passed, N failed, N skipped" counted from
 # the automake test logs; exits non-zero when any test failed.
@@ -10,6 +11,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 
 "$top/scripts/setup.sh" || { echo "0 passed, 1 failed"; exit 1; }
+
+# as root, the Debian packages are built, linted, installed between two
+# network namespaces and purged (tests/installed/); otherwise they skip
+if [ "$(id -u)" -eq 0 ]; then
+	export RPMEM_TEST_PACKAGES=${RPMEM_TEST_PACKAGES:-1}
+fi
 
 make -j"$(nproc)" check
 rc=$?

@@ -18,10 +18,10 @@ fail=0
 vars=$(make -s -C "$top_builddir" --no-print-directory -f - print <<'MK'
 include Makefile
 print:
-	@echo "$(bindir) $(libdir) $(includedir) $(mandir)"
+	@echo "$(bindir) $(libdir) $(includedir) $(mandir) $(bashcompdir)"
 MK
 )
-read -r bindir libdir includedir mandir <<<"$vars"
+read -r bindir libdir includedir mandir bashcompdir <<<"$vars"
 
 make -s -C "$top_builddir" install DESTDIR="$dest" >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; echo "FAIL: make install"; exit 1; }
@@ -32,6 +32,7 @@ want=(
 	"$libdir/pkgconfig/librpmem.pc" "$includedir/librpmem.h"
 	"$mandir/man7/librpmem.7" "$mandir/man1/rpmemd.1" "$mandir/man1/rpmem.1"
 	"$mandir/man5/rpmemd.conf.5" "$mandir/man5/poolset.5"
+	"$bashcompdir/rpmem"
 )
 for f in create open close set_attr remove persist flush drain \
 		deep_persist read check_version errormsg; do
@@ -69,4 +70,32 @@ if [ -n "$left" ]; then
 	fail=1
 fi
 [ $fail -eq 0 ] && echo "PASS: make install / uninstall with DESTDIR"
+
+# without DESTDIR: the hooks run ldconfig as root, or tell what to run
+prefix=$tmp/prefix
+printf '#!/bin/sh\necho "$*" >>"%s"\n' "$tmp/ldconfig.calls" >"$tmp/ldconfig"
+chmod +x "$tmp/ldconfig"
+for step in install uninstall; do
+	: >"$tmp/ldconfig.calls"
+	if ! make -C "$top_builddir" "$step" prefix="$prefix" \
+			LDCONFIG="$tmp/ldconfig" >"$tmp/$step.log" 2>&1; then
+		cat "$tmp/$step.log"
+		echo "FAIL: make $step into a prefix"
+		fail=1
+	elif [ "$(id -u)" = 0 ] && [ ! -s "$tmp/ldconfig.calls" ]; then
+		echo "FAIL: make $step as root did not run ldconfig"
+		fail=1
+	elif [ "$(id -u)" != 0 ] && [ "$step" = install ] &&
+			! grep -q 'run ldconfig' "$tmp/$step.log"; then
+		echo "FAIL: make install by a user does not say to run ldconfig"
+		fail=1
+	fi
+done
+left=$(find "$prefix" -type f -o -type l)
+if [ -n "$left" ]; then
+	echo "FAIL: make uninstall left files behind in its prefix:"
+	echo "$left"
+	fail=1
+fi
+[ $fail -eq 0 ] && echo "PASS: make install / uninstall refresh the linker cache"
 exit $fail

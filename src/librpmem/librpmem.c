@@ -320,6 +320,10 @@ provider(RPMEMpool *rpp, unsigned *max_lanes)
 	if (r == -EINVAL)
 		return fail(EINVAL, "unknown provider RPMEM_PROVIDER=%s",
 			getenv("RPMEM_PROVIDER"));
+	char why[256];
+	if (r && ssh_host_unknown(rpp->target.node, why, sizeof(why)))
+		return fail(ENXIO, "host %s does not resolve: %s",
+			rpp->target.node, why);
 	if (r)
 		return fail(ENOMEDIUM, "cannot find a fabric provider for %s",
 			rpp->target.node);

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -45,6 +46,8 @@ struct ssh {
 	char errbuf[ERRBUF_SIZE];	/* tail of the child's stderr */
 	size_t errlen;
 	char lastline[ERRBUF_SIZE];
+	const char *cmd;		/* the RPMEM_CMD entry it runs */
+	char host[TARGET_USER_MAX + TARGET_NODE_MAX + 1];	/* [user@]node */
 };
 
 /* ssh_cmd_init -- read RPMEM_SSH and split RPMEM_CMD on '|' */
@@ -137,11 +140,15 @@ ssh_open(const struct target *t, const char *args, bool ipv4,
 	if (r < 0 || (size_t)r >= sizeof(cmdline))
 		return -ENAMETOOLONG;
 
-	char host[TARGET_USER_MAX + TARGET_NODE_MAX + 1];
+	struct ssh *ssh = calloc(1, sizeof(*ssh));
+	if (!ssh)
+		return -ENOMEM;
+	char *host = ssh->host;
 	if (t->user[0])
-		snprintf(host, sizeof(host), "%s@%s", t->user, t->node);
+		snprintf(host, sizeof(ssh->host), "%s@%s", t->user, t->node);
 	else
-		snprintf(host, sizeof(host), "%s", t->node);
+		snprintf(host, sizeof(ssh->host), "%s", t->node);
+	ssh->cmd = Cmd.cmd[idx];
 
 	char *argv[16];
 	unsigned ac = 0;
@@ -158,10 +165,6 @@ ssh_open(const struct target *t, const char *args, bool ipv4,
 	argv[ac++] = host;
 	argv[ac++] = cmdline;
 	argv[ac] = NULL;
-
-	struct ssh *ssh = calloc(1, sizeof(*ssh));
-	if (!ssh)
-		return -ENOMEM;
 
 	int sv[3][2];
 	int nsv = 0;
@@ -434,13 +437,82 @@ ssh_said(struct ssh *ssh, const char *needle)
 	return memmem(ssh->errbuf, ssh->errlen, needle, strlen(needle));
 }
 
+/*
+ * cmd_name_len -- length of the program name that starts an RPMEM_CMD
+ * entry (what the remote shell looks up on its PATH); all of it when it
+ * is more than a program and its arguments
+ */
+static int
+cmd_name_len(const char *cmd)
+{
+	if (cmd[strcspn(cmd, ";&|<>()$`'\"=")])
+		return (int)strlen(cmd);
+	return (int)strcspn(cmd, " \t");
+}
+
+/*
+ * explain -- the child's last words, with what its exit status says when
+ * the remote command never ran: ssh's own failure (255: no route, no
+ * name, refused, not logged in) or the remote shell's (127: not found
+ * on the PATH of a non-interactive session, 126: not executable)
+ */
+static void
+explain(struct ssh *ssh, int status, char *buf, size_t len)
+{
+	const char *last = ssh_last_error(ssh);
+	const char *sep = *last ? ": " : "";
+	int n = cmd_name_len(ssh->cmd);
+	switch (status) {
+	case 255:
+		snprintf(buf, len, "ssh to %s failed%s%s", ssh->host, sep,
+			last);
+		break;
+	case 127:
+		if (memchr(ssh->cmd, '/', (size_t)n))
+			snprintf(buf, len, "'%.*s' not found on %s%s%s", n,
+				ssh->cmd, ssh->host, sep, last);
+		else
+			snprintf(buf, len, "'%.*s' is not on the PATH of a "
+				"non-interactive ssh session on %s (install "
+				"rpmemd there, or name its path in RPMEM_CMD)"
+				"%s%s", n, ssh->cmd, ssh->host, sep, last);
+		break;
+	case 126:
+		snprintf(buf, len, "'%.*s' cannot be executed on %s%s%s", n,
+			ssh->cmd, ssh->host, sep, last);
+		break;
+	default:
+		snprintf(buf, len, "%s", last);
+		break;
+	}
+}
+
+/* ssh_host_unknown -- does `node` fail to resolve?  Why, in `why` */
+bool
+ssh_host_unknown(const char *node, char *why, size_t len)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM,
+	};
+	struct addrinfo *ai;
+	int r = getaddrinfo(node, NULL, &hints, &ai);
+	if (r == 0) {
+		freeaddrinfo(ai);
+		return false;
+	}
+	snprintf(why, len, "%s", r == EAI_SYSTEM ? strerror(errno) :
+		gai_strerror(r));
+	return true;
+}
+
 /* ssh_close -- close the channel, reap the child, keep its last words */
 int
 ssh_close(struct ssh *ssh, int timeout_ms, char *lasterr, size_t len)
 {
 	int ret = ssh_reap(ssh, timeout_ms);
 	if (lasterr && len)
-		snprintf(lasterr, len, "%s", ssh_last_error(ssh));
+		explain(ssh, ret, lasterr, len);
 	if (ssh->err >= 0)
 		close(ssh->err);
 	free(ssh);

@@ -77,9 +77,19 @@ bool ssh_said(struct ssh *ssh, const char *needle);
 
 /*
  * ssh_close -- ssh_reap, then free; returns the exit status.  The
- * child's last stderr line is copied to `lasterr` when not NULL.
+ * child's last stderr line is copied to `lasterr` when not NULL, after
+ * what the status says when the remote command never ran: ssh failed to
+ * reach or log in to the host (255), the command is not on the PATH of
+ * a non-interactive session there (127) or cannot be executed (126);
+ * each names the host.
  */
 int ssh_close(struct ssh *ssh, int timeout_ms, char *lasterr, size_t len);
+
+/*
+ * ssh_host_unknown -- true when `node` does not resolve to an address;
+ * resolver's reason in `why`
+ */
+bool ssh_host_unknown(const char *node, char *why, size_t len);
 
 /* ssh_shell_quote -- append `str` single-quoted for a POSIX shell */
 int ssh_shell_quote(char *buf, size_t len, const char *str);

@@ -323,6 +323,9 @@ handle_pool(struct session *s, const struct proto_req *req)
 	if (r) {
 		log_err("%s of '%s' failed: %s", what, req->desc,
 			strerror(-r));
+		/* the client adds our last stderr line to the status */
+		fprintf(stderr, "rpmemd: pool set '%s' in poolset-dir %s: "
+			"%s\n", req->desc, s->cfg->poolset_dir, strerror(-r));
 		return reply(s, req->type, -r, NULL) ?: r;
 	}
 

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# debs.sh -- build the Debian packages of this tree (scripts/deb.sh) into
+# build/deb of the build tree, for packages.sh and installed.sh.
+#
+# Only with RPMEM_TEST_PACKAGES=1 (scripts/test.sh sets it; exit 77
+# otherwise): a package build takes minutes and needs the build
+# dependencies of debian/control.  DEB_BUILD_OPTIONS defaults to
+# "nocheck parallel=1": make check runs every test on the tree already,
+# and the other tests share the machine meanwhile.
+set -uo pipefail
+
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_srcdir:=$top_builddir}"
+if [[ ${RPMEM_TEST_PACKAGES:-0} != 1 ]]; then
+	echo "debs.sh: skipped; set RPMEM_TEST_PACKAGES=1 to build packages"
+	exit 77
+fi
+# a make of our own inside dpkg-buildpackage, not a child of make check's
+unset MAKEFLAGS MFLAGS MAKELEVEL
+out=$top_builddir/build/deb
+start=$SECONDS
+# at the lowest priority: the tests beside it measure time-outs
+DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-nocheck parallel=1} \
+	nice -n 19 "$top_srcdir/scripts/deb.sh" "$out" || {
+	echo "FAIL: the packages did not build"
+	exit 1
+}
+missing=0
+for p in librpmem1 librpmem-dev rpmemd rpmem-tools; do
+	compgen -G "$out/${p}_*.deb" >/dev/null || {
+		echo "FAIL: no $p package in $out"
+		missing=1
+	}
+done
+((missing)) && exit 1
+echo "PASS: packages built in $((SECONDS - start)) s"

@@ -1,0 +1,373 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# installed.sh -- the installed packages between two hosts, as a user
+# would run them
+#
+# The packages built from this tree (tests/installed/debs.sh) are
+# installed with dpkg, then used with nothing set by hand but ssh keys:
+# no LD_LIBRARY_PATH, RPMEM_CMD, RPMEM_SSH or ldconfig.
+#
+#   target       a network namespace of its own, joined to ours by a veth
+#                pair (harness.sh), with the system's /usr/sbin/sshd on
+#                port 22 configured like a server's: public keys only,
+#                StrictModes on, no environment accepted; its root's home
+#                is a directory of this test mounted over /root in the
+#                target's mount namespace, holding only
+#                .ssh/authorized_keys.  rpmemd is the one on the PATH of a
+#                non-interactive ssh session, its config the packaged
+#                /etc/rpmemd/rpmemd.conf plus the poolset-dir this test
+#                appends to it.
+#   application  this namespace; each command runs with a directory of
+#                this test mounted over /root in a mount namespace of its
+#                own, so the system's ssh client finds the key it made
+#                and a known_hosts entry for the target's host key there
+#                (no StrictHostKeyChecking=no), and root's real ~/.ssh is
+#                never read or written.
+#
+# Through them: pmempool create of a replicated libpmemobj pool,
+# transactions by counter.c (built here against Debian's libpmemobj only),
+# the master deleted and rebuilt with pmempool sync, the replica deleted
+# and rebuilt, rpmem info, verify, sync, create and rm, pmempool rm.
+#
+# It installs and purges librpmem1, rpmemd and rpmem-tools, so it runs
+# only when RPMEM_TEST_PACKAGES=1 (scripts/test.sh sets it; exit 77
+# otherwise), as root, and refuses (exit 1) where it would touch what it
+# did not install: any of those packages already installed, a
+# librpmem.so.1 in the linker's cache, rpmemd or rpmem in /usr/local, an
+# /etc/rpmemd.  RPMEM_DEBS names the directory of the .deb files
+# (default: build/deb of the build tree).  The purge is checked too: no
+# file of the packages may be left.
+set -euo pipefail
+
+self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
+top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
+debs=${RPMEM_DEBS:-$top_builddir/build/deb}
+pkgs=(librpmem1 rpmemd rpmem-tools)
+
+# say -- a progress line
+say() {
+	printf -- '--- %3d s %s\n' "$SECONDS" "$*"
+}
+
+# refuse -- why this test will not run here; exit 1
+refuse() {
+	printf 'installed.sh: refusing to run: %s\n' "$*" >&2
+	exit 1
+}
+
+if [[ ${RPMEM_TEST_PACKAGES:-0} != 1 ]]; then
+	echo "installed.sh: skipped; it installs and purges packages:" \
+		"set RPMEM_TEST_PACKAGES=1 (scripts/test.sh does)"
+	exit 77
+fi
+[[ $(id -u) == 0 ]] || refuse "dpkg, namespaces and sshd on port 22 need root"
+for prog in dpkg ip unshare mount ssh ssh-keygen pmempool cc; do
+	command -v "$prog" >/dev/null ||
+		refuse "$prog is missing (scripts/setup.sh installs it)"
+done
+[[ -x /usr/sbin/sshd ]] || refuse "/usr/sbin/sshd is missing (openssh-server)"
+arch=$(dpkg --print-architecture)
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null) ||
+	multiarch=$(gcc -print-multiarch)
+files=()
+for p in "${pkgs[@]}"; do
+	f=$(compgen -G "$debs/${p}_*_$arch.deb" | head -n 1) ||
+		refuse "no ${p}_*_$arch.deb in $debs (tests/installed/debs.sh)"
+	files+=("$f")
+	status=$(dpkg-query -W -f='${db:Status-Abbrev} ${Version}' "$p" \
+		2>/dev/null) || status=
+	[[ -z $status || $status == un* || $status == pn* ]] ||
+		refuse "package $p is installed ($status), and this test" \
+			"would replace and purge it; remove it first"
+done
+status=$(dpkg-query -W -f='${db:Status-Abbrev}' librpmem-dev 2>/dev/null) ||
+	status=
+[[ -z $status || $status == un* || $status == pn* ]] ||
+	refuse "librpmem-dev is installed; it depends on the librpmem1 this" \
+		"test would replace"
+cached=$(ldconfig -p | grep 'librpmem\.so\.1 ' || :)
+[[ -z $cached ]] ||
+	refuse "a librpmem.so.1 is already in the linker cache" \
+		"(make uninstall, then ldconfig?): $cached"
+for f in /usr/local/bin/rpmemd /usr/local/bin/rpmem /etc/rpmemd; do
+	[[ ! -e $f ]] || refuse "$f exists and is not this test's"
+done
+
+# the application side never borrows the build tree
+unset LD_LIBRARY_PATH LD_PRELOAD RPMEM_CMD RPMEM_SSH RPMEM_LOG_LEVEL \
+	RPMEM_LOG_FILE RPMEM_PROVIDER RPMEMD_SYSTEM_CONFIG
+
+# shellcheck source=../integration/harness.sh
+. "$top_srcdir/tests/integration/harness.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-installed.XXXXXX")
+chmod 755 "$tmp"
+app=$tmp/app			# the application's files
+tgt=$tmp/target			# the target's files
+ahome=$tmp/app-home		# /root of the application side
+thome=$tmp/target-home		# /root of the target side
+installed=no
+failed=0
+
+# bad -- a failed check: say why, count it
+bad() {
+	printf 'FAIL: %s\n' "$*"
+	failed=$((failed + 1))
+}
+
+# sshd_pid -- pid of the target's sshd, when it runs with our config
+sshd_pid() {
+	local pid
+	[[ -s $tgt/sshd.pid ]] || return 1
+	pid=$(<"$tgt/sshd.pid")
+	[[ $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) == \
+		*"$tgt/sshd_config"* ]] || return 1
+	echo "$pid"
+}
+
+# purge -- remove the packages this test installed; check nothing is left
+purge() {
+	local left f
+	dpkg-query -W -f='${Conffiles}\n' "${pkgs[@]}" 2>/dev/null |
+		awk 'NF { print $1 }' >"$tmp/conffiles" || :
+	dpkg -L "${pkgs[@]}" 2>/dev/null | sort -u >"$tmp/files" || :
+	if ! dpkg --purge "${pkgs[@]}" >"$tmp/purge.log" 2>&1; then
+		cat "$tmp/purge.log"
+		bad "dpkg --purge ${pkgs[*]}"
+		return
+	fi
+	# what is there again belongs to the packages the diversions hid
+	left=$(cat "$tmp/files" "$tmp/conffiles" | while read -r f; do
+		[[ -e $f && ! -d $f ]] || continue
+		dpkg -S "$f" >/dev/null 2>&1 || echo "$f"
+	done)
+	[[ -z $left ]] || bad "files left after the purge: $left"
+	[[ ! -e /etc/rpmemd ]] || bad "/etc/rpmemd left after the purge"
+	# rpmemd(1) and poolset(5) of pmdk-tools and libpmem1 were diverted
+	dpkg-divert --list | grep -E 'by (rpmemd|rpmem-tools)$' &&
+		bad "diversions left after the purge"
+	dpkg --verify "${others[@]}" >"$tmp/verify.after" 2>&1 || :
+	diff -u "$tmp/verify.before" "$tmp/verify.after" ||
+		bad "the purge did not give ${others[*]} their files back"
+	if ldconfig -p | grep -q 'librpmem\.so\.1 '; then
+		bad "librpmem.so.1 still in the linker cache after the purge"
+	fi
+	[[ $failed != 0 ]] || say "ok: purged, nothing of the packages left"
+}
+
+# cleanup -- stop sshd, drop the namespace, purge, remove the temp dir
+cleanup() {
+	local rc=$? pid
+	trap - EXIT
+	# every step is tried, and each check reports through bad
+	set +e
+	if pid=$(sshd_pid); then
+		kill -TERM "$pid" 2>/dev/null || :
+		for _ in $(seq 100); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.05
+		done
+	fi
+	harness_netns_stop
+	[[ $installed == no ]] || purge
+	rm -rf -- "$tmp"
+	((failed == 0)) || rc=1
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+# on_app -- run "$@" on the application side (its /root mounted)
+on_app() {
+	unshare -m --propagation private -- sh -c \
+		'mount --bind "$0" /root && exec "$@"' "$ahome" "$@"
+}
+
+# ok -- "$@" on the application side must succeed; $1 names it
+ok() {
+	local what=$1
+	shift
+	if on_app "$@" >"$tmp/out" 2>&1; then
+		say "ok: $what"
+		return 0
+	fi
+	bad "$what: $* exited $?"
+	sed 's/^/    /' "$tmp/out"
+	return 1
+}
+
+# has -- the output of the last ok must match ERE $2; $1 names it
+has() {
+	if grep -Eq -- "$2" "$tmp/out"; then
+		say "ok: $1"
+	else
+		bad "$1: no line matching '$2' in:"
+		sed 's/^/    /' "$tmp/out"
+	fi
+}
+
+# expect -- the test "${@:2}" must hold; $1 names it
+expect() {
+	local what=$1
+	shift
+	if "$@"; then
+		say "ok: $what"
+	else
+		bad "$what ($*)"
+	fi
+}
+
+# pmemobj_hdr -- file $1 starts with a libpmemobj pool header
+pmemobj_hdr() {
+	[[ -f $1 && $(head -c 7 -- "$1") == PMEMOBJ ]]
+}
+
+# ------------------------------------------------------------ install
+# the packages whose files ours divert: as they were, after the purge
+others=()
+for p in pmdk-tools libpmem1; do
+	dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null |
+		grep -q '^ii' && others+=("$p")
+done
+dpkg --verify "${others[@]}" >"$tmp/verify.before" 2>&1 || :
+say "installing ${files[*]##*/}"
+installed=yes
+dpkg -i "${files[@]}" >"$tmp/install.log" 2>&1 || {
+	cat "$tmp/install.log"
+	bad "dpkg -i of the packages"
+	exit 1
+}
+# /lib is /usr/lib on Debian 12 (merged /usr); ldconfig names either
+expect "the linker's cache has librpmem.so.1 in /usr/lib/$multiarch" \
+	grep -Eq "librpmem\.so\.1 .*=> (/usr)?/lib/$multiarch/librpmem\.so\.1\$" \
+	<(ldconfig -p)
+expect "/etc/rpmemd/rpmemd.conf is the shipped, commented file" \
+	cmp -s /etc/rpmemd/rpmemd.conf "$top_srcdir/src/rpmemd/rpmemd.conf"
+expect "rpmem is rpmem-tools'" \
+	test "$(dpkg -S /usr/bin/rpmem 2>/dev/null)" = "rpmem-tools: /usr/bin/rpmem"
+
+# ------------------------------------------------------------ the hosts
+mkdir -p "$app" "$tgt/poolsets" "$tgt/pool"
+mkdir -m 700 "$ahome" "$ahome/.ssh" "$thome" "$thome/.ssh"
+ssh-keygen -q -t ed25519 -N '' -C rpmem-installed-target \
+	-f "$tgt/ssh_host_ed25519_key"
+ssh-keygen -q -t ed25519 -N '' -C rpmem-installed-app \
+	-f "$ahome/.ssh/id_ed25519"
+install -m 600 "$ahome/.ssh/id_ed25519.pub" "$thome/.ssh/authorized_keys"
+
+rc=0
+harness_netns_start inst || rc=$?
+((rc == 0)) || { bad "no network namespace for the target"; exit 1; }
+host=$HARNESS_NETNS_ADDR
+printf '%s %s\n' "$host" "$(cut -d' ' -f1,2 "$tgt/ssh_host_ed25519_key.pub")" \
+	>"$ahome/.ssh/known_hosts"
+
+# a server's sshd: what Debian's sshd_config leaves on, less PAM (root
+# logs in with a key only) and AcceptEnv (nothing is forwarded)
+cat >"$tgt/sshd_config" <<EOF
+ListenAddress $host
+Port 22
+HostKey $tgt/ssh_host_ed25519_key
+PidFile $tgt/sshd.pid
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+AuthenticationMethods publickey
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes yes
+PermitUserEnvironment no
+X11Forwarding no
+PrintMotd no
+LogLevel VERBOSE
+EOF
+mkdir -p /run/sshd
+ip netns exec "$HARNESS_NETNS" sh -c \
+	'mount --bind "$0" /root && exec /usr/sbin/sshd -f "$1" -E "$2"' \
+	"$thome" "$tgt/sshd_config" "$tgt/sshd.log" || {
+	cat "$tgt/sshd.log"
+	bad "the target's sshd did not start"
+	exit 1
+}
+for _ in $(seq 200); do
+	sshd_pid >/dev/null && break
+	sleep 0.05
+done
+sshd_pid >/dev/null || { bad "the target's sshd wrote no pid file"; exit 1; }
+
+# sshd has bound its port once it wrote the pid file: the first login
+# either works or shows why not
+ok "ssh root@$host logs in with the test's key and known_hosts" \
+	ssh -oBatchMode=yes "root@$host" 'command -v rpmemd' ||
+	{ sed 's/^/    /' "$tgt/sshd.log"; exit 1; }
+has "rpmemd on the target's non-interactive PATH is the package's" \
+	'^/usr/bin/rpmemd$'
+
+# the packaged config, plus where this test keeps its pool sets
+printf '\n# added by tests/installed/installed.sh\npoolset-dir = %s\n' \
+	"$tgt/poolsets" >>/etc/rpmemd/rpmemd.conf
+
+# ------------------------------------------------------------ the pool
+cc -std=gnu11 -O2 -o "$tmp/counter" "$self/counter.c" -lpmemobj ||
+	{ bad "counter.c does not build against Debian's libpmemobj"; exit 1; }
+expect "counter links libpmemobj, not librpmem" \
+	eval '! ldd "$tmp/counter" | grep -q librpmem'
+set=$app/app.set
+lpart=$app/app.part
+rpart=$tgt/pool/app.part
+printf 'PMEMPOOLSET\n32M %s\n' "$rpart" >"$tgt/poolsets/app.set"
+printf 'PMEMPOOLSET\n32M %s\nREPLICA root@%s app.set\n' "$lpart" "$host" \
+	>"$set"
+
+ok "pmempool create obj of a pool with a remote replica" \
+	pmempool create obj --layout=installed "$set"
+expect "the replica on the target holds a libpmemobj header" \
+	pmemobj_hdr "$rpart"
+ok "transactions through Debian's libpmemobj" "$tmp/counter" add "$set" 300
+ok "the transactions are in the pool" "$tmp/counter" verify "$set" 300
+
+rm -f -- "$lpart"
+ok "pmempool sync rebuilds the deleted master from the replica" \
+	pmempool sync "$set"
+ok "the rebuilt master holds every transaction" \
+	"$tmp/counter" verify "$set" 300
+
+rm -f -- "$rpart"
+ok "pmempool sync recreates the deleted replica" pmempool sync "$set"
+expect "the replica is back" pmemobj_hdr "$rpart"
+rm -f -- "$lpart"
+ok "pmempool sync rebuilds the master from the recreated replica" \
+	pmempool sync "$set"
+ok "the master rebuilt from it holds every transaction" \
+	"$tmp/counter" verify "$set" 300
+ok "more transactions after the rebuilds" "$tmp/counter" add "$set" 50
+
+ok "rpmem info" rpmem info "$set"
+has "rpmem info: the replica is remote and healthy" \
+	"^replica 1: remote root@$host app.set"
+has "rpmem info: same pool" 'same pool +yes'
+# a live libpmemobj replica may differ in run-time bytes (README)
+on_app rpmem verify "$set" >"$tmp/out" 2>&1 && rc=0 || rc=$?
+expect "rpmem verify: equal or differing ranges (exit 0 or 3, got $rc)" \
+	test "$rc" = 0 -o "$rc" = 3
+ok "rpmem sync" rpmem sync "$set"
+ok "rpmem verify after the sync" rpmem verify "$set"
+has "rpmem verify: the replica is equal" "^replica 1 .*: equal"
+ok "the pool still holds every transaction" \
+	"$tmp/counter" verify "$set" 350
+
+ok "pmempool rm" pmempool rm "$set"
+expect "pmempool rm removed the master" test ! -e "$lpart"
+expect "pmempool rm removed the replica" test ! -e "$rpart"
+
+ok "rpmem create" rpmem create "$set"
+expect "rpmem create made the replica" test -s "$rpart"
+ok "rpmem info of the new pool" rpmem info "$set"
+has "rpmem info: its replica opens" 'status +ok'
+ok "rpmem rm" rpmem rm "$set"
+expect "rpmem rm removed the master" test ! -e "$lpart"
+expect "rpmem rm removed the replica" test ! -e "$rpart"
+
+((failed == 0)) && echo "installed.sh: the installed packages replicate" \
+	"between two hosts"

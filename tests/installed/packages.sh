@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# packages.sh -- the built .deb files: lintian finds no error (warnings are
+# listed), every file is in the package and place Debian's PMDK 1.12
+# packages used, rpmemd's config is a conffile, librpmem1's symbols file
+# is the one generated from the version script, dependencies come from
+# shlibs, and the version is the tree's.
+#
+# Only with RPMEM_TEST_PACKAGES=1 (exit 77 otherwise), after debs.sh;
+# RPMEM_DEBS names another directory of packages (default: build/deb of
+# the build tree).  Installs nothing.
+set -uo pipefail
+
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_srcdir:=$top_builddir}"
+if [[ ${RPMEM_TEST_PACKAGES:-0} != 1 ]]; then
+	echo "packages.sh: skipped; set RPMEM_TEST_PACKAGES=1"
+	exit 77
+fi
+debs=${RPMEM_DEBS:-$top_builddir/build/deb}
+arch=$(dpkg --print-architecture)
+ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null) ||
+	ma=$(gcc -print-multiarch)
+version=$(sed -n 's/^PACKAGE_VERSION = //p' "$top_builddir/Makefile")
+fail=0
+
+# bad -- report a failed check
+bad() {
+	printf 'FAIL: %s\n' "$*"
+	fail=1
+}
+
+# deb -- the .deb of package $1
+deb() {
+	printf '%s/%s_%s_%s.deb\n' "$debs" "$1" "$version" "$arch"
+}
+
+# package | a path it must hold (as dpkg-deb -c prints it, without ./)
+contents=(
+	"librpmem1|usr/lib/$ma/librpmem.so.1.0.0"
+	"librpmem1|usr/lib/$ma/librpmem.so.1 -> librpmem.so.1.0.0"
+	"librpmem1|usr/share/doc/librpmem1/copyright"
+	"librpmem-dev|usr/include/librpmem.h"
+	"librpmem-dev|usr/lib/$ma/librpmem.so -> librpmem.so.1.0.0"
+	"librpmem-dev|usr/lib/$ma/pkgconfig/librpmem.pc"
+	"librpmem-dev|usr/share/man/man3/rpmem_create.3.gz"
+	"librpmem-dev|usr/share/man/man3/rpmem_persist.3.gz"
+	"librpmem-dev|usr/share/man/man3/rpmem_open.3.gz -> rpmem_create.3.gz"
+	"librpmem-dev|usr/share/man/man7/librpmem.7.gz"
+	"rpmemd|usr/bin/rpmemd"
+	"rpmemd|etc/rpmemd/rpmemd.conf"
+	"rpmemd|usr/share/man/man1/rpmemd.1.gz"
+	"rpmemd|usr/share/man/man5/rpmemd.conf.5.gz"
+	"rpmem-tools|usr/bin/rpmem"
+	"rpmem-tools|usr/share/man/man1/rpmem.1.gz"
+	"rpmem-tools|usr/share/man/man5/poolset.5.gz"
+	"rpmem-tools|usr/share/bash-completion/completions/rpmem"
+)
+# package | ERE its Depends must match
+depends=(
+	"librpmem1|(^|, )libfabric1 \\(>= [^)]*\\)"
+	"librpmem1|(^|, )openssh-client"
+	"librpmem-dev|(^|, )librpmem1 \\(= $version\\)"
+	"rpmemd|(^|, )libpmem1 \\(>= [^)]*\\)"
+	"rpmemd|(^|, )libiniparser1"
+	"rpmem-tools|(^|, )libfabric1"
+)
+
+for p in librpmem1 librpmem-dev rpmemd rpmem-tools; do
+	[[ -f $(deb "$p") ]] || bad "$(deb "$p") missing (version $version)"
+done
+((fail == 0)) || exit 1
+
+for row in "${contents[@]}"; do
+	p=${row%%|*} path=${row#*|}
+	dpkg-deb -c "$(deb "$p")" | awk '{ $1 = $2 = $3 = $4 = $5 = ""; print }' |
+		sed 's/^ *\.\///' | grep -qxF -- "$path" ||
+		bad "$p does not hold $path"
+done
+for row in "${depends[@]}"; do
+	p=${row%%|*} re=${row#*|}
+	dep=$(dpkg-deb -f "$(deb "$p")" Depends)
+	[[ $dep =~ $re ]] || bad "$p Depends '$dep' lacks /$re/"
+done
+[[ $(dpkg-deb -I "$(deb rpmemd)" conffiles 2>/dev/null) == \
+	/etc/rpmemd/rpmemd.conf ]] || bad "rpmemd.conf is not a conffile"
+# the file as shipped: commented, every key at its default
+dpkg-deb --fsys-tarfile "$(deb rpmemd)" |
+	tar -xOf - ./etc/rpmemd/rpmemd.conf | cmp -s - \
+	"$top_srcdir/src/rpmemd/rpmemd.conf" ||
+	bad "/etc/rpmemd/rpmemd.conf differs from src/rpmemd/rpmemd.conf"
+diff -u <("$top_srcdir/debian/symbols-from-map" \
+	"$top_srcdir/src/librpmem/librpmem.map") \
+	<(dpkg-deb -I "$(deb librpmem1)" symbols) ||
+	bad "librpmem1's symbols are not those of librpmem.map"
+[[ $(dpkg-deb -f "$(deb librpmem1)" Multi-Arch) == same ]] ||
+	bad "librpmem1 is not Multi-Arch: same"
+
+# lintian: no error; warnings are printed (README lists them and why)
+lintian --fail-on error --suppress-tags-from-file /dev/null \
+	"$debs"/*_"$version"_"$arch".changes >"$debs/lintian.txt" 2>&1
+rc=$?
+grep -v 'running with root privileges' "$debs/lintian.txt"
+if grep -q '^E: ' "$debs/lintian.txt" || ((rc != 0)); then
+	bad "lintian reports errors (exit $rc)"
+fi
+((fail)) || echo "PASS: the packages' contents, control data and lintian"
+exit $fail
