@@ -320,6 +320,9 @@ provider(RPMEMpool *rpp, unsigned *max_lanes)
 	if (r == -EINVAL)
 		return fail(EINVAL, "unknown provider RPMEM_PROVIDER=%s",
 			getenv("RPMEM_PROVIDER"));
+	if (r == -ENOMEM)
+		return fail(ENOMEM, "!choosing a fabric provider for %s",
+			rpp->target.node);
 	if (r)
 		return fail(ENOMEDIUM, "cannot find a fabric provider for %s",
 			rpp->target.node);
@@ -430,8 +433,12 @@ pmdk_daemon(RPMEMpool *rpp, const char *what, unsigned *max_lanes)
 				"1.12's, which has no tcp provider "
 				"(RPMEM_PROVIDER=%s): use sockets or verbs",
 				what, host, forced);
-		if (fabric_provider_check(host, PROTO_PROV_SOCKETS,
-				max_lanes))
+		int r = fabric_provider_check(host, PROTO_PROV_SOCKETS,
+			max_lanes);
+		if (r == -ENOMEM)
+			return fail(ENOMEM, "!%s: choosing a fabric provider "
+				"for %s", what, host);
+		if (r)
 			return fail(ENOMEDIUM, "%s: rpmemd on %s is PMDK "
 				"1.12's, which has no tcp provider, and "
 				"sockets cannot reach it", what, host);
