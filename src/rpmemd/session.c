@@ -74,8 +74,8 @@ status_of(int err)
 		return PROTO_ERR_NOACCESS;
 	case ENOENT:
 		return PROTO_ERR_NOEXIST;
-	case EWOULDBLOCK:
 	case EBUSY:
+		/* not EAGAIN (= EWOULDBLOCK): a thread not had is fatal */
 		return PROTO_ERR_BUSY;
 	case EBADF:
 		return PROTO_ERR_BADNAME;
