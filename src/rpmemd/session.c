@@ -370,6 +370,14 @@ handle_pool(struct session *s, const struct proto_req *req)
 		r = r == -EINVAL || r == -ENODATA ? -EMEDIUMTYPE : r;
 		goto err_close;
 	}
+	/*
+	 * The workers before the answer: a daemon that cannot run them
+	 * must fail the create or open, not leave the client a pool whose
+	 * lanes go nowhere (RELIABILITY R17).
+	 */
+	r = fabric_start(s->fab);
+	if (r)
+		goto err_close;
 	resp.ibc.persist_method = persist_method(s, p, fa.provider, sealed);
 	resp.ext.buff_size = fa.pool.buff_size;
 	if (req->type == PROTO_MSG_OPEN)
@@ -385,8 +393,6 @@ handle_pool(struct session *s, const struct proto_req *req)
 	 * session stays open to hear it, without lanes.
 	 */
 	r = fabric_accept(s->fab, ACCEPT_TIMEOUT_MS);
-	if (!r)
-		r = fabric_start(s->fab);
 	if (r) {
 		fabric_fini(s->fab);
 		s->fab = NULL;
