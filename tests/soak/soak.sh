@@ -185,6 +185,11 @@ rcmd="exec nice -n 10 $(printf '%q' "$rpmemd") -c $(printf '%q' "$conf")"
 rcmd+=" --poolset-dir=$(printf '%q' "$tmp/poolsets") --log-level=notice"
 rcmd+=" --log-file=$(printf '%q' "$tmp/logs")/rpmemd.w@W@.\$\$.\$(date"
 rcmd+=" +%s%N).log"
+# sshd passes no environment: the sanitizer leg's options go in the
+# command, so that rpmemd reports where the leg looks
+for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS IPATH_NO_BACKTRACE; do
+	[[ -z ${!v:-} ]] || rcmd="$v=$(printf '%q' "${!v}") $rcmd"
+done
 
 rc=0
 for run in "${runs[@]}"; do
