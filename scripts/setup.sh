@@ -19,6 +19,7 @@ packages=(
 	libiniparser-dev libssl-dev check
 	openssh-server openssh-client
 	iproute2 procps
+	valgrind liblsan0
 )
 
 missing=()

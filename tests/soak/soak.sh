@@ -4,7 +4,8 @@
 # against the built rpmemd behind a private sshd, with the faults it needs
 #
 #   [SOAK_PROFILE=soak|short|many] [SOAK_SECONDS=N] [SOAK_SEED=N] \
-#   [SOAK_ARGS='--faults stray,...'] top_builddir=BUILD_DIR tests/soak/soak.sh
+#   [SOAK_TIMEOUT=S] [SOAK_ARGS='--faults stray,...'] \
+#   top_builddir=BUILD_DIR tests/soak/soak.sh
 #
 # Profiles:
 #   soak   (default) 4 clients x 4 lanes for SOAK_SECONDS (120) with every
@@ -16,6 +17,9 @@
 #          SOAK_SECONDS (50) sessions killed and reopened 4 at a time; each
 #          rpmemd's private memory held to its cap, the target's processes
 #          and descriptors back to where they were (tests/load/many.sh)
+#
+# SOAK_TIMEOUT is RPMEM_TIMEOUT of the soak and short profiles (10 s):
+# the sanitizer leg raises it, for its programs run slower.
 #
 # The clients' traffic is niced and paced (a random pause between two
 # calls of a lane, --think-us), so that the soak's own ssh logins and the
@@ -48,10 +52,10 @@ profile=${SOAK_PROFILE:-soak}
 case $profile in
 soak)	runs=("--label soak --seconds ${SOAK_SECONDS:-120}
 		--think-us 5000")
-	clients=4 timeout=10 pool_mib=8 lanes=4 netns=yes ;;
+	clients=4 timeout=${SOAK_TIMEOUT:-10} pool_mib=8 lanes=4 netns=yes ;;
 short)	runs=("--label short --seconds ${SOAK_SECONDS:-30}
 		--think-us 5000")
-	clients=2 timeout=10 pool_mib=8 lanes=4 netns=yes ;;
+	clients=2 timeout=${SOAK_TIMEOUT:-10} pool_mib=8 lanes=4 netns=yes ;;
 many)	runs=("--label many --check-mem --steady 20 --per-round 4
 		--think-us 50000
 		--faults client-kill,rpmemd-kill,ssh-kill
