@@ -312,10 +312,7 @@ run_stray(struct soak *s, const struct fault *f, struct client **t,
 		s->fig.reopens++;
 		return;
 	}
-	s->fig.open_failed++;
-	sup_log(s, "OPEN FAILED: worker %u after strangers: %s", c->id,
-		r ? strerror(-r) : m.type == SOAK_MSG_READY ?
-		"fewer lanes than asked" : m.text);
+	sup_open_failed(s, c, "strangers", r ? NULL : &m);
 	if (!r && m.type == SOAK_MSG_READY) {
 		c->ready = true;
 		c->nlanes = m.nlanes;

@@ -415,8 +415,9 @@ figures(struct soak *s)
 		"acked-bytes=%llu faults=%u(%s) reopens=%u oracle-checks=%u "
 		"inflight-bytes=%llu lost-bytes=%llu torn-words=%llu "
 		"corrupt-bytes=%llu bad-reads=%llu fault-to-error-max-ms=%lld "
-		"hangs=%u unexpected=%u open-failed=%u strays-let-in=%u "
-		"leftover-parts=%u leaked-rpmemd=%u leaked-fds=%u "
+		"hangs=%u unexpected=%u open-failed=%u slow-starts=%u "
+		"strays-let-in=%u leftover-parts=%u leaked-rpmemd=%u "
+		"leaked-fds=%u "
 		"leaked-procs=%u verified-paused=%u/%u verified=%u/%u "
 		"rpmemd-hwm-max-kib=%lu "
 		"rpmemd-anon-max-kib=%lu%s target-procs=%u/%u/%u "
@@ -427,8 +428,8 @@ figures(struct soak *s)
 		(unsigned long long)g->inflight, (unsigned long long)g->lost,
 		(unsigned long long)g->torn, (unsigned long long)g->corrupt,
 		(unsigned long long)g->bad_reads, g->err_max_ms, g->hangs,
-		g->unexpected, g->open_failed, g->stray_in, g->leftovers,
-		g->leaked_rpmemd, g->leaked_fds, g->leaked_procs,
+		g->unexpected, g->open_failed, g->slow_starts, g->stray_in,
+		g->leftovers, g->leaked_rpmemd, g->leaked_fds, g->leaked_procs,
 		g->verified_paused, g->paused, g->verified, s->nclients,
 		g->hwm_max_kib, g->anon_max_kib,
 		over_cap ? "(OVER CAP)" : "", g->tree_base[0], g->tree_peak[0],

@@ -307,6 +307,33 @@ note_fds(struct soak *s, struct client *c, const struct soak_msg *m)
 	}
 }
 
+/*
+ * sup_open_failed -- count and log a CREATE or OPEN that did not end
+ * READY.  A login that outlasted RPMEM_TIMEOUT before rpmemd's start-up
+ * status (the machine busy, ssh slow) touched no pool: it is a slow
+ * start, retried like any failure, and the soak fails only when the
+ * client cannot be brought back at all (it is then lost, unverified).
+ */
+void
+sup_open_failed(struct soak *s, struct client *c, const char *why,
+		const struct soak_msg *m)
+{
+	const char *after = why ? " after " : "";
+	why = why ? why : "";
+	if (m && m->type == SOAK_MSG_OPEN_FAILED && m->err == ETIMEDOUT &&
+			strstr(m->text, "starting rpmemd: no answer")) {
+		s->fig.slow_starts++;
+		sup_log(s, "slow start: worker %u%s%s: %s", c->id, after, why,
+			m->text);
+		return;
+	}
+	s->fig.open_failed++;
+	sup_log(s, "OPEN FAILED: worker %u%s%s: %s", c->id, after, why,
+		!m ? "no answer" : m->type == SOAK_MSG_OPEN_FAILED ? m->text :
+		m->type == SOAK_MSG_READY ? "fewer lanes than asked" :
+		"unexpected report");
+}
+
 /* sup_open -- CREATE or OPEN until READY; false once it gave up */
 bool
 sup_open(struct soak *s, struct client *c, enum soak_cmd cmd)
@@ -321,10 +348,7 @@ sup_open(struct soak *s, struct client *c, enum soak_cmd cmd)
 			c->nlanes = m.nlanes;
 			return true;
 		}
-		s->fig.open_failed++;
-		sup_log(s, "OPEN FAILED: worker %u: %s", c->id,
-			r ? strerror(-r) : m.type == SOAK_MSG_OPEN_FAILED ?
-			m.text : "unexpected report");
+		sup_open_failed(s, c, NULL, r ? NULL : &m);
 		if (r)
 			break;
 		/* let a session that still holds the pool end first */
@@ -420,9 +444,7 @@ sup_open_all(struct soak *s, struct client **cs, unsigned n,
 			ready++;
 			continue;
 		}
-		s->fig.open_failed++;
-		sup_log(s, "OPEN FAILED: worker %u after %s: %s", c->id, why,
-			m.type == SOAK_MSG_OPEN_FAILED ? m.text : "no answer");
+		sup_open_failed(s, c, why, m.type ? &m : NULL);
 		sup_gone(s, c, GONE_MS);
 		if (!c->lost && sup_open(s, c, cmd))
 			ready++;

@@ -51,6 +51,7 @@ struct figures {
 	unsigned hangs;			/* no error within the bound */
 	unsigned unexpected;		/* errors no fault explains */
 	unsigned open_failed;
+	unsigned slow_starts;		/* logins past RPMEM_TIMEOUT, retried */
 	unsigned leaked_rpmemd;
 	unsigned leaked_fds;
 	unsigned leaked_procs;
@@ -123,6 +124,13 @@ bool sup_gone(struct soak *s, struct client *c, int ms);
 
 /* sup_check -- the oracle on c's replica; false on any loss */
 bool sup_check(struct soak *s, struct client *c, const char *why);
+
+/*
+ * sup_open_failed -- count and log a CREATE or OPEN that did not end
+ * READY (m: the report, NULL when none came)
+ */
+void sup_open_failed(struct soak *s, struct client *c, const char *why,
+		const struct soak_msg *m);
 
 /* sup_open -- CREATE or OPEN until READY; false once it gave up */
 bool sup_open(struct soak *s, struct client *c, enum soak_cmd cmd);
