@@ -163,7 +163,7 @@ say(const char *fmt, ...)
 		0600);
 	if (fd < 0)
 		return;
-	char line[512];
+	char line[1536];
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(line, sizeof(line), fmt, ap);
@@ -276,7 +276,7 @@ fail_now(const void *ret, bool direct, const char *what)
 		return false;
 	In_shim++;
 	/* where: the caller, then the frames up to the first counted one */
-	char where[400];
+	char where[1400];
 	size_t o = 0;
 	void *frames[DEEP_FRAMES];
 	int nf = backtrace(frames, DEEP_FRAMES);
