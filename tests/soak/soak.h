@@ -162,8 +162,9 @@ int soak_proc_mem(pid_t pid, unsigned long *hwm_kib,
 		unsigned long *anon_kib);
 
 /*
- * soak_rpmemd_pids -- pids of rpmemd logs "rpmemd.w<id>.<pid>.*.log" in
- * `logdir` (id < 0: any worker); returns how many were stored
+ * soak_rpmemd_pids -- running rpmemds of the logs "rpmemd.w<id>.<pid>.*.log"
+ * in `logdir` (id < 0: any worker), each still naming its log in its argv;
+ * returns how many were stored
  */
 unsigned soak_rpmemd_pids(const char *logdir, int id, pid_t *pids,
 		unsigned max);

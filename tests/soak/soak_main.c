@@ -353,8 +353,7 @@ leaks(struct soak *s)
 	pid_t pids[4096];
 	unsigned n = soak_rpmemd_pids(s->log_dir, -1, pids, 4096);
 	for (unsigned i = 0; i < n; i++) {
-		if (!soak_proc_alive(pids[i], s->log_dir) ||
-				soak_pidfd_wait(pids[i], END_MS))
+		if (soak_pidfd_wait(pids[i], END_MS))
 			continue;
 		s->fig.leaked_rpmemd++;
 		sup_log(s, "LEAK: rpmemd %d still runs", (int)pids[i]);

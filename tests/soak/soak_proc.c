@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,8 +240,10 @@ log_name(const char *name, int *id, pid_t *pid, unsigned long long *ns)
 }
 
 /*
- * soak_rpmemd_pids -- pids of rpmemd logs "rpmemd.w<id>.<pid>.*.log" in
- * `logdir` (id < 0: any worker); returns how many were stored
+ * soak_rpmemd_pids -- running rpmemds of the logs "rpmemd.w<id>.<pid>.*.log"
+ * in `logdir` (id < 0: any worker); returns how many were stored.  A pid
+ * counts only while its argv names that very log file: over a long run
+ * pids wrap, and an old log's pid may be another worker's rpmemd now.
  */
 unsigned
 soak_rpmemd_pids(const char *logdir, int id, pid_t *pids, unsigned max)
@@ -254,7 +257,11 @@ soak_rpmemd_pids(const char *logdir, int id, pid_t *pids, unsigned max)
 		int w;
 		pid_t p;
 		unsigned long long ns;
-		if (log_name(de->d_name, &w, &p, &ns) && (id < 0 || w == id))
+		char path[PATH_MAX];
+		if (!log_name(de->d_name, &w, &p, &ns) || (id >= 0 && w != id))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", logdir, de->d_name);
+		if (soak_proc_alive(p, path))
 			pids[n++] = p;
 	}
 	closedir(d);

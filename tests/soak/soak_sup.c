@@ -231,8 +231,7 @@ sup_rpmemd(struct soak *s, struct client *c)
 	pid_t pids[256], found = 0;
 	unsigned n = soak_rpmemd_pids(s->log_dir, (int)c->id, pids, 256);
 	for (unsigned i = 0; i < n; i++)
-		if (soak_proc_alive(pids[i], s->log_dir))
-			found = pids[i];
+		found = pids[i];
 	return found;
 }
 
@@ -245,8 +244,6 @@ sup_gone(struct soak *s, struct client *c, int ms)
 	bool ok = true;
 	unsigned n = soak_rpmemd_pids(s->log_dir, (int)c->id, pids, 256);
 	for (unsigned i = 0; i < n; i++) {
-		if (!soak_proc_alive(pids[i], s->log_dir))
-			continue;
 		long long left = deadline - soak_now_ms();
 		if (soak_pidfd_wait(pids[i], left > 0 ? (int)left : 0))
 			continue;
