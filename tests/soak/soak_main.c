@@ -179,8 +179,8 @@ client_init(struct soak *s, unsigned i)
 	c->id = i;
 	c->cmd_fd = c->msg_fd = -1;
 	snprintf(c->desc, sizeof(c->desc), "%s-w%u.set", s->label, i);
-	snprintf(c->set_path, sizeof(c->set_path), "%s/%s", s->poolset_dir,
-		c->desc);
+	snprintf(c->set_path, sizeof(c->set_path), "%s/%s-w%u.set",
+		s->poolset_dir, s->label, i);
 	snprintf(c->part, sizeof(c->part), "%s/%s-w%u.part0", s->part_dir,
 		s->label, i);
 	snprintf(c->state_path, sizeof(c->state_path), "%s/%s-w%u.state",
