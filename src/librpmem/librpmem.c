@@ -296,8 +296,9 @@ lane_wish(struct proto_req_ext *ext)
 			"(aes-256-gcm or chacha20-poly1305)", c);
 	ext->security = (uint16_t)policy;
 	ext->cipher = (uint16_t)cipher;
-	if (lanesec_random(ext->random, sizeof(ext->random)))
-		return fail(EIO, "no random bytes for the session's keys");
+	int r = lanesec_random(ext->random, sizeof(ext->random));
+	if (r)
+		return fail(-r, "!no random bytes for the session's keys");
 	return 0;
 }
 
