@@ -20,6 +20,7 @@ packages=(
 	openssh-server openssh-client
 	iproute2 procps
 	debhelper dpkg-dev lintian
+	valgrind liblsan0
 )
 
 missing=()

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# test.sh -- set up, build and run the whole test suite (make check),
-# as root with the Debian packages built, installed and purged.
+# test.sh -- set up, build and run the whole test suite (make check)
+# as root with the Debian packages built, installed and purged, then
+# its sanitizer leg (tests/sanitize/run.sh: a copy built with ASan and
+# UBSan running the unit suites, the daemon protocol tests and a soak).
 #
 # Ends with one summary line "N passed, N failed, N skipped" counted from
-# the automake test logs; exits non-zero when any test failed.
+# the automake test logs of both; exits non-zero when any test failed.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,10 +20,23 @@ if [ "$(id -u)" -eq 0 ]; then
 	export RPMEM_TEST_PACKAGES=${RPMEM_TEST_PACKAGES:-1}
 fi
 
+t0=$SECONDS
 make -j"$(nproc)" check
 rc=$?
+echo "test.sh: make check: $((SECONDS - t0)) s"
 
-count() { cat tests/*/*.trs tests/*.trs 2>/dev/null | grep -c "^:test-result: $1"; }
+# the sanitizer leg: a copy of the tree built with ASan and UBSan; it
+# prints its own failures
+t0=$SECONDS
+san=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-sanitize.XXXXXX")
+"$top/tests/sanitize/run.sh" "$san"
+rc_san=$?
+echo "test.sh: sanitizer leg: $((SECONDS - t0)) s"
+
+count() {
+	cat tests/*/*.trs tests/*.trs "$san"/src/tests/*/*.trs \
+		"$san"/src/tests/*.trs 2>/dev/null | grep -c "^:test-result: $1"
+}
 pass=$(count PASS)
 fail=$(( $(count FAIL) + $(count ERROR) + $(count XPASS) ))
 skip=$(count SKIP)
@@ -30,5 +45,9 @@ if [ $rc -ne 0 ]; then
 	[ -f test-suite.log ] && cat test-suite.log
 	[ "$fail" -eq 0 ] && fail=1
 fi
+if [ $rc_san -ne 0 ] && [ "$fail" -eq 0 ]; then
+	fail=1
+fi
+rm -rf -- "$san"
 echo "$pass passed, $fail failed, $skip skipped"
-[ $rc -eq 0 ] && [ "$fail" -eq 0 ]
+[ $rc -eq 0 ] && [ $rc_san -eq 0 ] && [ "$fail" -eq 0 ]

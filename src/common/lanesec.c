@@ -14,6 +14,7 @@
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 #include <openssl/rand.h>
@@ -115,11 +116,29 @@ lanesec_cipher_choose(unsigned client_pref)
 	return LANESEC_CHACHA20_POLY1305;
 }
 
+/*
+ * ossl_fail -- the errno of an OpenSSL call that failed: -ENOMEM when
+ * OpenSSL ran out of memory on the way (RELIABILITY R17), else -EIO.
+ * Empties OpenSSL's error queue of this thread.
+ */
+static int
+ossl_fail(void)
+{
+	int r = -EIO;
+	unsigned long e;
+	while ((e = ERR_get_error()) != 0)
+		if (ERR_GET_REASON(e) == ERR_R_MALLOC_FAILURE)
+			r = -ENOMEM;
+	return r;
+}
+
 /* lanesec_random -- bytes from OpenSSL's CSPRNG (seeded by the kernel) */
 int
 lanesec_random(uint8_t *buf, size_t len)
 {
-	return len <= INT_MAX && RAND_bytes(buf, (int)len) == 1 ? 0 : -EIO;
+	if (len > INT_MAX)
+		return -EINVAL;
+	return RAND_bytes(buf, (int)len) == 1 ? 0 : ossl_fail();
 }
 
 /* lanesec_wipe -- clear key material the compiler may not elide */
@@ -136,7 +155,7 @@ hkdf(const uint8_t *key, size_t klen, const uint8_t *info, size_t ilen,
 {
 	EVP_KDF *kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
 	if (!kdf)
-		return -EIO;
+		return ossl_fail();
 	EVP_KDF_CTX *ctx = EVP_KDF_CTX_new(kdf);
 	EVP_KDF_free(kdf);
 	if (!ctx)
@@ -152,7 +171,8 @@ hkdf(const uint8_t *key, size_t klen, const uint8_t *info, size_t ilen,
 			(void *)info, ilen),
 		OSSL_PARAM_construct_end(),
 	};
-	int r = EVP_KDF_derive(ctx, out, olen, params) == 1 ? 0 : -EIO;
+	int r = EVP_KDF_derive(ctx, out, olen, params) == 1 ? 0 :
+		ossl_fail();
 	EVP_KDF_CTX_free(ctx);
 	return r;
 }
@@ -254,7 +274,7 @@ lanesec_stream_init(struct lanesec_stream *st,
 			seal ? 1 : 0) != 1 ||
 			EVP_CIPHER_CTX_get_iv_length(ctx) != NONCE_LEN) {
 		EVP_CIPHER_CTX_free(ctx);
-		return -EIO;
+		return ossl_fail();
 	}
 	st->ctx = ctx;
 	return 0;

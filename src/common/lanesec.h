@@ -102,12 +102,15 @@ enum lanesec_cipher lanesec_cpu_cipher(void);
  */
 enum lanesec_cipher lanesec_cipher_choose(unsigned client_pref);
 
-/* lanesec_random -- fill buf from the system's CSPRNG; 0 or -EIO */
+/*
+ * lanesec_random -- fill buf from the system's CSPRNG; 0, -ENOMEM when
+ * OpenSSL ran out of memory, or -EIO
+ */
 int lanesec_random(uint8_t *buf, size_t len);
 
 /*
  * lanesec_derive -- the session's keys from both sides' random bytes,
- * bound to the policy and the cipher.  0 or -EINVAL / -EIO.
+ * bound to the policy and the cipher.  0 or -EINVAL / -ENOMEM / -EIO.
  */
 int lanesec_derive(struct lanesec_keys *keys, enum lanesec_policy policy,
 		enum lanesec_cipher cipher,

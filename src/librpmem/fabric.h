@@ -44,7 +44,8 @@ struct fabric_attr {
  * RPMEM_ENABLE_VERBS=0), else sockets when RPMEM_ENABLE_SOCKETS is
  * non-zero, else tcp.  *max_lanes is what this side can open (endpoint,
  * queue and descriptor limits).  Returns -ENOMEDIUM when none is usable,
- * -EINVAL for an unknown RPMEM_PROVIDER.
+ * -EINVAL for an unknown RPMEM_PROVIDER, -ENOMEM when memory ran out
+ * while asking libfabric.
  */
 int fabric_provider(const char *node, uint32_t *provider,
 		unsigned *max_lanes);
@@ -59,7 +60,8 @@ bool fabric_probe_first(void);
 
 /*
  * fabric_provider_check -- can `provider` reach `node`?  *max_lanes as
- * fabric_provider gives it.  0, or -ENOMEDIUM.
+ * fabric_provider gives it.  0, -ENOMEDIUM, or -ENOMEM when memory
+ * ran out while asking libfabric.
  */
 int fabric_provider_check(const char *node, uint32_t provider,
 		unsigned *max_lanes);

@@ -65,8 +65,9 @@ fabric_provider_check(const char *node, uint32_t provider,
 		unsigned *max_lanes)
 {
 	struct fi_info *info;
-	if (fab_getinfo(provider, node, NULL, 0, &info))
-		return -ENOMEDIUM;
+	int r = fab_getinfo(provider, node, NULL, 0, &info);
+	if (r)
+		return r == -ENOMEM ? r : -ENOMEDIUM;
 	*max_lanes = lane_limit(info);
 	fi_freeinfo(info);
 	return 0;
@@ -81,8 +82,9 @@ fabric_provider(const char *node, uint32_t *provider, unsigned *max_lanes)
 		uint32_t p = proto_provider_parse(forced);
 		if (p == PROTO_PROV_UNKNOWN)
 			return -EINVAL;
-		if (fabric_provider_check(node, p, max_lanes))
-			return -ENOMEDIUM;
+		int r = fabric_provider_check(node, p, max_lanes);
+		if (r)
+			return r;
 		*provider = p;
 		return 0;
 	}
@@ -96,7 +98,11 @@ fabric_provider(const char *node, uint32_t *provider, unsigned *max_lanes)
 		if (p == PROTO_PROV_SOCKETS &&
 				env_flag("RPMEM_ENABLE_SOCKETS") <= 0)
 			continue;
-		if (fabric_provider_check(node, p, max_lanes) == 0) {
+		/* out of memory is no reason to settle for the next one */
+		int r = fabric_provider_check(node, p, max_lanes);
+		if (r == -ENOMEM)
+			return r;
+		if (r == 0) {
 			*provider = p;
 			return 0;
 		}

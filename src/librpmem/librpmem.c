@@ -296,8 +296,9 @@ lane_wish(struct proto_req_ext *ext)
 			"(aes-256-gcm or chacha20-poly1305)", c);
 	ext->security = (uint16_t)policy;
 	ext->cipher = (uint16_t)cipher;
-	if (lanesec_random(ext->random, sizeof(ext->random)))
-		return fail(EIO, "no random bytes for the session's keys");
+	int r = lanesec_random(ext->random, sizeof(ext->random));
+	if (r)
+		return fail(-r, "!no random bytes for the session's keys");
 	return 0;
 }
 
@@ -320,6 +321,9 @@ provider(RPMEMpool *rpp, unsigned *max_lanes)
 	if (r == -EINVAL)
 		return fail(EINVAL, "unknown provider RPMEM_PROVIDER=%s",
 			getenv("RPMEM_PROVIDER"));
+	if (r == -ENOMEM)
+		return fail(ENOMEM, "!choosing a fabric provider for %s",
+			rpp->target.node);
 	char why[256];
 	if (r && ssh_host_unknown(rpp->target.node, why, sizeof(why)))
 		return fail(ENXIO, "host %s does not resolve: %s",
@@ -434,8 +438,12 @@ pmdk_daemon(RPMEMpool *rpp, const char *what, unsigned *max_lanes)
 				"1.12's, which has no tcp provider "
 				"(RPMEM_PROVIDER=%s): use sockets or verbs",
 				what, host, forced);
-		if (fabric_provider_check(host, PROTO_PROV_SOCKETS,
-				max_lanes))
+		int r = fabric_provider_check(host, PROTO_PROV_SOCKETS,
+			max_lanes);
+		if (r == -ENOMEM)
+			return fail(ENOMEM, "!%s: choosing a fabric provider "
+				"for %s", what, host);
+		if (r)
 			return fail(ENOMEDIUM, "%s: rpmemd on %s is PMDK "
 				"1.12's, which has no tcp provider, and "
 				"sockets cannot reach it", what, host);

@@ -5,7 +5,7 @@
  * A descriptor names a pool set file strictly beneath poolset-dir: no
  * absolute path, no "..", no symlink leading out (RELIABILITY S1).  A
  * pool set here has exactly one replica; its parts are created or opened,
- * flock-ed (a second session gets -EWOULDBLOCK) and mapped contiguously:
+ * flock-ed (a second session gets -EBUSY) and mapped contiguously:
  * pool offset N is byte N of the address returned, header included.
  */
 #ifndef RPMEMD_DB_H
@@ -36,7 +36,7 @@ void db_fini(struct db *db);
  * db_pool_create -- create the pool set named by `desc`; `attr` NULL means
  * no headers (the set must say OPTION NOHDRS).  Errors: -EACCES (escape),
  * -EBADF (absolute descriptor), -ENOENT, -EEXIST (non-empty part),
- * -EWOULDBLOCK (locked), -EINVAL (bad set, size, option mismatch).
+ * -EBUSY (locked), -EINVAL (bad set, size, option mismatch).
  */
 int db_pool_create(struct db *db, const char *desc,
 		const struct rpmem_pool_attr *attr, struct db_pool **pool);

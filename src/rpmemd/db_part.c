@@ -38,11 +38,12 @@ part_lock(struct db_part *part)
 	if (flock(part->fd, LOCK_EX | LOCK_NB) == 0)
 		return 0;
 
-	int ret = -errno;
-	if (ret == -EWOULDBLOCK)
+	if (errno == EWOULDBLOCK) {
 		log_err("part '%s' is in use by another session", part->path);
-	else
-		log_err("!flock '%s'", part->path);
+		return -EBUSY;
+	}
+	int ret = -errno;
+	log_err("!flock '%s'", part->path);
 	return ret;
 }
 

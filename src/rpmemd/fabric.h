@@ -45,7 +45,10 @@ int fabric_init(const struct fabric_attr *attr, struct fabric **fab,
  */
 int fabric_accept(struct fabric *fab, int timeout_ms);
 
-/* fabric_start -- start the worker threads */
+/*
+ * fabric_start -- start the worker threads; called before the answer to
+ * CREATE or OPEN (they wait on the completion queues until lanes come)
+ */
 int fabric_start(struct fabric *fab);
 
 /* fabric_fail_fd -- readable once a lane ended the session; -1: none */

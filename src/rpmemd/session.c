@@ -74,8 +74,8 @@ status_of(int err)
 		return PROTO_ERR_NOACCESS;
 	case ENOENT:
 		return PROTO_ERR_NOEXIST;
-	case EWOULDBLOCK:
 	case EBUSY:
+		/* not EAGAIN (= EWOULDBLOCK): a thread not had is fatal */
 		return PROTO_ERR_BUSY;
 	case EBADF:
 		return PROTO_ERR_BADNAME;
@@ -373,6 +373,14 @@ handle_pool(struct session *s, const struct proto_req *req)
 		r = r == -EINVAL || r == -ENODATA ? -EMEDIUMTYPE : r;
 		goto err_close;
 	}
+	/*
+	 * The workers before the answer: a daemon that cannot run them
+	 * must fail the create or open, not leave the client a pool whose
+	 * lanes go nowhere (RELIABILITY R17).
+	 */
+	r = fabric_start(s->fab);
+	if (r)
+		goto err_close;
 	resp.ibc.persist_method = persist_method(s, p, fa.provider, sealed);
 	resp.ext.buff_size = fa.pool.buff_size;
 	if (req->type == PROTO_MSG_OPEN)
@@ -388,8 +396,6 @@ handle_pool(struct session *s, const struct proto_req *req)
 	 * session stays open to hear it, without lanes.
 	 */
 	r = fabric_accept(s->fab, ACCEPT_TIMEOUT_MS);
-	if (!r)
-		r = fabric_start(s->fab);
 	if (r) {
 		fabric_fini(s->fab);
 		s->fab = NULL;

@@ -183,7 +183,7 @@ START_TEST(test_open_missing_set_or_part_is_enoent)
 }
 END_TEST
 
-START_TEST(test_second_session_gets_ewouldblock)
+START_TEST(test_second_session_gets_ebusy)
 {
 	struct rpmem_pool_attr attr;
 	struct db_pool *pool, *other;
@@ -192,8 +192,8 @@ START_TEST(test_second_session_gets_ewouldblock)
 	dbt_write_set(dbt_sets, "b.set", "", "b", 2, 2U, 2U);
 	ck_assert_int_eq(db_pool_create(dbt_db, "b.set", &attr, &pool), 0);
 	ck_assert_int_eq(db_pool_create(dbt_db, "b.set", &attr, &other),
-			-EWOULDBLOCK);
-	ck_assert_int_eq(db_pool_open(dbt_db, "b.set", &other), -EWOULDBLOCK);
+			-EBUSY);
+	ck_assert_int_eq(db_pool_open(dbt_db, "b.set", &other), -EBUSY);
 	ck_assert_int_eq(db_pool_close(pool, false), 0);
 	/* closing dropped the locks */
 	ck_assert_int_eq(db_pool_open(dbt_db, "b.set", &other), 0);
@@ -536,7 +536,7 @@ db_suite(void)
 	tcase_add_test(tc, test_create_reuses_holey_zero_file_of_exact_size);
 	tcase_add_test(tc, test_create_with_wrong_size_file_is_einval);
 	tcase_add_test(tc, test_open_missing_set_or_part_is_enoent);
-	tcase_add_test(tc, test_second_session_gets_ewouldblock);
+	tcase_add_test(tc, test_second_session_gets_ebusy);
 	tcase_add_test(tc, test_nohdrs_requires_zero_attrs_and_vice_versa);
 	tcase_add_test(tc, test_singlehdr_option_and_feature_must_agree);
 	tcase_add_test(tc, test_part_below_2mib_is_einval);
