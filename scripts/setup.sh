@@ -16,7 +16,7 @@ packages=(
 	gcc make autoconf automake libtool pkg-config
 	libfabric-dev libfabric-bin
 	libpmem-dev libpmemobj-dev libpmempool-dev pmdk-tools
-	libiniparser-dev libssl-dev check
+	libiniparser-dev libssl-dev check lcov
 	openssh-server openssh-client
 	iproute2 procps
 	debhelper dpkg-dev lintian

@@ -523,10 +523,3 @@ fabric_read(struct fabric *f, unsigned lane, void *buf, size_t off,
 		fi_close(&mr->fid);
 	return r ? r : l->rstatus;
 }
-
-/* fabric_nlanes -- lanes connected */
-unsigned
-fabric_nlanes(const struct fabric *f)
-{
-	return f->nlanes;
-}

@@ -69,9 +69,6 @@ int fabric_provider_check(const char *node, uint32_t provider,
 /* fabric_connect -- connect every lane; on success *nlanes is final */
 int fabric_connect(const struct fabric_attr *attr, struct fabric **fab);
 
-/* fabric_nlanes -- lanes the provider and daemon leave us */
-unsigned fabric_nlanes(const struct fabric *fab);
-
 /*
  * fabric_flush -- start making [off, off + len) durable on `lane`:
  * relaxed sends the bytes by RMA write where allowed, otherwise inline

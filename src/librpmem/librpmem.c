@@ -46,18 +46,6 @@ vset_err(int err, const char *fmt, va_list ap)
 	log_err("%s", Errmsg);
 }
 
-/* rpmem_err -- set this thread's error message */
-void
-rpmem_err(const char *fmt, ...)
-{
-	int err = errno;
-	va_list ap;
-	va_start(ap, fmt);
-	vset_err(err, fmt, ap);
-	va_end(ap);
-	errno = err;
-}
-
 /* fail -- set the message and errno = err; returns -1 for the caller */
 __attribute__((format(printf, 2, 3))) static int
 fail(int err, const char *fmt, ...)
@@ -68,13 +56,6 @@ fail(int err, const char *fmt, ...)
 	va_end(ap);
 	errno = err;
 	return -1;
-}
-
-/* rpmem_timeout_ms -- bound of every out-of-band wait */
-int
-rpmem_timeout_ms(void)
-{
-	return Env.timeout_ms;
 }
 
 /* env_uint -- a positive decimal from the environment, or `def` */

@@ -43,13 +43,4 @@ struct rpmem_pool {
 	struct proto_resp resp;		/* create/open answer */
 };
 
-/*
- * rpmem_err -- set the calling thread's rpmem_errormsg() text; a format
- * starting with '!' gets ": strerror(errno)" appended.
- */
-void rpmem_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* rpmem_timeout_ms -- bound of every out-of-band wait (RPMEM_TIMEOUT) */
-int rpmem_timeout_ms(void);
-
 #endif /* RPMEM_RPMEM_H */

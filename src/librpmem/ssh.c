@@ -338,19 +338,6 @@ ssh_wait_eof(struct ssh *ssh, int timeout_ms)
 	return r == -ECONNRESET ? 0 : r;
 }
 
-/* ssh_is_alive -- non-blocking check for EOF on the child's stdout */
-bool
-ssh_is_alive(struct ssh *ssh)
-{
-	if (ssh->out_eof)
-		return false;
-	char c;
-	ssize_t n = recv(ssh->out, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-		ssh->out_eof = true;
-	return !ssh->out_eof;
-}
-
 /* ssh_fd -- the child's stdout socket */
 int
 ssh_fd(struct ssh *ssh)

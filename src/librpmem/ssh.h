@@ -44,9 +44,6 @@ int ssh_recv(struct ssh *ssh, void *buf, size_t len, int timeout_ms);
 /* ssh_wait_eof -- wait for EOF on stdout; -EPROTO if data arrives */
 int ssh_wait_eof(struct ssh *ssh, int timeout_ms);
 
-/* ssh_is_alive -- false once the peer's stdout reached EOF */
-bool ssh_is_alive(struct ssh *ssh);
-
 /* ssh_fd -- the stdout socket, for callers that poll it themselves */
 int ssh_fd(struct ssh *ssh);
 

@@ -218,8 +218,10 @@ listen_port(struct fabric *f, uint32_t *port)
 static int
 open_resources(struct fabric *f, const struct fabric_attr *attr)
 {
-	int r = fab_getinfo(attr->provider, attr->node, NULL, FI_SOURCE,
-		&f->info);
+	/* no address given: any IPv4 one (libfabric's tcp finds nothing
+	 * for no node at all) */
+	int r = fab_getinfo(attr->provider, attr->node ? attr->node :
+		"0.0.0.0", NULL, FI_SOURCE, &f->info);
 	if (r)
 		return r;
 	r = fi_fabric(f->info->fabric_attr, &f->fabric, NULL);

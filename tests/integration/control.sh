@@ -49,9 +49,67 @@ fake_ibc() {
 	put le 4 "$3"	# PMDK sends nlanes in host order
 }
 
-# fake_rpmemd -- misbehave as scenario $1 on stdin/stdout, like rpmemd would not
+# fake_request -- read one whole request from stdin; print its type
+fake_request() {
+	local hdr b type size=0 i
+	hdr=$(head -c 12 | od -An -v -tu1)
+	read -r -a b <<<"$hdr"
+	((${#b[@]} == 12)) || return 1
+	type=$(( b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3] ))
+	for ((i = 4; i < 12; i++)); do
+		size=$(( size << 8 | b[i] ))
+	done
+	head -c $((size - 12)) >/dev/null
+	printf '%s\n' "$type"
+}
+
+# fake_answer -- a well-formed answer to CREATE or OPEN (request type $1)
+# with lanes $2, buffer size $3, lane security $4 ("noext": no extension
+# block at all), cipher $5 and lane port $6
+fake_answer() {
+	local type=$1 nlanes=$2 buff=$3 sec=$4 cipher=$5 port=$6
+	local base=44 attr=0 ext=56
+	if ((type == 3)); then	# OPEN_RESP carries the pool's attributes
+		base=148
+		attr=104
+	fi
+	[[ $sec == noext ]] && ext=0
+	fake_resp_hdr 0 $((type + 1)) $((base + ext))
+	fake_ibc "$port" 1 "$nlanes"
+	head -c "$attr" /dev/zero
+	if ((ext)); then
+		put be 2 0; put be 2 3	# extension: major, minor
+		put be 4 0x000100	# version 0.1.0
+		put be 8 "$buff"
+		put be 2 "$sec"; put be 2 "$cipher"
+		put be 4 0		# reserved
+		head -c 32 /dev/urandom
+	fi
+}
+
+# fake_refused -- answer scenario $1's refused session: its CREATE or OPEN
+# with what the scenario gets wrong, then the client's CLOSE with status $2
+fake_refused() {
+	local type
+	type=$(fake_request) || return 1
+	case $1 in
+	no-extension)	fake_answer "$type" 1 8192 noext 0 7000 ;;
+	zero-lanes)	fake_answer "$type" 0 8192 2 1 7000 ;;
+	many-lanes)	fake_answer "$type" 99 8192 2 1 7000 ;;
+	small-buffer)	fake_answer "$type" 1 4096 2 1 7000 ;;
+	unknown-security) fake_answer "$type" 1 8192 7 1 7000 ;;
+	no-cipher)	fake_answer "$type" 1 8192 2 0 7000 ;;
+	dead-lanes)	fake_answer "$type" 1 8192 2 1 "$3" ;;
+	esac
+	fake_request >/dev/null || return 1	# the client's CLOSE
+	fake_resp_hdr "$2" 6 16
+}
+
+# fake_rpmemd -- misbehave as scenario $1 on stdin/stdout, like rpmemd would
+# not; $2 is the test's directory, $3 a lane port nobody listens on, and
+# what follows is what librpmem added (--protocol 0.3, or nothing)
 fake_rpmemd() {
-	local resp_create=2 resp_close=6 size=44
+	local resp_create=2 resp_close=6 size=44 i
 	case $1 in
 	short-status)		# 2 of the 4 status bytes, then EOF
 		put le 2 0
@@ -60,6 +118,34 @@ fake_rpmemd() {
 		echo "fake rpmemd: refusing to start" >&2
 		put le 4 13
 		return 13 ;;
+	stderr-flood)		# 12 KiB of stderr before the reason
+		for ((i = 0; i < 200; i++)); do
+			printf 'fake rpmemd: line %03d of a long story%22s\n' \
+				"$i" '' >&2
+		done
+		printf 'fake rpmemd: the last words\r\n' >&2
+		put le 4 13
+		return 13 ;;
+	no-extension | zero-lanes | many-lanes | small-buffer | \
+	unknown-security | no-cipher | dead-lanes)
+		put le 4 0
+		fake_refused "$1" 0 "${3:-}"
+		cat >/dev/null
+		return 0 ;;
+	pmdk-daemon)		# PMDK 1.12's rpmemd: no --protocol, and then
+		# it refuses to start
+		if [[ " ${*:4} " == *" --protocol "* ]]; then
+			echo "rpmemd: unrecognized option '--protocol'" >&2
+			return 1
+		fi
+		echo "fake PMDK rpmemd: refusing to start" >&2
+		put le 4 13
+		return 13 ;;
+	close-refused)		# CLOSE of a refused session fails too
+		put le 4 0
+		fake_refused zero-lanes 1
+		cat >/dev/null
+		return 0 ;;
 	esac
 	put le 4 0
 	head -c 12 >/dev/null	# the request header: the request is sent
@@ -108,7 +194,7 @@ fake_rpmemd() {
 }
 
 if [[ ${1:-} == --fake-rpmemd ]]; then
-	fake_rpmemd "${2:-}"
+	fake_rpmemd "${@:2}"
 	exit
 fi
 
@@ -272,14 +358,17 @@ run_group nodaemon nodaemon
 unset RPMEM_TEST_EXPECT_MSG RPMEM_TEST_DEAD_TARGET
 
 # --- fakedaemon: malformed answers fail cleanly, never crash/hang (R8, R9)
-# fake -- run the fakedaemon group against scenario $1; errnos $2 allowed
+# fake -- run the fakedaemon group against scenario $1; errnos $2 allowed,
+# rpmem_errormsg() to contain $3 when given
 fake() {
 	RPMEM_CMD="bash $(printf '%q' "$self") --fake-rpmemd $1 $(printf '%q' \
-		"$tmp")"
+		"$tmp") $dead_port"
 	RPMEM_TEST_EXPECT_ERRNO=$2
-	export RPMEM_CMD RPMEM_TEST_EXPECT_ERRNO
+	RPMEM_TEST_EXPECT_MSG=${3:-}
+	export RPMEM_CMD RPMEM_TEST_EXPECT_ERRNO RPMEM_TEST_EXPECT_MSG
 	run_group "fakedaemon $1" fakedaemon
 }
+dead_port=$(harness_pick_port)
 fake short-status ECONNRESET
 fake error-status EACCES
 fake no-response ECONNRESET
@@ -291,6 +380,28 @@ fake bad-status-code EPROTO
 fake bad-port EPROTO
 fake bad-method EPROTO
 fake weak-security EPROTO
+# well-formed answers a real rpmemd never gives: each refused naming what
+# is wrong, the refused session still closed; a lane port nobody listens
+# on; a long stderr whose last line is still the message
+fake no-extension EPROTO "answered without the extension block"
+fake zero-lanes EPROTO "rpmemd announced 0 lanes for"
+fake many-lanes EPROTO "rpmemd announced 99 lanes for"
+fake small-buffer EPROTO "rpmemd chose a 4096-byte buffer"
+fake unknown-security EPROTO "chose lane security 7, unknown here"
+fake no-cipher EPROTO "chose cipher 0 for lane security encrypt"
+fake close-refused EPROTO "rpmemd announced 0 lanes for"
+fake dead-lanes ECONNREFUSED "connecting 1 lanes to 127.0.0.1 port $dead_port"
+fake stderr-flood EACCES "rpmemd failed to start: fake rpmemd: the last words"
+# PMDK 1.12's rpmemd is recognised; spoken to only when allowed, without
+# lane security and not over tcp
+fake pmdk-daemon EPROTONOSUPPORT "set RPMEM_ALLOW_PMDK_DAEMON=1 to use"
+RPMEM_ALLOW_PMDK_DAEMON=1 RPMEM_LANE_SECURITY=encrypt fake pmdk-daemon \
+	EPROTONOSUPPORT "which has no lane security, and RPMEM_LANE_SECURITY"
+RPMEM_ALLOW_PMDK_DAEMON=1 RPMEM_PROVIDER=tcp fake pmdk-daemon EMEDIUMTYPE \
+	"which has no tcp provider (RPMEM_PROVIDER=tcp)"
+RPMEM_ALLOW_PMDK_DAEMON=1 fake pmdk-daemon EACCES \
+	"rpmemd failed to start: fake PMDK rpmemd: refusing to start"
+unset RPMEM_TEST_EXPECT_MSG
 
 # --- cmdlist: RPMEM_CMD "A|B" hands A and B to successive sessions, in
 # order; the rpmem tool creates and removes two remote replicas

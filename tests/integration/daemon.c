@@ -9,7 +9,8 @@
  * a crash or a hang.
  *
  * Environment: top_builddir (where rpmemd is); a scratch directory is
- * made under TMPDIR.
+ * made under TMPDIR (dtest.h).  Start-up failures and refused requests
+ * of other kinds are daemon_errors.c's.
  */
 #include <check.h>
 #include <endian.h>
@@ -24,238 +25,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dtest.h"
 #include "lanesec.h"
 #include "proto.h"
-
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
-#define WAIT_MS 20000
-
-static char Dir[256];
-static char Log[300];
-static const char *Extra_args[3];	/* more rpmemd options, NULL-ended */
-static bool Pmdk_client;	/* start it as PMDK's client does: no --protocol */
-
-struct daemon {
-	pid_t pid;
-	int in;		/* its stdin */
-	int out;	/* its stdout */
-};
-
-/* sys -- run a shell command, fail the test if it fails */
-static void
-sys(const char *cmd)
-{
-	ck_assert_msg(system(cmd) == 0, "command failed: %s", cmd);
-}
-
-/*
- * spawn -- rpmemd with pipes for stdin/stdout, its stderr into
- * Dir/stderr.txt
- */
-static void
-spawn(struct daemon *d)
-{
-	int in[2], out[2];
-	ck_assert_int_eq(pipe(in), 0);
-	ck_assert_int_eq(pipe(out), 0);
-	d->pid = fork();
-	ck_assert_int_ge(d->pid, 0);
-	if (d->pid == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		char err[300];
-		snprintf(err, sizeof(err), "%s/stderr.txt", Dir);
-		int efd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (efd >= 0)
-			dup2(efd, 2);
-		/* a descriptor rpmemd must not keep (S5) */
-		int leak = open("/dev/null", O_RDONLY);
-		if (leak >= 0 && leak < 9)
-			dup2(leak, 9);
-		char exe[512], psd[300], log[320], conf[300];
-		snprintf(exe, sizeof(exe), "%s/rpmemd",
-			getenv("top_builddir") ? getenv("top_builddir") : ".");
-		snprintf(psd, sizeof(psd), "--poolset-dir=%s", Dir);
-		snprintf(log, sizeof(log), "--log-file=%s", Log);
-		snprintf(conf, sizeof(conf), "%s/rpmemd.conf", Dir);
-		setenv("SSH_CONNECTION", "127.0.0.1 40000 127.0.0.1 22", 1);
-		char *argv[16] = { exe, "-c", conf, psd, log,
-			"--log-level=debug" };
-		int ac = 6;
-		if (!Pmdk_client) {
-			argv[ac++] = "--protocol";
-			argv[ac++] = STR(PROTO_MAJOR) "." STR(PROTO_MINOR);
-		}
-		for (int i = 0; i < 3 && Extra_args[i]; i++)
-			argv[ac++] = (char *)Extra_args[i];
-		execv(exe, argv);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	d->in = in[1];
-	d->out = out[0];
-}
-
-/* start -- spawn rpmemd and read its start-up status: 0 */
-static void
-start(struct daemon *d)
-{
-	spawn(d);
-	uint32_t status = 1;
-	ck_assert_int_eq(read(d->out, &status, 4), 4);
-	ck_assert_uint_eq(status, 0);
-}
-
-/* said -- rpmemd's stderr (Dir/stderr.txt) contains `needle` */
-static bool
-said(const char *needle)
-{
-	char path[300], buf[4096];
-	snprintf(path, sizeof(path), "%s/stderr.txt", Dir);
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	return strstr(buf, needle) != NULL;
-}
-
-/* finish -- close stdin, expect rpmemd to exit with `code` in time */
-static void
-finish(struct daemon *d, int code)
-{
-	close(d->in);
-	int st;
-	for (int i = 0; i < WAIT_MS / 10; i++) {
-		pid_t r = waitpid(d->pid, &st, WNOHANG);
-		if (r == d->pid) {
-			close(d->out);
-			ck_assert_msg(WIFEXITED(st), "rpmemd died of signal %d",
-				WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-			ck_assert_int_eq(WEXITSTATUS(st), code);
-			return;
-		}
-		struct pollfd p = { .fd = -1 };
-		poll(&p, 0, 10);
-	}
-	kill(d->pid, SIGKILL);
-	waitpid(d->pid, &st, 0);
-	ck_abort_msg("rpmemd did not exit within %d ms", WAIT_MS);
-}
-
-/* send_raw -- write bytes to rpmemd */
-static void
-send_raw(struct daemon *d, const void *buf, size_t len)
-{
-	ck_assert_int_eq(write(d->in, buf, len), (ssize_t)len);
-}
-
-/* send_req -- encode and send a request */
-static void
-send_req(struct daemon *d, const struct proto_req *req)
-{
-	unsigned char buf[PROTO_REQ_MAX];
-	ssize_t n = proto_req_encode(req, buf, sizeof(buf));
-	ck_assert_int_gt(n, 0);
-	send_raw(d, buf, (size_t)n);
-}
-
-/* recv_resp -- read one response of `type`; false on EOF */
-static bool
-recv_resp(struct daemon *d, uint32_t type, struct proto_resp *resp)
-{
-	static unsigned char buf[PROTO_RESP_MAX];
-	size_t got = 0;
-	uint64_t size = PROTO_HDR_RESP_SIZE;
-	while (got < size) {
-		struct pollfd p = { .fd = d->out, .events = POLLIN };
-		ck_assert_msg(poll(&p, 1, WAIT_MS) == 1, "no answer in time");
-		ssize_t n = read(d->out, buf + got, (size_t)size - got);
-		if (n == 0)
-			return false;
-		ck_assert_int_gt(n, 0);
-		got += (size_t)n;
-		if (got == PROTO_HDR_RESP_SIZE && size == PROTO_HDR_RESP_SIZE) {
-			uint32_t status;
-			ck_assert_int_eq(proto_hdr_resp_decode(buf, got, type,
-				&status, &size), 0);
-		}
-	}
-	ck_assert_int_eq(proto_resp_decode(buf, got, type, resp), 0);
-	return true;
-}
-
-/* log_has -- the daemon's log contains `needle` */
-static bool
-log_has(const char *needle)
-{
-	FILE *f = fopen(Log, "r");
-	if (!f)
-		return false;
-	char line[1024];
-	bool found = false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, needle) != NULL;
-	fclose(f);
-	return found;
-}
-
-/* open_req -- an OPEN of the test pool with the given version */
-static struct proto_req
-open_req(uint16_t major, uint16_t minor)
-{
-	struct proto_req r = {
-		.type = PROTO_MSG_OPEN,
-		.common = { major, minor, 4 << 20, 1, PROTO_PROV_TCP, 65536 },
-		/* ours carry the extension block; PMDK's do not */
-		.has_ext = minor >= PROTO_MINOR,
-	};
-	strcpy(r.desc, "pool.set");
-	return r;
-}
-
-/* setup -- a scratch dir with a pool the tests can open */
-static void
-setup(void)
-{
-	snprintf(Dir, sizeof(Dir), "%s/rpmemd-daemon.XXXXXX",
-		getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(Dir));
-	snprintf(Log, sizeof(Log), "%s/rpmemd.log", Dir);
-	char cmd[2048];
-	snprintf(cmd, sizeof(cmd), "printf 'log-level = debug\\n' > %s/rpmemd.conf"
-		" && chmod 600 %s/rpmemd.conf && printf 'PMEMPOOLSET\\n"
-		"OPTION NOHDRS\\n4M %s/part0\\n' > %s/pool.set", Dir, Dir, Dir,
-		Dir);
-	sys(cmd);
-	/* create the pool once through the daemon itself */
-	struct daemon d;
-	start(&d);
-	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR);
-	r.type = PROTO_MSG_CREATE;
-	send_req(&d, &r);
-	static struct proto_resp resp;
-	ck_assert(recv_resp(&d, PROTO_MSG_CREATE_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
-	struct proto_req c = { .type = PROTO_MSG_CLOSE };
-	send_req(&d, &c);
-	ck_assert(recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
-	finish(&d, 0);
-	unlink(Log);
-}
-
-/* teardown -- remove the scratch dir */
-static void
-teardown(void)
-{
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", Dir);
-	sys(cmd);
-}
 
 /* proc_status -- the value of `key` in /proc/<pid>/status */
 static void
@@ -285,7 +57,7 @@ proc_status(pid_t pid, const char *key, char *val, size_t len)
 START_TEST(rpmemd_hardens_itself)
 {
 	struct daemon d;
-	start(&d);
+	dtest_start(&d);
 	char val[64];
 	proc_status(d.pid, "NoNewPrivs", val, sizeof(val));
 	ck_assert_str_eq(val, "1");
@@ -295,7 +67,7 @@ START_TEST(rpmemd_hardens_itself)
 	snprintf(path, sizeof(path), "/proc/%d/fd/9", (int)d.pid);
 	ssize_t n = readlink(path, link, sizeof(link) - 1);
 	ck_assert_msg(n < 0, "rpmemd kept an inherited descriptor 9");
-	finish(&d, 0);
+	dtest_finish(&d, 0);
 }
 END_TEST
 
@@ -309,26 +81,26 @@ START_TEST(apm_over_tcp_downgrades_to_gpspm_with_a_notice)
 	/* unsealed lanes, then sealed ones (no RMA at all) */
 	static const char *const why[] = { "the provider is not verbs",
 		"the lanes are sealed (no RMA)" };
-	Extra_args[0] = "--persist-apm";
-	Extra_args[1] = _i ? NULL : "--lane-security=none";
+	Dtest_args[0] = "--persist-apm";
+	Dtest_args[1] = _i ? NULL : "--lane-security=none";
 	setenv("PMEM_IS_PMEM_FORCE", "1", 1);
 	struct daemon d;
-	start(&d);
-	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR);
-	send_req(&d, &r);
+	dtest_start(&d);
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
+	dtest_send_req(&d, &r);
 	static struct proto_resp resp;
-	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_eq(resp.status, 0);
 	ck_assert_uint_eq(resp.ibc.persist_method, PROTO_PM_GPSPM);
 	struct proto_req c = { .type = PROTO_MSG_CLOSE };
-	send_req(&d, &c);
-	ck_assert(recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
-	finish(&d, 0);
+	dtest_send_req(&d, &c);
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
+	dtest_finish(&d, 0);
 	char line[160];
 	snprintf(line, sizeof(line), "persist-apm requested, but %s: using "
 		"GPSPM", why[_i]);
-	ck_assert_msg(log_has(line), "no \"%s\" in %s", line, Log);
-	ck_assert(log_has("persist flush: pmem_persist"));
+	ck_assert_msg(dtest_log_has(line), "no \"%s\" in %s", line, Dtest_log);
+	ck_assert(dtest_log_has("persist flush: pmem_persist"));
 }
 END_TEST
 
@@ -358,14 +130,14 @@ START_TEST(lane_security_is_the_stronger_minimum)
 			"encrypt, its default for the provider)" },
 	};
 	struct daemon d;
-	Extra_args[0] = cases[_i].daemon;
-	start(&d);
-	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR);
+	Dtest_args[0] = cases[_i].daemon;
+	dtest_start(&d);
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
 	r.ext.security = (uint16_t)cases[_i].client;
 	r.ext.cipher = LANESEC_CHACHA20_POLY1305;
-	send_req(&d, &r);
+	dtest_send_req(&d, &r);
 	static struct proto_resp resp;
-	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_eq(resp.status, 0);
 	ck_assert_uint_eq(resp.ext.security, cases[_i].want);
 	/* a client without AES gets ChaCha20-Poly1305 */
@@ -377,11 +149,11 @@ START_TEST(lane_security_is_the_stronger_minimum)
 	ck_assert(cases[_i].want == LANESEC_NONE ? resp.ibc.rkey != 0 :
 		resp.ibc.rkey == 0 && resp.ibc.raddr == 0);
 	struct proto_req c = { .type = PROTO_MSG_CLOSE };
-	send_req(&d, &c);
-	ck_assert(recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
-	finish(&d, 0);
-	ck_assert_msg(log_has(cases[_i].log), "no \"%s\" in %s",
-		cases[_i].log, Log);
+	dtest_send_req(&d, &c);
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
+	dtest_finish(&d, 0);
+	ck_assert_msg(dtest_log_has(cases[_i].log), "no \"%s\" in %s",
+		cases[_i].log, Dtest_log);
 }
 END_TEST
 
@@ -389,15 +161,15 @@ END_TEST
 START_TEST(unknown_lane_security_is_refused_naming_both)
 {
 	struct daemon d;
-	start(&d);
-	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR);
+	dtest_start(&d);
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
 	r.ext.security = 7;
-	send_req(&d, &r);
+	dtest_send_req(&d, &r);
 	static struct proto_resp resp;
-	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_ne(resp.status, 0);
-	finish(&d, 0);
-	ck_assert(log_has("the client asks for lane security 7, unknown "
+	dtest_finish(&d, 0);
+	ck_assert(dtest_log_has("the client asks for lane security 7, unknown "
 		"here; rpmemd has lane-security encrypt"));
 }
 END_TEST
@@ -406,14 +178,14 @@ END_TEST
 START_TEST(other_major_is_refused_naming_both_versions)
 {
 	struct daemon d;
-	start(&d);
-	struct proto_req r = open_req(1, 2);
-	send_req(&d, &r);
+	dtest_start(&d);
+	struct proto_req r = dtest_open_req(1, 2);
+	dtest_send_req(&d, &r);
 	static struct proto_resp resp;
-	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_eq(resp.status, PROTO_ERR_BADPROTO);
-	finish(&d, 1);
-	ck_assert(log_has("client 1.2, rpmemd 0.3"));
+	dtest_finish(&d, 1);
+	ck_assert(dtest_log_has("client 1.2, rpmemd 0.3"));
 }
 END_TEST
 
@@ -421,20 +193,20 @@ END_TEST
 START_TEST(newer_minor_works_at_the_daemons_minor)
 {
 	struct daemon d;
-	start(&d);
-	struct proto_req r = open_req(PROTO_MAJOR, 9);
-	send_req(&d, &r);
+	dtest_start(&d);
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, 9);
+	dtest_send_req(&d, &r);
 	static struct proto_resp resp;
-	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_eq(resp.status, 0);
 	ck_assert(resp.has_ext);
 	ck_assert_uint_eq(resp.ext.minor, PROTO_MINOR);
 	ck_assert_uint_ne(resp.ext.version, 0);
 	struct proto_req c = { .type = PROTO_MSG_CLOSE };
-	send_req(&d, &c);
-	ck_assert(recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
+	dtest_send_req(&d, &c);
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
 	ck_assert_uint_eq(resp.status, 0);
-	finish(&d, 0);
+	dtest_finish(&d, 0);
 }
 END_TEST
 
@@ -445,14 +217,14 @@ END_TEST
 START_TEST(our_older_minor_gets_a_plain_badproto)
 {
 	struct daemon d;
-	start(&d);
-	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR - 1);
-	send_req(&d, &r);
+	dtest_start(&d);
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR - 1);
+	dtest_send_req(&d, &r);
 	static struct proto_resp resp;
-	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_eq(resp.status, PROTO_ERR_BADPROTO);
 	ck_assert(!resp.has_ext);
-	finish(&d, 0);
+	dtest_finish(&d, 0);
 }
 END_TEST
 
@@ -477,15 +249,15 @@ START_TEST(refused_clients_hear_why_before_the_status_word)
 		{ false, { "--protocol=1.0" }, "the client speaks protocol "
 			"1.0, rpmemd " SRCVERSION " speaks 0.3" },
 	};
-	Pmdk_client = cases[_i].pmdk;
-	Extra_args[0] = cases[_i].arg[0];
-	Extra_args[1] = cases[_i].arg[1];
+	Dtest_pmdk_client = cases[_i].pmdk;
+	Dtest_args[0] = cases[_i].arg[0];
+	Dtest_args[1] = cases[_i].arg[1];
 	struct daemon d;
-	spawn(&d);
+	dtest_spawn(&d);
 	uint32_t status;
 	ck_assert_int_eq(read(d.out, &status, sizeof(status)), 0);
-	finish(&d, 1);
-	ck_assert_msg(said(cases[_i].why), "rpmemd did not say \"%s\"",
+	dtest_finish(&d, 1);
+	ck_assert_msg(dtest_said(cases[_i].why), "rpmemd did not say \"%s\"",
 		cases[_i].why);
 }
 END_TEST
@@ -496,39 +268,39 @@ END_TEST
  */
 START_TEST(pmdk_client_is_served_0_1_when_allowed)
 {
-	Pmdk_client = true;
-	Extra_args[0] = "--allow-pmdk-clients";
+	Dtest_pmdk_client = true;
+	Dtest_args[0] = "--allow-pmdk-clients";
 	struct daemon d;
-	start(&d);
-	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR_PMDK);
+	dtest_start(&d);
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR_PMDK);
 	r.common.provider = PROTO_PROV_SOCKETS;
 	r.common.buff_size = PROTO_DEF_BUFF_SIZE;
-	send_req(&d, &r);
+	dtest_send_req(&d, &r);
 	static struct proto_resp resp;
-	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_eq(resp.status, 0);
 	ck_assert(!resp.has_ext);
 	ck_assert_uint_eq(resp.ibc.persist_method, PROTO_PM_GPSPM);
 	ck_assert(resp.ibc.rkey != 0);
 	struct proto_req c = { .type = PROTO_MSG_CLOSE };
-	send_req(&d, &c);
-	ck_assert(recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
+	dtest_send_req(&d, &c);
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
 	ck_assert_uint_eq(resp.status, 0);
-	finish(&d, 0);
-	ck_assert(log_has("serving a PMDK 1.12 client (protocol 0.1"));
+	dtest_finish(&d, 0);
+	ck_assert(dtest_log_has("serving a PMDK 1.12 client (protocol 0.1"));
 	/* our protocol is not served that way, nor is tcp */
-	start(&d);
-	r = open_req(PROTO_MAJOR, PROTO_MINOR);
-	send_req(&d, &r);
-	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	dtest_start(&d);
+	r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
+	dtest_send_req(&d, &r);
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_eq(resp.status, PROTO_ERR_BADPROTO);
-	finish(&d, 0);
-	start(&d);
-	r = open_req(PROTO_MAJOR, PROTO_MINOR_PMDK);
-	send_req(&d, &r);
-	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	dtest_finish(&d, 0);
+	dtest_start(&d);
+	r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR_PMDK);
+	dtest_send_req(&d, &r);
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_eq(resp.status, PROTO_ERR_PROVNOSUP);
-	finish(&d, 0);
+	dtest_finish(&d, 0);
 }
 END_TEST
 
@@ -539,15 +311,15 @@ START_TEST(set_attr_or_close_before_open_is_refused)
 		PROTO_MSG_CLOSE, PROTO_MSG_HASH };
 	for (size_t i = 0; i < 3; i++) {
 		struct daemon d;
-		start(&d);
+		dtest_start(&d);
 		struct proto_req r = { .type = types[i], .hash_len = 4096,
 			.hash_chunk = 4096 };
-		send_req(&d, &r);
+		dtest_send_req(&d, &r);
 		static struct proto_resp resp;
-		ck_assert(recv_resp(&d, proto_resp_type(types[i]), &resp));
+		ck_assert(dtest_recv_resp(&d, proto_resp_type(types[i]), &resp));
 		ck_assert_uint_eq(resp.status, PROTO_ERR_FATAL);
-		finish(&d, 1);
-		ck_assert(log_has("is not allowed in state INIT"));
+		dtest_finish(&d, 1);
+		ck_assert(dtest_log_has("is not allowed in state INIT"));
 	}
 }
 END_TEST
@@ -556,17 +328,17 @@ END_TEST
 START_TEST(second_open_in_a_session_is_refused)
 {
 	struct daemon d;
-	start(&d);
-	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR);
-	send_req(&d, &r);
+	dtest_start(&d);
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
+	dtest_send_req(&d, &r);
 	static struct proto_resp resp;
-	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_eq(resp.status, 0);
-	send_req(&d, &r);
-	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	dtest_send_req(&d, &r);
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_eq(resp.status, PROTO_ERR_FATAL);
-	finish(&d, 1);
-	ck_assert(log_has("request OPEN is not allowed in state OPEN"));
+	dtest_finish(&d, 1);
+	ck_assert(dtest_log_has("request OPEN is not allowed in state OPEN"));
 }
 END_TEST
 
@@ -574,17 +346,17 @@ END_TEST
 START_TEST(huge_size_in_header_is_refused_before_reading)
 {
 	struct daemon d;
-	start(&d);
+	dtest_start(&d);
 	unsigned char hdr[12];
 	uint32_t type = htobe32(PROTO_MSG_OPEN);
 	uint64_t size = htobe64(UINT64_MAX);
 	memcpy(hdr, &type, 4);
 	memcpy(hdr + 4, &size, 8);
-	send_raw(&d, hdr, sizeof(hdr));
+	dtest_send_raw(&d, hdr, sizeof(hdr));
 	static struct proto_resp resp;
-	ck_assert(!recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	finish(&d, 1);
-	ck_assert(log_has("invalid request header: type 3 size "
+	ck_assert(!dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	dtest_finish(&d, 1);
+	ck_assert(dtest_log_has("invalid request header: type 3 size "
 		"18446744073709551615"));
 }
 END_TEST
@@ -596,15 +368,15 @@ START_TEST(response_or_unknown_type_as_request_is_refused)
 		0xffffffff };
 	for (size_t i = 0; i < 4; i++) {
 		struct daemon d;
-		start(&d);
+		dtest_start(&d);
 		unsigned char hdr[16] = {0};
 		uint32_t type = htobe32(types[i]);
 		uint64_t size = htobe64(16);
 		memcpy(hdr, &type, 4);
 		memcpy(hdr + 4, &size, 8);
-		send_raw(&d, hdr, sizeof(hdr));
-		finish(&d, 1);
-		ck_assert(log_has("invalid request header"));
+		dtest_send_raw(&d, hdr, sizeof(hdr));
+		dtest_finish(&d, 1);
+		ck_assert(dtest_log_has("invalid request header"));
 	}
 }
 END_TEST
@@ -613,17 +385,17 @@ END_TEST
 START_TEST(descriptor_without_nul_is_refused)
 {
 	struct daemon d;
-	start(&d);
-	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR);
+	dtest_start(&d);
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
 	unsigned char buf[PROTO_REQ_MAX];
 	ssize_t n = proto_req_encode(&r, buf, sizeof(buf));
 	buf[n - PROTO_REQ_EXT_SIZE - 1] = 'x';
-	send_raw(&d, buf, (size_t)n);
+	dtest_send_raw(&d, buf, (size_t)n);
 	static struct proto_resp resp;
-	ck_assert(recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_ne(resp.status, 0);
-	finish(&d, 1);
-	ck_assert(log_has("invalid request of type 3"));
+	dtest_finish(&d, 1);
+	ck_assert(dtest_log_has("invalid request of type 3"));
 }
 END_TEST
 
@@ -631,13 +403,13 @@ END_TEST
 START_TEST(truncated_body_then_eof_exits_cleanly)
 {
 	struct daemon d;
-	start(&d);
-	struct proto_req r = open_req(PROTO_MAJOR, PROTO_MINOR);
+	dtest_start(&d);
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
 	unsigned char buf[PROTO_REQ_MAX];
 	ssize_t n = proto_req_encode(&r, buf, sizeof(buf));
-	send_raw(&d, buf, (size_t)n - 10);
-	finish(&d, 1);
-	ck_assert(log_has("cut short"));
+	dtest_send_raw(&d, buf, (size_t)n - 10);
+	dtest_finish(&d, 1);
+	ck_assert(dtest_log_has("cut short"));
 }
 END_TEST
 
@@ -647,7 +419,7 @@ main(void)
 	Suite *s = suite_create("rpmemd-protocol");
 	TCase *tc = tcase_create("protocol");
 	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, dtest_setup, dtest_teardown);
 	tcase_add_test(tc, rpmemd_hardens_itself);
 	tcase_add_loop_test(tc, apm_over_tcp_downgrades_to_gpspm_with_a_notice,
 		0, 2);
