@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# test.sh -- set up, build and run the whole test suite (make check)
-# as root with the Debian packages built, installed and purged, then
-# its sanitizer leg (tests/sanitize/run.sh: a copy built with ASan and
-# UBSan running the unit suites, the daemon protocol tests and a soak).
+# test.sh -- set up, build with coverage counters and run the whole test
+# suite (make check; as root with the Debian packages built, installed
+# and purged), print the coverage of src/, then run the sanitizer leg
+# (tests/sanitize/run.sh: a copy built with ASan and UBSan running the
+# unit suites, the daemon protocol tests and a soak).
 #
 # Ends with one summary line "N passed, N failed, N skipped" counted from
 # the automake test logs of both; exits non-zero when any test failed.
@@ -12,7 +13,16 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 
-"$top/scripts/setup.sh" || { echo "0 passed, 1 failed"; exit 1; }
+# the suite runs once, on a tree built with gcov counters, and its last
+# test (tests/coverage.sh) prints the coverage of src/ and holds librpmem
+# and rpmemd to their floor (tests/coverage.floor); a tree built without
+# the counters is cleaned first, so that every object gets them
+if [ -f Makefile ] && ! grep -q -- '--coverage' Makefile; then
+	make clean >/dev/null
+fi
+"$top/scripts/setup.sh" --enable-coverage ||
+	{ echo "0 passed, 1 failed"; exit 1; }
+find . -name '*.gcda' -delete
 
 # as root, the Debian packages are built, linted, installed between two
 # network namespaces and purged (tests/installed/); otherwise they skip
@@ -24,6 +34,10 @@ t0=$SECONDS
 make -j"$(nproc)" check
 rc=$?
 echo "test.sh: make check: $((SECONDS - t0)) s"
+if [ -s coverage/summary.txt ]; then
+	echo "--- coverage of src/ (tests/coverage.log; make coverage-html)"
+	cat coverage/summary.txt
+fi
 
 # the sanitizer leg: a copy of the tree built with ASan and UBSan; it
 # prints its own failures

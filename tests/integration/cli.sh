@@ -182,6 +182,28 @@ assert r[1]["signature"] == r[0]["signature"] != None
 ' "$SIZE" <<<"$out" || fail "info --json: unexpected content"
 expect_equal "fresh pool"
 
+# librpmem's own log: RPMEM_LOG_LEVEL as a number (1 warn: no info lines;
+# past the last level: debug), a '-' ending RPMEM_LOG_FILE becomes the pid,
+# values of RPMEM_TIMEOUT and RPMEM_MAX_NLANES that are no count ignored
+step "librpmem's log: level by number, a file per process, bad values"
+for level in 1 9; do
+	rm -f -- "$tmp"/librpmem[0-9]*
+	RPMEM_LOG_LEVEL=$level RPMEM_LOG_FILE=$tmp/librpmem- \
+		RPMEM_TIMEOUT=soon RPMEM_MAX_NLANES=0 run info "$set"
+	expect 0 "info, RPMEM_LOG_LEVEL=$level"
+	logs=("$tmp"/librpmem[0-9]*)
+	[[ ${#logs[@]} == 1 && -s ${logs[0]} ]] ||
+		fail "RPMEM_LOG_FILE=$tmp/librpmem-: no one log file per pid"
+	for bad in "RPMEM_TIMEOUT=soon" "RPMEM_MAX_NLANES=0"; do
+		grep -qF "ignoring invalid $bad" "${logs[0]}" ||
+			fail "librpmem log: no 'ignoring invalid $bad'"
+	done
+	n=$(grep -c "open of '$rdesc' on 127.0.0.1: [1-9]" "${logs[0]}") || :
+	[[ $n == $((level == 1 ? 0 : 1)) ]] ||
+		fail "RPMEM_LOG_LEVEL=$level: $n info lines of the open"
+done
+rm -f -- "$tmp"/librpmem[0-9]*
+
 step "fill the master with random data; sync copies it"
 head -c $((PART - 4096)) /dev/urandom |
 	dd of="$m0" bs=4096 seek=1 conv=notrunc status=none
