@@ -52,6 +52,7 @@ harness_start_sshd "$tmp" || exit 1
 # the remote shell runs rpmemd under memcheck; one log per process.
 # valgrind 3.19 does not know openat2 (it warns of syscall 437): rpmemd
 # then takes its own component-by-component walk under poolset-dir.
+# shellcheck disable=SC2054 # the commas are within valgrind's values
 vg=(--tool=memcheck --leak-check=full
 	--show-leak-kinds=definite,indirect
 	--errors-for-leak-kinds=definite,indirect --error-exitcode=99

@@ -67,8 +67,16 @@ run_signal(struct soak *s, const struct fault *f, struct client **t,
 	pid_t victim[SOAK_MAX_IN_ROUND];
 	unsigned hit = 0;
 	struct client *ht[SOAK_MAX_IN_ROUND];
+	/*
+	 * A killed victim's client may notice at once: the clock starts
+	 * before the first kill (a busy supervisor was seen to read it
+	 * after the client's error).  A stopped one starts it once stopped.
+	 */
+	long long t_fault = 0;
 	for (unsigned i = 0; i < n; i++) {
 		pid_t v = f->victim(s, t[i]);
+		if (hit == 0)
+			t_fault = soak_now_ms();
 		if (v <= 0 || kill(v, f->sig)) {
 			sup_log(s, "%s worker %u: no victim found", f->name,
 				t[i]->id);
@@ -83,7 +91,8 @@ run_signal(struct soak *s, const struct fault *f, struct client **t,
 				soak_now_ms() < deadline)
 			usleep(1000);
 	}
-	long long t_fault = soak_now_ms();
+	if (f->sig == SIGSTOP)
+		t_fault = soak_now_ms();
 	for (unsigned i = 0; i < hit; i++) {
 		if (f->victim == victim_client) {
 			if (!sup_reap(s, ht[i], sup_bound_ms(s))) {
