@@ -34,10 +34,6 @@ t0=$SECONDS
 make -j"$(nproc)" check
 rc=$?
 echo "test.sh: make check: $((SECONDS - t0)) s"
-if [ -s coverage/summary.txt ]; then
-	echo "--- coverage of src/ (tests/coverage.log; make coverage-html)"
-	cat coverage/summary.txt
-fi
 
 # the sanitizer leg: a copy of the tree built with ASan and UBSan; it
 # prints its own failures
@@ -63,5 +59,10 @@ if [ $rc_san -ne 0 ] && [ "$fail" -eq 0 ]; then
 	fail=1
 fi
 rm -rf -- "$san"
+# the figures of the coverage run, last before the summary
+if [ -s coverage/summary.txt ]; then
+	echo "--- coverage of src/ (tests/coverage.log; make coverage-html)"
+	cat coverage/summary.txt
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ $rc -eq 0 ] && [ $rc_san -eq 0 ] && [ "$fail" -eq 0 ]
