@@ -32,6 +32,7 @@
 #define GAP_MIN_MS 200		/* quiet time between two faults */
 #define GAP_SPAN_MS 1300
 #define END_MS 10000		/* for what a run started to go away */
+#define MIN_ROUNDS 2		/* fault rounds a run makes, late or not */
 /* rpmemd's private memory beyond its lane buffers: code, libfabric, stacks */
 #define MEM_SLACK_KIB (16UL << 10)
 
@@ -491,12 +492,22 @@ main(int argc, char *argv[])
 		idle(s, s->steady * 1000);
 		pause_check(s);
 	}
-	while (soak_now_ms() < end) {
+	/*
+	 * On a busy host creating and checking the pools may eat the whole
+	 * budget: MIN_ROUNDS fault rounds are owed whatever the clock says
+	 */
+	unsigned rounds = 0;
+	while (soak_now_ms() < end ||
+			(s->fault_mask && rounds < MIN_ROUNDS)) {
 		long long left = end - soak_now_ms();
 		int gap = GAP_MIN_MS + (int)(soak_rnd(&s->rng) % GAP_SPAN_MS);
-		idle(s, s->fault_mask && gap < left ? gap : (int)left);
-		if (s->fault_mask && soak_now_ms() < end)
+		bool owed = s->fault_mask && rounds < MIN_ROUNDS;
+		idle(s, s->fault_mask && (gap < left || owed) ? gap :
+			(int)left);
+		if (s->fault_mask && (soak_now_ms() < end || owed)) {
 			fault_round(s, s->fault_mask);
+			rounds++;
+		}
 	}
 	sample(s);
 	finish(s);
