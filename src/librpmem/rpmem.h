@@ -5,9 +5,11 @@
 #ifndef RPMEM_RPMEM_H
 #define RPMEM_RPMEM_H 1
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fabric.h"
 #include "librpmem.h"
@@ -26,6 +28,20 @@ enum rpmem_state {
 	RPMEM_ST_BROKEN,	/* channel or lane failed: sticky error */
 };
 
+/*
+ * The calls made on one lane, logged when the session ends (rpp_end):
+ * each lane is used by one thread at a time, so plain counters do, one
+ * cache line apart
+ */
+struct lane_calls {
+	uint64_t persist;	/* rpmem_persist */
+	uint64_t deep;		/* rpmem_deep_persist */
+	uint64_t flush;		/* rpmem_flush */
+	uint64_t drain;		/* rpmem_drain */
+	uint64_t read;		/* rpmem_read */
+	uint64_t bytes;		/* persisted, deep persisted or flushed */
+} __attribute__((aligned(64)));
+
 struct rpmem_pool {
 	_Atomic int state;		/* enum rpmem_state */
 	_Atomic int error;		/* errno once BROKEN */
@@ -41,6 +57,49 @@ struct rpmem_pool {
 	bool pmdk;			/* rpmemd is PMDK 1.12's (0.1) */
 	uint32_t provider;
 	struct proto_resp resp;		/* create/open answer */
+	struct lane_calls *calls;	/* [nlanes] */
 };
+
+#define API __attribute__((visibility("default")))
+
+#define ERRMSG_MAX 1024
+
+/* what the environment said when the library was loaded (librpmem.c) */
+struct rpmem_env {
+	unsigned max_nlanes;		/* RPMEM_MAX_NLANES */
+	int timeout_ms;			/* RPMEM_TIMEOUT */
+};
+extern struct rpmem_env Env;
+
+/* errmsg.c */
+
+/* fail -- set the message and errno = err; returns -1 */
+int fail(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* errno_of -- errno for a negative internal return */
+int errno_of(int r);
+
+/* channel_fail -- a dead out-of-band channel, with its last words */
+int channel_fail(int r, const char *what, const char *last);
+
+void rpmem_errmsg_save(char *buf);
+void rpmem_errmsg_restore(const char *buf);
+
+/* session.c */
+
+/* rpp_start -- the shared body of rpmem_create and rpmem_open */
+RPMEMpool *rpp_start(enum proto_msg_type type, const char *target,
+	const char *desc, void *addr, size_t size, unsigned *nlanes,
+	const struct rpmem_pool_attr *cattr, struct rpmem_pool_attr *oattr);
+
+/* rpp_end -- lanes down, CLOSE exchange, reap ssh; 0 or -1 + errno */
+int rpp_end(RPMEMpool *rpp, uint32_t flags);
+
+/* rpp_break -- make `err` the handle's sticky error; returns it */
+int rpp_break(RPMEMpool *rpp, int err);
+
+/* rpp_free -- release a handle whose channel is closed */
+void rpp_free(RPMEMpool *rpp);
 
 #endif /* RPMEM_RPMEM_H */

@@ -31,4 +31,14 @@ void rpmem_lane_security(RPMEMpool *rpp, const char **policy,
 /* rpmem_daemon_version -- rpmemd's version "a.b.c" into buf */
 void rpmem_daemon_version(RPMEMpool *rpp, char *buf, size_t len);
 
+/*
+ * At the end of each session that was ready, librpmem logs at level info
+ * (RPMEM_LOG_LEVEL=info, RPMEM_LOG_FILE) one line of the calls made on
+ * it, which a program using librpmem.so.1 through another library (rpmem
+ * bench through libpmemobj) reads back:
+ *   RPMEM_CALLS_LOG " 'DESC' on NODE: persist N, deep persist N, flush N,
+ *   drain N, read N; N bytes persisted or flushed"
+ */
+#define RPMEM_CALLS_LOG "calls on"
+
 #endif /* RPMEM_TOOL_H */

@@ -1,0 +1,527 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * session.c -- a session's start (ssh, rpmemd's status, the CREATE or
+ * OPEN exchange, lane keys, lanes) and its end (lanes down, CLOSE, ssh)
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fab.h"
+#include "log.h"
+#include "obc.h"
+#include "pool_hdr.h"
+#include "rpmem.h"
+#include "rpmem_tool.h"
+
+/* check_pool_args -- the argument rules of rpmem_create/rpmem_open */
+static int
+check_pool_args(const char *target, const char *desc, void *addr,
+		size_t size, unsigned *nlanes)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096;
+
+	if (!target)
+		return fail(EINVAL, "invalid target: NULL");
+	if (!desc || !*desc)
+		return fail(EINVAL, "invalid pool set name: %s",
+			desc ? "empty" : "NULL");
+	if (strlen(desc) >= PROTO_DESC_MAX)
+		return fail(EINVAL, "pool set name longer than %d bytes",
+			PROTO_DESC_MAX - 1);
+	if (!addr)
+		return fail(EINVAL, "invalid pool address: NULL");
+	if ((uintptr_t)addr % page)
+		return fail(EINVAL, "pool address %p not aligned to %zu",
+			addr, page);
+	if (size == 0 || size % page)
+		return fail(EINVAL, "pool size %zu is not a non-zero "
+			"multiple of %zu", size, page);
+	if ((uintptr_t)addr + size < (uintptr_t)addr)
+		return fail(EINVAL, "pool range %p + %zu wraps", addr, size);
+	if (!nlanes)
+		return fail(EINVAL, "invalid number of lanes: NULL");
+	if (*nlanes == 0)
+		return fail(EINVAL, "invalid number of lanes: 0");
+	return 0;
+}
+
+/* what PMDK's rpmemd says of the option it does not know */
+#define PMDK_DAEMON_SAYS "unrecognized option '--protocol'"
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define PROTOCOL_ARG "--protocol " STR(PROTO_MAJOR) "." STR(PROTO_MINOR)
+
+/*
+ * ssh_end -- reap the ssh child of a session that failed before it was
+ * ready, keeping its last stderr line (complete once ssh has exited) and
+ * whether it was PMDK's rpmemd refusing --protocol (when `pmdk` is not
+ * NULL); after a timeout the remote side is not waited for again
+ */
+static void
+ssh_end(RPMEMpool *rpp, int r, char *last, size_t len, bool *pmdk)
+{
+	int err = errno;
+	(void) ssh_reap(rpp->ssh, r == -ETIMEDOUT ? 1000 : Env.timeout_ms);
+	if (pmdk)
+		*pmdk = ssh_said(rpp->ssh, PMDK_DAEMON_SAYS);
+	(void) ssh_close(rpp->ssh, 0, last, len);
+	rpp->ssh = NULL;
+	errno = err;
+}
+
+/* rpp_free -- release a handle whose channel is closed */
+void
+rpp_free(RPMEMpool *rpp)
+{
+	free(rpp->calls);
+	free(rpp);
+}
+
+/* rpp_break -- make `err` the handle's sticky error */
+int
+rpp_break(RPMEMpool *rpp, int err)
+{
+	int expected = 0;
+	atomic_compare_exchange_strong(&rpp->error, &expected, err);
+	atomic_store(&rpp->state, RPMEM_ST_BROKEN);
+	return atomic_load(&rpp->error);
+}
+
+/*
+ * log_calls -- what the application asked of the session, for whoever
+ * counts remote persists per operation (rpmem bench, RPMEM_LOG_LEVEL=info)
+ */
+static void
+log_calls(const RPMEMpool *rpp)
+{
+	struct lane_calls t = { 0 };
+	for (unsigned i = 0; i < rpp->nlanes; i++) {
+		const struct lane_calls *c = &rpp->calls[i];
+		t.persist += c->persist;
+		t.deep += c->deep;
+		t.flush += c->flush;
+		t.drain += c->drain;
+		t.read += c->read;
+		t.bytes += c->bytes;
+	}
+	log_info(RPMEM_CALLS_LOG " '%s' on %s: persist %" PRIu64 ", deep "
+		"persist %" PRIu64 ", flush %" PRIu64 ", drain %" PRIu64
+		", read %" PRIu64 "; %" PRIu64 " bytes persisted or flushed",
+		rpp->desc, rpp->target.node, t.persist, t.deep, t.flush,
+		t.drain, t.read, t.bytes);
+}
+
+/* rpp_end -- lanes down, CLOSE exchange, reap ssh */
+int
+rpp_end(RPMEMpool *rpp, uint32_t flags)
+{
+	int ret = 0;
+	if (rpp->nlanes)	/* it was ready */
+		log_calls(rpp);
+	if (rpp->fab) {
+		int err = fabric_error(rpp->fab);
+		if (err)
+			rpp_break(rpp, err);
+		fabric_close(rpp->fab);
+		rpp->fab = NULL;
+	}
+	/* a session being set up is ended the same way as a ready one */
+	if (atomic_load(&rpp->state) != RPMEM_ST_BROKEN) {
+		struct proto_req req = {
+			.type = PROTO_MSG_CLOSE,
+			.close_flags = flags,
+		};
+		struct proto_resp resp;
+		int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
+		if (r)
+			ret = channel_fail(r, "closing remote pool",
+				ssh_last_error(rpp->ssh));
+		else if (resp.status)
+			ret = fail(proto_status_errno(resp.status),
+				"closing remote pool '%s': %s", rpp->desc,
+				proto_status_str(resp.status));
+	}
+	bool broken = atomic_load(&rpp->state) == RPMEM_ST_BROKEN;
+	int err = errno;
+	char last[ERRMSG_MAX];
+	int status = ssh_close(rpp->ssh, Env.timeout_ms, last, sizeof(last));
+	errno = err;
+	if (broken) {
+		/* rpmemd's last words say why when it ended the session */
+		err = atomic_load(&rpp->error);
+		ret = fail(err, "remote pool '%s' was already broken (%s)%s%s",
+			rpp->desc, strerror(err), *last ? ": " : "", last);
+	}
+	if (status != 0 && ret == 0)
+		log_info("ssh exited with status %d after close", status);
+	return ret;
+}
+
+/*
+ * lane_wish -- what this side asks of lane security: at least
+ * RPMEM_LANE_SECURITY (LANESEC_POLICY_MAX until the provider is known:
+ * then lane_wish_provider puts its default in), cipher
+ * RPMEM_LANE_CIPHER (default: the fastest here), and its half of the
+ * session's key material.  Read at every create/open, before ssh.
+ */
+static int
+lane_wish(struct proto_req_ext *ext)
+{
+	const char *s = getenv("RPMEM_LANE_SECURITY");
+	enum lanesec_policy policy = LANESEC_POLICY_MAX;
+	if (s && *s && lanesec_policy_parse(s, &policy))
+		return fail(EINVAL, "invalid RPMEM_LANE_SECURITY=%s "
+			"(encrypt, authenticate or none)", s);
+	const char *c = getenv("RPMEM_LANE_CIPHER");
+	enum lanesec_cipher cipher = lanesec_cpu_cipher();
+	if (c && *c && lanesec_cipher_parse(c, &cipher))
+		return fail(EINVAL, "invalid RPMEM_LANE_CIPHER=%s "
+			"(aes-256-gcm or chacha20-poly1305)", c);
+	ext->security = (uint16_t)policy;
+	ext->cipher = (uint16_t)cipher;
+	int r = lanesec_random(ext->random, sizeof(ext->random));
+	if (r)
+		return fail(-r, "!no random bytes for the session's keys");
+	return 0;
+}
+
+/* lane_wish_provider -- the provider's default, where none was asked */
+static void
+lane_wish_provider(struct proto_req_ext *ext, uint32_t provider)
+{
+	if (ext->security == LANESEC_POLICY_MAX)
+		ext->security = (uint16_t)lanesec_policy_default(provider);
+}
+
+/*
+ * provider -- choose the provider (fabric_provider); this is libfabric's
+ * first use in the process, which costs it a fraction of a second
+ */
+static int
+provider(RPMEMpool *rpp, unsigned *max_lanes)
+{
+	int r = fabric_provider(rpp->target.node, &rpp->provider, max_lanes);
+	if (r == -EINVAL)
+		return fail(EINVAL, "unknown provider RPMEM_PROVIDER=%s",
+			getenv("RPMEM_PROVIDER"));
+	if (r == -ENOMEM)
+		return fail(ENOMEM, "!choosing a fabric provider for %s",
+			rpp->target.node);
+	char why[256];
+	if (r && ssh_host_unknown(rpp->target.node, why, sizeof(why)))
+		return fail(ENXIO, "host %s does not resolve: %s",
+			rpp->target.node, why);
+	if (r)
+		return fail(ENOMEDIUM, "cannot find a fabric provider for %s",
+			rpp->target.node);
+	if (*max_lanes > Env.max_nlanes)
+		*max_lanes = Env.max_nlanes;
+	return 0;
+}
+
+/*
+ * lane_keys -- accept rpmemd's lane security only when it is at least
+ * what this side asked (RELIABILITY S8: never a silent downgrade), then
+ * derive the session's keys
+ */
+static int
+lane_keys(RPMEMpool *rpp, const char *what, const struct proto_req_ext *asked,
+		struct lanesec_keys *keys)
+{
+	const struct proto_ext *e = &rpp->resp.ext;
+	const char *host = rpp->target.node;
+	if (e->security >= LANESEC_POLICY_MAX)
+		return fail(EPROTO, "%s: rpmemd on %s chose lane security %u, "
+			"unknown here", what, host, e->security);
+	if (e->security < asked->security)
+		return fail(EPROTO, "%s: rpmemd on %s chose lane security %s, "
+			"but this side asks at least %s (RPMEM_LANE_SECURITY)",
+			what, host, lanesec_policy_name(e->security),
+			lanesec_policy_name(asked->security));
+	if ((e->security == LANESEC_NONE) != (e->cipher == 0) ||
+			e->cipher >= LANESEC_CIPHER_MAX)
+		return fail(EPROTO, "%s: rpmemd on %s chose cipher %u for lane "
+			"security %s", what, host, e->cipher,
+			lanesec_policy_name(e->security));
+	int r = lanesec_derive(keys, (enum lanesec_policy)e->security,
+		(enum lanesec_cipher)e->cipher, asked->random, e->random);
+	if (r)
+		return fail(-r, "!%s: deriving the session's lane keys", what);
+	log_info("%s: lane security %s%s%s", what,
+		lanesec_policy_name(e->security), e->cipher ? ", " : "",
+		e->cipher ? lanesec_cipher_name(e->cipher) : "");
+	return 0;
+}
+
+/*
+ * daemon_spawn -- start ssh to the target: this project's rpmemd is told
+ * our protocol (--protocol), PMDK's is started bare (`pmdk`); -4 only
+ * for the sockets provider
+ */
+static int
+daemon_spawn(RPMEMpool *rpp, bool pmdk)
+{
+	int r = ssh_open(&rpp->target, pmdk ? NULL : PROTOCOL_ARG,
+		rpp->provider == PROTO_PROV_SOCKETS, &rpp->ssh);
+	return r ? fail(-r, "!starting ssh to %s", rpp->target.node) : 0;
+}
+
+/*
+ * daemon_wait -- rpmemd's start-up status; *is_pmdk tells that the
+ * rpmemd there refused --protocol as PMDK's does, and then no message
+ * is set (a `pmdk` start looks for nothing)
+ */
+static int
+daemon_wait(RPMEMpool *rpp, bool pmdk, bool *is_pmdk)
+{
+	*is_pmdk = false;
+	uint32_t status;
+	int r = obc_initial_status(rpp->ssh, Env.timeout_ms, &status);
+	if (!r && !status)
+		return 0;
+	char last[ERRMSG_MAX];
+	ssh_end(rpp, r, last, sizeof(last), pmdk ? NULL : is_pmdk);
+	if (*is_pmdk)
+		return -1;
+	if (r)
+		return channel_fail(r, "starting rpmemd", last);
+	return fail((int)status, "rpmemd failed to start: %s",
+		*last ? last : strerror((int)status));
+}
+
+/*
+ * pmdk_daemon -- the target runs PMDK 1.12's rpmemd (protocol 0.1).  It
+ * is spoken to only when RPMEM_ALLOW_PMDK_DAEMON is non-zero, no lane
+ * security is asked for by RPMEM_LANE_SECURITY, and over sockets or
+ * verbs (PMDK has no tcp: tcp chosen by default gives way to sockets).
+ * -1 with the message otherwise.
+ */
+static int
+pmdk_daemon(RPMEMpool *rpp, const char *what, unsigned *max_lanes)
+{
+	const char *host = rpp->target.node;
+	const char *allow = getenv("RPMEM_ALLOW_PMDK_DAEMON");
+	if (!allow || atoi(allow) <= 0)
+		return fail(EPROTONOSUPPORT, "%s: rpmemd on %s is PMDK 1.12's "
+			"(protocol 0.1; it does not know --protocol), this "
+			"librpmem speaks %d.%d: install this project's rpmemd "
+			"on %s, or set RPMEM_ALLOW_PMDK_DAEMON=1 to use "
+			"protocol 0.1 with it (sockets or verbs, no lane "
+			"security)", what, host, PROTO_MAJOR, PROTO_MINOR,
+			host);
+	const char *ls = getenv("RPMEM_LANE_SECURITY");
+	if (ls && *ls && strcmp(ls, lanesec_policy_name(LANESEC_NONE)))
+		return fail(EPROTONOSUPPORT, "%s: rpmemd on %s is PMDK 1.12's "
+			"(protocol 0.1), which has no lane security, and "
+			"RPMEM_LANE_SECURITY=%s", what, host, ls);
+	if (rpp->provider == PROTO_PROV_TCP) {
+		const char *forced = getenv("RPMEM_PROVIDER");
+		if (forced && *forced)
+			return fail(EMEDIUMTYPE, "%s: rpmemd on %s is PMDK "
+				"1.12's, which has no tcp provider "
+				"(RPMEM_PROVIDER=%s): use sockets or verbs",
+				what, host, forced);
+		int r = fabric_provider_check(host, PROTO_PROV_SOCKETS,
+			max_lanes);
+		if (r == -ENOMEM)
+			return fail(ENOMEM, "!%s: choosing a fabric provider "
+				"for %s", what, host);
+		if (r)
+			return fail(ENOMEDIUM, "%s: rpmemd on %s is PMDK "
+				"1.12's, which has no tcp provider, and "
+				"sockets cannot reach it", what, host);
+		rpp->provider = PROTO_PROV_SOCKETS;
+	}
+	log_warn("%s: rpmemd on %s is PMDK 1.12's: speaking protocol 0.1 "
+		"(RPMEM_ALLOW_PMDK_DAEMON) over %s, without lane security or "
+		"lane tokens, strict persists in 8 KiB pieces", what, host,
+		proto_provider_name(rpp->provider));
+	return 0;
+}
+
+/* rpp_start -- the shared body of rpmem_create and rpmem_open */
+RPMEMpool *
+rpp_start(enum proto_msg_type type, const char *target, const char *desc,
+		void *addr, size_t size, unsigned *nlanes,
+		const struct rpmem_pool_attr *cattr,
+		struct rpmem_pool_attr *oattr)
+{
+	const char *what = type == PROTO_MSG_CREATE ? "create" : "open";
+	if (check_pool_args(target, desc, addr, size, nlanes))
+		return NULL;
+
+	RPMEMpool *rpp = calloc(1, sizeof(*rpp));
+	if (!rpp) {
+		fail(ENOMEM, "!allocating pool handle");
+		return NULL;
+	}
+	int r = target_parse(target, &rpp->target);
+	if (r) {
+		fail(EINVAL, "invalid target '%s'", target);
+		goto err_free;
+	}
+	snprintf(rpp->desc, sizeof(rpp->desc), "%s", desc);
+	rpp->pool_addr = addr;
+	rpp->pool_size = size;
+	struct proto_req_ext wish;
+	if (lane_wish(&wish))
+		goto err_free;
+
+	/*
+	 * libfabric's first use takes a fraction of a second: it runs while
+	 * ssh logs in, unless the ssh command depends on it (sockets: -4)
+	 */
+	unsigned max_lanes;
+	bool early = fabric_probe_first();
+	if (early && provider(rpp, &max_lanes))
+		goto err_free;
+	if (daemon_spawn(rpp, false))
+		goto err_free;
+	if (!early && provider(rpp, &max_lanes)) {
+		ssh_end(rpp, -ETIMEDOUT, NULL, 0, NULL);
+		goto err_free;
+	}
+	lane_wish_provider(&wish, rpp->provider);
+
+	bool pmdk = false;
+	if (daemon_wait(rpp, false, &pmdk)) {
+		bool again;
+		if (!pmdk || pmdk_daemon(rpp, what, &max_lanes) ||
+				daemon_spawn(rpp, true) ||
+				daemon_wait(rpp, true, &again))
+			goto err_free;
+	}
+	rpp->pmdk = pmdk;
+
+	/* PMDK's 0.1 request has no extension and 8 KiB buffers */
+	struct proto_req req = {
+		.type = type,
+		.common = {
+			.major = PROTO_MAJOR,
+			.minor = pmdk ? PROTO_MINOR_PMDK : PROTO_MINOR,
+			.pool_size = size,
+			.nlanes = *nlanes < max_lanes ? *nlanes : max_lanes,
+			.provider = rpp->provider,
+			.buff_size = pmdk ? PROTO_DEF_BUFF_SIZE :
+				LANE_BUFF_DEFAULT,
+		},
+		.has_ext = !pmdk,
+		.ext = wish,
+	};
+	memcpy(req.desc, rpp->desc, sizeof(req.desc));
+	if (cattr && !proto_attr_is_zero(cattr)) {
+		req.has_attr = true;
+		req.attr = *cattr;
+	}
+
+	r = obc_call(rpp->ssh, &req, &rpp->resp, Env.timeout_ms);
+	if (r || rpp->resp.status) {
+		/* rpmemd ends the session: its stderr is complete after it */
+		char last[ERRMSG_MAX];
+		ssh_end(rpp, r, last, sizeof(last), NULL);
+		if (r == -EPROTO || r == -EPROTONOSUPPORT)
+			fail(-r, "%s of '%s' on %s: malformed response", what,
+				desc, rpp->target.node);
+		else if (r)
+			channel_fail(r, what, last);
+		else
+			fail(proto_status_errno(rpp->resp.status), "%s of '%s' "
+				"on %s failed: %s%s%s", what, desc,
+				rpp->target.node,
+				proto_status_str(rpp->resp.status),
+				*last ? ": " : "", last);
+		goto err_free;
+	}
+	if (rpp->resp.has_ext == pmdk) {
+		fail(EPROTO, "%s: rpmemd on %s answered %s the extension "
+			"block of protocol %d.%d", what, rpp->target.node,
+			pmdk ? "with" : "without", PROTO_MAJOR, PROTO_MINOR);
+		goto err_close;
+	}
+	if (pmdk)
+		rpp->resp.ext.buff_size = PROTO_DEF_BUFF_SIZE;
+
+	rpp->created = type == PROTO_MSG_CREATE;
+	if (type == PROTO_MSG_CREATE) {
+		rpp->no_headers = !req.has_attr;
+	} else {
+		rpp->no_headers = proto_attr_is_zero(&rpp->resp.attr);
+		if (oattr)
+			*oattr = rpp->resp.attr;
+	}
+	unsigned n = rpp->resp.ibc.nlanes;
+	if (n == 0 || n > req.common.nlanes) {
+		fail(EPROTO, "%s: rpmemd announced %u lanes for %u requested",
+			what, n, req.common.nlanes);
+		goto err_close;
+	}
+	if (rpp->resp.ext.buff_size < PROTO_DEF_BUFF_SIZE ||
+			rpp->resp.ext.buff_size > req.common.buff_size) {
+		fail(EPROTO, "%s: rpmemd chose a %llu-byte buffer for %llu "
+			"requested", what,
+			(unsigned long long)rpp->resp.ext.buff_size,
+			(unsigned long long)req.common.buff_size);
+		goto err_close;
+	}
+
+	rpp->calls = aligned_alloc(64, n * sizeof(*rpp->calls));
+	if (!rpp->calls) {
+		fail(ENOMEM, "!%s: allocating %u lanes", what, n);
+		goto err_close;
+	}
+	memset(rpp->calls, 0, n * sizeof(*rpp->calls));
+
+	struct lanesec_keys keys = { .policy = LANESEC_NONE };
+	if (!pmdk && lane_keys(rpp, what, &wish, &keys))
+		goto err_close;
+	struct fabric_attr fa = {
+		.provider = rpp->provider,
+		.node = rpp->target.node,
+		.ibc = &rpp->resp.ibc,
+		.buff_size = (size_t)rpp->resp.ext.buff_size,
+		.keys = &keys,
+		.pmdk = pmdk,
+		.pool_addr = addr,
+		.pool_size = size,
+		.nlanes = n,
+		.timeout_ms = Env.timeout_ms,
+		.ssh_fd = ssh_fd(rpp->ssh),
+	};
+	r = fabric_connect(&fa, &rpp->fab);
+	lanesec_wipe(&keys, sizeof(keys));
+	lanesec_wipe(&wish, sizeof(wish));
+	if (r) {
+		fail(-r, "!%s: connecting %u lanes to %s port %u (%s)",
+			what, n, rpp->target.node, rpp->resp.ibc.port,
+			proto_provider_name(rpp->provider));
+		goto err_close;
+	}
+	rpp->nlanes = n;
+	*nlanes = n;
+	atomic_store(&rpp->state, RPMEM_ST_READY);
+	log_info("%s of '%s' on %s: %u lanes, %s, %s", what, desc,
+		rpp->target.node, n, proto_provider_name(rpp->provider),
+		proto_pm_name(rpp->resp.ibc.persist_method));
+	return rpp;
+
+err_close: {
+		int err = errno;
+		char msg[ERRMSG_MAX];
+		rpmem_errmsg_save(msg);
+		(void) rpp_end(rpp, type == PROTO_MSG_CREATE ?
+			PROTO_CLOSE_FLAG_REMOVE : 0);
+		rpmem_errmsg_restore(msg);
+		errno = err;
+		rpp_free(rpp);
+		return NULL;
+	}
+err_free:
+	rpp_free(rpp);
+	return NULL;
+}
+
