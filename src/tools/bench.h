@@ -31,6 +31,7 @@
 #define MIB (1024.0 * 1024.0)
 #define SETUP_ROUNDS 5		/* ssh, open, close rounds; --quick: 2 */
 #define SETUP_ROUNDS_QUICK 2
+#define NOBJ 2			/* libpmemobj transactions: 64 B, 4 KiB */
 
 enum bench_mode { STRICT, RELAXED, NMODES };
 
@@ -44,6 +45,7 @@ extern const unsigned Bench_fd_k[NFD_K];
 extern const size_t Bench_read_sizes[NREAD];
 extern const char *const Bench_modes[NMODES];
 extern const char *const Bench_policies[NRUNS];
+extern const size_t Bench_obj_sizes[NOBJ];
 
 /* a latency point, microseconds */
 struct lat {
@@ -96,6 +98,19 @@ struct setup {
 	double open, close;	/* rpmem_open, rpmem_close */
 };
 
+/* libpmemobj transactions of one size (lane security none) */
+struct obj_tx {
+	struct lat lat;		/* per transaction, us */
+	double round_trips;	/* persists and drains per transaction */
+	double flushes;		/* flushes per transaction */
+};
+
+struct obj {
+	bool measured;
+	char why[256];		/* when not */
+	struct obj_tx tx[NOBJ];	/* by Bench_obj_sizes */
+};
+
 struct bench {
 	/* set-up */
 	const char *path;
@@ -117,11 +132,13 @@ struct bench {
 	struct rawfab *raw;
 	double *samples;
 	void *rbuf;		/* rpmem_read target */
+	struct rpmem_pool_attr attr;	/* the replica's, at the first open */
 
 	/* results, by Bench_policies */
 	struct run runs[NRUNS];
 	struct setup setup;
 	struct first first;
+	struct obj obj;
 };
 
 /* bench_fail -- report a failed librpmem call; returns -1 */
@@ -130,12 +147,27 @@ int bench_fail(const char *what);
 /* bench_measure -- every figure of one session into `r` */
 int bench_measure(struct bench *b, struct run *r);
 
+/* bench_stats -- p50, p99 and mean of n samples, sorted in place */
+void bench_stats(double *s, unsigned n, struct lat *out);
+
+/*
+ * bench_obj -- time libpmemobj transactions on a pool replicated to the
+ * replica, which it leaves a libpmemobj pool (bench_obj.c); b->obj says
+ * whether it could
+ */
+void bench_obj(struct bench *b);
+
+/* bench_obj_print_text, bench_obj_print_json -- its part of the report */
+void bench_obj_print_text(const struct bench *b, FILE *f);
+void bench_obj_print_json(const struct bench *b, FILE *f);
+
 /* bench_setup -- ssh, open and close timed (bench_setup.c) */
 int bench_setup(struct bench *b);
 
 /*
- * bench_first_pass -- remove and create the replica again, then time a
- * first and a second strict pass over its data area (bench_first.c)
+ * bench_first_pass -- remove the replica (if it is there) and create it
+ * again with b->attr, then time a first and a second strict pass over
+ * its data area (bench_first.c)
  */
 int bench_first_pass(struct bench *b);
 

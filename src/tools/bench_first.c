@@ -2,13 +2,14 @@
 /*
  * bench_first.c -- rpmem bench: the first pass over a fresh replica
  *
- * The replica is removed and created again with the attributes it had,
- * then its whole data area is persisted twice, strict, 1 MiB at a time
- * on lane 0: the first pass pays for every page the target has not
+ * The replica is removed and created again with the attributes it had
+ * when the bench began, then its whole data area is persisted twice,
+ * strict, 1 MiB at a time on lane 0: the first pass pays for every page the target has not
  * touched yet, the second is the steady state over the same bytes.  The
  * replica ends as the master's data area under its old header, as the
  * rest of the bench leaves it.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,22 +39,16 @@ int
 bench_first_pass(struct bench *b)
 {
 	const char *target = b->rep->target, *desc = b->rep->desc;
-	struct rpmem_pool_attr attr;
 	unsigned lanes = 1;
 	setenv("RPMEM_LANE_SECURITY", "none", 1);
-	RPMEMpool *rpp = rpmem_open(target, desc, b->pool->addr, b->size,
-		&lanes, &attr);
-	if (!rpp)
-		return bench_fail("opening the remote replica");
-	if (rpmem_close(rpp))
-		return bench_fail("closing the remote replica");
 	fprintf(stderr, "rpmem bench: warning: removing and creating "
 		"replica %u (%s %s) again for the first-pass figure\n",
 		b->rep_idx, target, desc);
-	if (rpmem_remove(target, desc, 0))
+	/* bench_obj may have removed it and failed to create it */
+	if (rpmem_remove(target, desc, 0) && errno != ENOENT)
 		return bench_fail("removing the remote replica");
-	rpp = rpmem_create(target, desc, b->pool->addr, b->size, &lanes,
-		&attr);
+	RPMEMpool *rpp = rpmem_create(target, desc, b->pool->addr, b->size,
+		&lanes, &b->attr);
 	if (!rpp) {
 		fprintf(stderr, "rpmem bench: the replica is gone: `rpmem "
 			"sync %s` makes it again\n", b->path);

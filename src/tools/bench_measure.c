@@ -26,9 +26,9 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* stats -- p50, p99 (nearest rank) and mean of n samples, sorted here */
-static void
-stats(double *s, unsigned n, struct lat *out)
+/* bench_stats -- p50, p99 (nearest rank) and mean of n samples (bench.h) */
+void
+bench_stats(double *s, unsigned n, struct lat *out)
 {
 	double sum = 0;
 	qsort(s, n, sizeof(*s), cmp_double);
@@ -74,7 +74,7 @@ sample(struct bench *b, op_fn op, size_t size, unsigned flags,
 		b->samples[n++] = us(t0, t);
 	}
 	if (!r)
-		stats(b->samples, n, out);
+		bench_stats(b->samples, n, out);
 	return r;
 }
 
@@ -232,11 +232,11 @@ flush_drain(struct bench *b, unsigned flags, size_t size, unsigned k,
 		rd[n++] = us(t0, t);
 	}
 	struct lat s;
-	stats(fl, n, &s);
+	bench_stats(fl, n, &s);
 	out->flush = s.p50;
-	stats(dr, n, &s);
+	bench_stats(dr, n, &s);
 	out->drain = s.p50;
-	stats(rd, n, &s);
+	bench_stats(rd, n, &s);
 	out->round = s.p50;
 	out->n = n;
 	return 0;
@@ -341,10 +341,10 @@ measure_throughput(struct bench *b, struct run *r)
 				}
 			}
 			struct lat med;
-			stats(v[0], reps, &med);
+			bench_stats(v[0], reps, &med);
 			r->raw_bw[s][l] = med.p50;
 			for (int m = 0; m < NMODES; m++) {
-				stats(v[m + 1], reps, &med);
+				bench_stats(v[m + 1], reps, &med);
 				r->bw[m][s][l] = med.p50;
 			}
 		}

@@ -385,6 +385,7 @@ bench_print_text(const struct bench *b, FILE *f)
 	}
 	text_cost(b, f);
 	text_setup(b, f);
+	bench_obj_print_text(b, f);
 	text_checks(b, f);
 }
 
@@ -560,6 +561,7 @@ bench_print_json(const struct bench *b, FILE *f)
 		"{\"first_mib_s\":%.1f,\"steady_mib_s\":%.1f}",
 		b->setup.rounds, b->setup.ssh, b->setup.open, b->setup.close,
 		b->first.first, b->first.steady);
+	bench_obj_print_json(b, f);
 	json_checks(b, f);
 	fprintf(f, "}\n");
 }

@@ -7,7 +7,10 @@
  * (rawfab.c), so what the library and rpmemd add can be read off directly.
  * The replica is opened once per lane-security policy, and each session
  * measures everything (bench_measure.c), so the cost of sealing lanes is
- * read off the same run too.  The report is printed by bench_out.c.
+ * read off the same run too.  Then come the session set-up
+ * (bench_setup.c), libpmemobj transactions (bench_obj.c) and the first
+ * pass over a new replica (bench_first.c).  The report is printed by
+ * bench_out.c.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -190,6 +193,8 @@ open_session(struct bench *b, struct run *r)
 	if (b->lanes < b->lanes_req)
 		fprintf(stderr, "rpmem bench: %u lanes asked, %u granted\n",
 			b->lanes_req, b->lanes);
+	if (r == &b->runs[0])
+		b->attr = attr;
 	rpmem_lane_security(b->rpp, &r->policy, &r->cipher);
 	r->measured = strcmp(r->policy, r->asked) == 0;
 	if (!r->measured)
@@ -226,6 +231,8 @@ run_all(struct bench *b)
 	}
 	if (!ret)
 		ret = bench_setup(b);
+	if (!ret)
+		bench_obj(b);
 	if (!ret)
 		ret = bench_first_pass(b);
 	if (keep)
