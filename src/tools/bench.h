@@ -141,6 +141,30 @@ struct bench {
 	struct obj obj;
 };
 
+#define NCHECKS 10
+
+/* a target of the bench, PASS or MISS (bench_out.c) */
+struct bench_check {
+	const char *what;
+	double value;		/* < 0: not measured */
+	double limit;		/* pass: value <= limit (le) or >= limit */
+	bool le;
+	bool pass;
+	const char *unit;
+};
+
+/* bench_checks -- every target, measured or not (value < 0) */
+void bench_checks(const struct bench *b, struct bench_check c[NCHECKS]);
+
+/* bench_ratio -- ours / baseline; 0 when there is no baseline */
+double bench_ratio(double ours, double base);
+
+/* bench_raw_rtt -- raw round trip p50 of a size in run r */
+double bench_raw_rtt(const struct run *r, size_t size);
+
+/* bench_llc -- bytes of the last-level cache (sysconf), 0 unknown */
+long bench_llc(void);
+
 /* bench_fail -- report a failed librpmem call; returns -1 */
 int bench_fail(const char *what);
 

@@ -4,10 +4,10 @@
  *
  * The replica is removed and created again with the attributes it had
  * when the bench began, then its whole data area is persisted twice,
- * strict, 1 MiB at a time on lane 0: the first pass pays for every page the target has not
- * touched yet, the second is the steady state over the same bytes.  The
- * replica ends as the master's data area under its old header, as the
- * rest of the bench leaves it.
+ * strict, 1 MiB at a time on lane 0: the first pass pays for every page
+ * the target has not touched yet, the second is the steady state over
+ * the same bytes.  The replica ends as the master's data area under its
+ * old header, as the rest of the bench leaves it.
  */
 #include <errno.h>
 #include <stdio.h>

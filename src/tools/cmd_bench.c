@@ -66,7 +66,7 @@ const char *const Bench_policies[NRUNS] = { "none", "authenticate",
 #define BW_NS 300000000ULL	/* time per throughput round */
 #define QUICK_LAT_NS 50000000ULL
 #define QUICK_BW_NS 100000000ULL
-#define MAX_REGION ((size_t)256 << 20)	/* walked by each lane */
+#define MAX_REGION ((size_t)1 << 30)	/* walked by each lane */
 
 /* is_loopback -- a literal loopback address or "localhost" */
 static bool

@@ -352,10 +352,12 @@ has "sync replica=0 action=rebuild bytes=0 total=$((SIZE - 4096))"
 [[ -z $(find "$part_dir" -name '*.rpmsync') ]] || fail "temporary parts left"
 expect_equal "after the rerun of the master rebuild"
 
-step "bench --quick --json: every policy measured, the replica equal after"
+step "bench --quick --json: every policy, libpmemobj, the replica equal after"
 saved_cmd=$RPMEM_CMD
 RPMEM_CMD="$RPMEM_CMD --lane-security=none"
-run bench --quick --json --lanes 2 "$set"
+# libpmemobj, which the bench loads, loads librpmem.so.1 from the tree
+LD_LIBRARY_PATH=$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+	run bench --quick --json --lanes 2 "$set"
 RPMEM_CMD=$saved_cmd
 expect 0 "bench --quick"
 grep -qF "removing and creating replica 1" "$tmp/err" ||
@@ -367,13 +369,16 @@ assert [r["lane_security"] for r in d["runs"]] == \
 	["none", "authenticate", "encrypt"], d["runs"]
 assert all(r["measured"] and r["cpu_s_per_gib"]["self"] > 0
 	for r in d["runs"]), d["runs"]
-assert len(d["checks"]) == 8, d["checks"]
+assert len(d["checks"]) == 10, d["checks"]
 for c in d["checks"]:
 	assert c["result"] in ("PASS", "MISS") and c["value"] is not None, c
 s = d["setup"]
 assert s["rounds"] == 2 and 0 < s["ssh_s"] and 0 < s["open_s"], s
 f = d["first_pass"]
 assert f["first_mib_s"] > 0 and f["steady_mib_s"] > 0, f
+o = d["pmemobj"]
+assert o["measured"] and [t["size"] for t in o["tx"]] == [64, 4096], o
+assert all(t["p50_us"] > 0 and t["round_trips"] >= 1 for t in o["tx"]), o
 ' <<<"$out" || fail "bench --json: unexpected content"
 expect_equal "after bench recreated the replica"
 
