@@ -13,7 +13,8 @@
 #
 #   data    random mixes, torn words, bad requests, nlanes (R6, R10)
 #   fault   rpmemd killed or stopped, client killed (R1, R2, R3);
-#           RPMEM_TIMEOUT=3 so every bound is short
+#           RPMEM_TIMEOUT=6 so every bound is short, yet ssh and rpmemd
+#           start within it on a loaded machine
 #   stray   strangers at the fabric port (S2); ssh's output is held after
 #           rpmemd's start-up status until the test opens a gate (a fifo),
 #           so the listener is up while the real client waits
@@ -271,7 +272,7 @@ for group in "${groups[@]}"; do
 	write_conf
 	case $group in
 	data)	RPMEM_TIMEOUT=20 RPMEM_SSH=$harness_ssh ;;
-	fault)	RPMEM_TIMEOUT=3 RPMEM_SSH=$harness_ssh ;;
+	fault)	RPMEM_TIMEOUT=6 RPMEM_SSH=$harness_ssh ;;
 	stray)	RPMEM_TIMEOUT=10 RPMEM_SSH=$tmp/ssh-gated
 		export RPMEM_TEST_GATE=$gate ;;
 	sockets) # the random mixes again, over libfabric's sockets provider

@@ -36,7 +36,7 @@ mkdir -p "$tmp/poolsets" "$tmp/parts" "$tmp/logs"
 printf 'PMEMPOOLSET\n8M %s/parts/r4.part0\n' "$tmp" >"$tmp/poolsets/r4.set"
 RPMEM_CMD=$(harness_rpmemd_cmd "$tmp/poolsets" "$tmp/logs/rpmemd.log")
 export RPMEM_CMD
-export RPMEM_TIMEOUT=${RPMEM_TIMEOUT:-3} R4_TARGET=$HARNESS_TARGET R4_SET=r4.set
+export RPMEM_TIMEOUT=${RPMEM_TIMEOUT:-6} R4_TARGET=$HARNESS_TARGET R4_SET=r4.set
 export R4_CUT="ip link set $HARNESS_NETNS_IF down"
 export R4_HEAL="ip link set $HARNESS_NETNS_IF up"
 
