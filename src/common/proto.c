@@ -107,6 +107,11 @@ static const struct field close_fields[] = {
 	FIELD(0, struct proto_req, close_flags, HOST),
 };
 
+static const struct field stat_resp_fields[] = {
+	FIELD(16, struct proto_resp, cpu_user_us, BE),
+	FIELD(24, struct proto_resp, cpu_sys_us, BE),
+};
+
 static const struct field hash_fields[] = {
 	FIELD(0, struct proto_req, hash_off, BE),
 	FIELD(8, struct proto_req, hash_len, BE),
@@ -221,6 +226,8 @@ static const unsigned short msg_base[] = {
 	[PROTO_MSG_SET_ATTR_RESP] = PROTO_SET_ATTR_RESP_SIZE,
 	[PROTO_MSG_HASH] = PROTO_HASH_SIZE,
 	[PROTO_MSG_HASH_RESP] = PROTO_HASH_RESP_SIZE,
+	[PROTO_MSG_STAT] = PROTO_STAT_SIZE,
+	[PROTO_MSG_STAT_RESP] = PROTO_STAT_RESP_SIZE,
 };
 
 /* base_size -- fixed part of a message of `type`; 0: no such type */
@@ -508,6 +515,8 @@ proto_resp_decode(const void *buf, size_t len, uint32_t expected,
 			resp->hashes[i] = get64(h, HASH_RESP_HASHES + 8 * i);
 		return 0;
 	}
+	if (expected == PROTO_MSG_STAT_RESP)
+		GET((const unsigned char *)buf, stat_resp_fields, resp);
 	if (!has_ibc(expected))
 		return 0;
 
@@ -643,6 +652,8 @@ proto_resp_encode(const struct proto_resp *resp, void *buf, size_t len)
 		PUT(p + attr_offset(type), attr_fields, &resp->attr);
 	if (ext)
 		PUT(p + base, ext_fields, &resp->ext);
+	if (type == PROTO_MSG_STAT_RESP)
+		PUT(p, stat_resp_fields, resp);
 	if (hash) {
 		put32(p, HASH_RESP_COUNT, resp->nhashes);
 		for (uint32_t i = 0; i < resp->nhashes; i++)

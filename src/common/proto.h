@@ -12,7 +12,8 @@
  * size, the lane-security policy and cipher of the session and the
  * daemon's half of the key material (see lanesec.h).  It adds HASH:
  * content hashes of pool ranges computed by rpmemd, so replicas can be
- * compared without moving their bytes.  All of it travels inside ssh.
+ * compared without moving their bytes, and STAT: the CPU time rpmemd
+ * has spent so far, for rpmem bench.  All of it travels inside ssh.
  *
  * Decoders take (buf, len), check every field and never read past len.
  * They return 0 or -errno (-EPROTO for a malformed message, -EMSGSIZE for
@@ -48,6 +49,8 @@ enum proto_msg_type {
 	PROTO_MSG_SET_ATTR_RESP = 8,
 	PROTO_MSG_HASH = 9,		/* ours */
 	PROTO_MSG_HASH_RESP = 10,	/* ours */
+	PROTO_MSG_STAT = 11,		/* ours */
+	PROTO_MSG_STAT_RESP = 12,	/* ours */
 };
 
 /* wire status codes (facts 2.7) */
@@ -105,6 +108,8 @@ enum proto_pm {
 #define PROTO_HASH_SIZE 36		/* hdr, offset, length, chunk */
 #define PROTO_HASH_RESP_SIZE 24		/* + 8 bytes per hash */
 #define PROTO_HASH_MAX 1024		/* hashes in one response */
+#define PROTO_STAT_SIZE 12		/* the header alone */
+#define PROTO_STAT_RESP_SIZE 32		/* hdr, user us, system us */
 
 /* caps applied before anything is allocated or read */
 #define PROTO_DESC_MAX 4096		/* descriptor length incl. NUL */
@@ -176,6 +181,8 @@ struct proto_resp {
 	struct proto_ext ext;
 	uint32_t nhashes;			/* HASH_RESP */
 	uint64_t hashes[PROTO_HASH_MAX];	/* HASH_RESP */
+	uint64_t cpu_user_us;			/* STAT_RESP: rpmemd's */
+	uint64_t cpu_sys_us;			/* STAT_RESP */
 };
 
 /*

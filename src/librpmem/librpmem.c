@@ -384,6 +384,32 @@ rpmem_hash(RPMEMpool *rpp, size_t off, size_t len, size_t chunk,
 	return 0;
 }
 
+/* rpmem_daemon_cpu -- rpmemd's CPU time so far (rpmem_tool.h) */
+int
+rpmem_daemon_cpu(RPMEMpool *rpp, double *user_s, double *sys_s)
+{
+	if (check_ready(rpp))
+		return -1;
+	if (rpp->pmdk)
+		return fail(ENOTSUP, "PMDK's rpmemd on %s reports no CPU time",
+			rpp->target.node);
+	struct proto_req req = { .type = PROTO_MSG_STAT };
+	struct proto_resp resp;
+	int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
+	if (r) {
+		rpp_break(rpp, r == -ETIMEDOUT ? ETIMEDOUT : ECONNRESET);
+		return channel_fail(r, "asking rpmemd's CPU time",
+			ssh_last_error(rpp->ssh));
+	}
+	if (resp.status)
+		return fail(proto_status_errno(resp.status), "asking rpmemd's "
+			"CPU time on %s: %s", rpp->target.node,
+			proto_status_str(resp.status));
+	*user_s = (double)resp.cpu_user_us / 1e6;
+	*sys_s = (double)resp.cpu_sys_us / 1e6;
+	return 0;
+}
+
 /* rpmem_lane_security -- the session's lane-security policy and cipher */
 void
 rpmem_lane_security(RPMEMpool *rpp, const char **policy, const char **cipher)

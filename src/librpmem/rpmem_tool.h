@@ -28,6 +28,12 @@ int rpmem_hash(RPMEMpool *rpp, size_t off, size_t len, size_t chunk,
 void rpmem_lane_security(RPMEMpool *rpp, const char **policy,
 		const char **cipher);
 
+/*
+ * rpmem_daemon_cpu -- the CPU seconds (user, system) the session's
+ * rpmemd has spent so far; -1 with errno (ENOTSUP: PMDK's rpmemd)
+ */
+int rpmem_daemon_cpu(RPMEMpool *rpp, double *user_s, double *sys_s);
+
 /* rpmem_daemon_version -- rpmemd's version "a.b.c" into buf */
 void rpmem_daemon_version(RPMEMpool *rpp, char *buf, size_t len);
 

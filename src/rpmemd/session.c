@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "fabric.h"
 #include "hash.h"
@@ -46,6 +47,8 @@ static const char *const type_names[] = {
 	[PROTO_MSG_SET_ATTR_RESP] = "SET_ATTR_RESP",
 	[PROTO_MSG_HASH] = "HASH",
 	[PROTO_MSG_HASH_RESP] = "HASH_RESP",
+	[PROTO_MSG_STAT] = "STAT",
+	[PROTO_MSG_STAT_RESP] = "STAT_RESP",
 };
 
 /* type_name -- printable message type */
@@ -120,7 +123,8 @@ reply(struct session *s, uint32_t type, int err, struct proto_resp *resp)
 		resp->ext.minor = s->minor;
 		resp->ext.version = daemon_version();
 	}
-	log_msg(resp->type == PROTO_MSG_HASH_RESP ? LOG_LVL_INFO :
+	log_msg(resp->type == PROTO_MSG_HASH_RESP ||
+		resp->type == PROTO_MSG_STAT_RESP ? LOG_LVL_INFO :
 		LOG_LVL_NOTICE, "response %s: status %u (%s)",
 		type_name(resp->type), resp->status,
 		proto_status_str(resp->status));
@@ -449,6 +453,21 @@ handle_hash(struct session *s, const struct proto_req *req)
 	return reply(s, req->type, 0, &resp);
 }
 
+/* handle_stat -- STAT: the CPU time this process has spent so far */
+static int
+handle_stat(struct session *s, const struct proto_req *req)
+{
+	struct rusage ru;
+	struct proto_resp resp = { 0 };
+	if (getrusage(RUSAGE_SELF, &ru))
+		return reply(s, req->type, errno, NULL);
+	resp.cpu_user_us = (uint64_t)ru.ru_utime.tv_sec * 1000000 +
+		(uint64_t)ru.ru_utime.tv_usec;
+	resp.cpu_sys_us = (uint64_t)ru.ru_stime.tv_sec * 1000000 +
+		(uint64_t)ru.ru_stime.tv_usec;
+	return reply(s, req->type, 0, &resp);
+}
+
 /* handle_close -- CLOSE: close (and maybe remove) the pool, answer */
 static int
 handle_close(struct session *s, const struct proto_req *req)
@@ -476,7 +495,8 @@ legal(const struct session *s, uint32_t type)
 		return type == PROTO_MSG_CREATE || type == PROTO_MSG_OPEN;
 	case SESSION_OPEN:
 		return type == PROTO_MSG_SET_ATTR || type == PROTO_MSG_CLOSE ||
-			(type == PROTO_MSG_HASH && s->minor >= PROTO_MINOR);
+			((type == PROTO_MSG_HASH || type == PROTO_MSG_STAT) &&
+			s->minor >= PROTO_MINOR);
 	default:
 		return false;
 	}
@@ -545,6 +565,9 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 			break;
 		case PROTO_MSG_HASH:
 			r = handle_hash(&s, &req);
+			break;
+		case PROTO_MSG_STAT:
+			r = handle_stat(&s, &req);
 			break;
 		default:
 			r = -EPROTO;

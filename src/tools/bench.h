@@ -75,14 +75,16 @@ struct run {
 	struct lat read[NREAD];
 	double read_mibs[NREAD];
 	/* CPU seconds per GiB of strict 1 MiB persists on 1 lane: this
-	 * process, and the rest of the machine (rpmemd and the kernel on a
-	 * loopback target); < 0 where not known */
-	double cpu_self, cpu_rest;
+	 * process, rpmemd (its own getrusage, asked over ssh), and the rest
+	 * of the machine (rpmemd, the kernel and the rest on a loopback
+	 * target); < 0 where not known */
+	double cpu_self, cpu_daemon, cpu_rest;
 };
 
-/* CPU seconds so far: this process, the whole machine (< 0: unknown) */
+/* CPU seconds so far: this process, rpmemd, the whole machine (< 0:
+ * unknown) */
 struct cpu_sample {
-	double self, machine;
+	double self, daemon, machine;
 };
 
 /* strict 1 MiB persists over a new replica's data area, MiB/s */
@@ -195,8 +197,8 @@ int bench_setup(struct bench *b);
  */
 int bench_first_pass(struct bench *b);
 
-/* bench_cpu_now -- CPU seconds so far */
-void bench_cpu_now(struct cpu_sample *s);
+/* bench_cpu_now -- CPU seconds so far, rpmemd's that of b->rpp */
+void bench_cpu_now(struct bench *b, struct cpu_sample *s);
 
 /* bench_print_text -- the report for people */
 void bench_print_text(const struct bench *b, FILE *f);

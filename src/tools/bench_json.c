@@ -170,7 +170,8 @@ bench_print_json(const struct bench *b, FILE *f)
 		fprintf(f, ",\"measured\":%s", r->measured ? "true" : "false");
 		if (r->measured)
 			fprintf(f, ",\"cpu_s_per_gib\":{\"self\":%.3f,"
-				"\"rest\":%.3f}", r->cpu_self, r->cpu_rest);
+				"\"rpmemd\":%.3f,\"rest\":%.3f}", r->cpu_self,
+				r->cpu_daemon, r->cpu_rest);
 		if (r->measured) {
 			json_ours(b, r, f);
 			json_raw(b, r, f);

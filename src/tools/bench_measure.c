@@ -290,25 +290,27 @@ measure_latency(struct bench *b, struct run *r)
 struct cpu_use {
 	struct cpu_sample at;	/* when the current point began */
 	uint64_t t0;
-	double self, machine, mib;
+	double self, daemon, machine, mib;
 };
 
 /* cpu_begin -- a point starts */
 static void
-cpu_begin(struct cpu_use *u)
+cpu_begin(struct bench *b, struct cpu_use *u)
 {
-	bench_cpu_now(&u->at);
+	bench_cpu_now(b, &u->at);
 	u->t0 = rawfab_now_ns();
 }
 
 /* cpu_end -- a point that ran at `mibs` MiB/s ended */
 static void
-cpu_end(struct cpu_use *u, double mibs)
+cpu_end(struct bench *b, struct cpu_use *u, double mibs)
 {
 	struct cpu_sample now;
-	bench_cpu_now(&now);
+	bench_cpu_now(b, &now);
 	u->mib += mibs * (double)(rawfab_now_ns() - u->t0) / 1e9;
 	u->self += now.self - u->at.self;
+	u->daemon = now.daemon < 0 || u->at.daemon < 0 || u->daemon < 0 ?
+		-1 : u->daemon + now.daemon - u->at.daemon;
 	u->machine = now.machine < 0 || u->machine < 0 ? -1 :
 		u->machine + now.machine - u->at.machine;
 }
@@ -330,14 +332,14 @@ measure_throughput(struct bench *b, struct run *r)
 					bool c = m == STRICT && l == 1 &&
 						Bench_bw_sizes[s] == MAX_SIZE;
 					if (c)
-						cpu_begin(&cpu);
+						cpu_begin(b, &cpu);
 					if (throughput(b, m, Bench_bw_sizes[s],
 							l, &v[m + 1][k]))
 						return m < 0 ?
 							fail_raw("write") :
 							bench_fail("persist");
 					if (c)
-						cpu_end(&cpu, v[m + 1][k]);
+						cpu_end(b, &cpu, v[m + 1][k]);
 				}
 			}
 			struct lat med;
@@ -351,6 +353,7 @@ measure_throughput(struct bench *b, struct run *r)
 	}
 	double gib = cpu.mib / 1024.0;
 	r->cpu_self = gib > 0 ? cpu.self / gib : -1;
+	r->cpu_daemon = gib > 0 && cpu.daemon >= 0 ? cpu.daemon / gib : -1;
 	r->cpu_rest = gib > 0 && cpu.machine >= 0 ?
 		(cpu.machine - cpu.self) / gib : -1;
 	return 0;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "rpmem_tool.h"
 #include "db_int.h"
 #include "poolset.h"
 
@@ -121,10 +122,12 @@ bench_setup(struct bench *b)
 	return 0;
 }
 
-/* bench_cpu_now -- this process's and the machine's CPU seconds so far */
+/* bench_cpu_now -- CPU seconds so far (bench.h) */
 void
-bench_cpu_now(struct cpu_sample *s)
+bench_cpu_now(struct bench *b, struct cpu_sample *s)
 {
+	double user, sys;
+	s->daemon = rpmem_daemon_cpu(b->rpp, &user, &sys) ? -1 : user + sys;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	s->self = (double)ru.ru_utime.tv_sec +

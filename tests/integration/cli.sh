@@ -367,7 +367,8 @@ import json, sys
 d = json.load(sys.stdin)
 assert [r["lane_security"] for r in d["runs"]] == \
 	["none", "authenticate", "encrypt"], d["runs"]
-assert all(r["measured"] and r["cpu_s_per_gib"]["self"] > 0
+assert all(r["measured"] and r["cpu_s_per_gib"]["self"] > 0 and
+	r["cpu_s_per_gib"]["rpmemd"] > 0
 	for r in d["runs"]), d["runs"]
 assert len(d["checks"]) == 10, d["checks"]
 for c in d["checks"]:

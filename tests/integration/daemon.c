@@ -308,8 +308,8 @@ END_TEST
 START_TEST(set_attr_or_close_before_open_is_refused)
 {
 	static const enum proto_msg_type types[] = { PROTO_MSG_SET_ATTR,
-		PROTO_MSG_CLOSE, PROTO_MSG_HASH };
-	for (size_t i = 0; i < 3; i++) {
+		PROTO_MSG_CLOSE, PROTO_MSG_HASH, PROTO_MSG_STAT };
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		struct daemon d;
 		dtest_start(&d);
 		struct proto_req r = { .type = types[i], .hash_len = 4096,
@@ -342,6 +342,32 @@ START_TEST(second_open_in_a_session_is_refused)
 }
 END_TEST
 
+/* STAT in an open session: the CPU time rpmemd spent, which grows */
+START_TEST(stat_reports_the_daemons_cpu_time)
+{
+	struct daemon d;
+	dtest_start(&d);
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
+	dtest_send_req(&d, &r);
+	static struct proto_resp resp;
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert_uint_eq(resp.status, 0);
+	uint64_t total[2];
+	for (int i = 0; i < 2; i++) {
+		struct proto_req st = { .type = PROTO_MSG_STAT };
+		dtest_send_req(&d, &st);
+		ck_assert(dtest_recv_resp(&d, PROTO_MSG_STAT_RESP, &resp));
+		ck_assert_uint_eq(resp.status, 0);
+		total[i] = resp.cpu_user_us + resp.cpu_sys_us;
+		/* at least the pool's open; less than a minute */
+		ck_assert(total[i] > 0 && total[i] < 60000000);
+	}
+	ck_assert(total[1] >= total[0]);
+	dtest_close(&d, 0);
+	dtest_finish(&d, 0);
+}
+END_TEST
+
 /* R8: a header announcing 2^64-1 bytes ends the session, nothing read */
 START_TEST(huge_size_in_header_is_refused_before_reading)
 {
@@ -364,7 +390,7 @@ END_TEST
 /* R9: a response sent as a request, an unknown type: refused */
 START_TEST(response_or_unknown_type_as_request_is_refused)
 {
-	static const uint32_t types[] = { PROTO_MSG_OPEN_RESP, 0, 11,
+	static const uint32_t types[] = { PROTO_MSG_OPEN_RESP, 0, 13,
 		0xffffffff };
 	for (size_t i = 0; i < 4; i++) {
 		struct daemon d;
@@ -433,6 +459,7 @@ main(void)
 	tcase_add_test(tc, pmdk_client_is_served_0_1_when_allowed);
 	tcase_add_test(tc, set_attr_or_close_before_open_is_refused);
 	tcase_add_test(tc, second_open_in_a_session_is_refused);
+	tcase_add_test(tc, stat_reports_the_daemons_cpu_time);
 	tcase_add_test(tc, huge_size_in_header_is_refused_before_reading);
 	tcase_add_test(tc, response_or_unknown_type_as_request_is_refused);
 	tcase_add_test(tc, descriptor_without_nul_is_refused);

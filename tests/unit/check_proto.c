@@ -99,6 +99,10 @@ sample_resp(struct proto_resp *r, enum proto_msg_type type, bool ext)
 {
 	memset(r, 0, sizeof(*r));
 	r->type = type;
+	if (type == PROTO_MSG_STAT_RESP) {
+		r->cpu_user_us = 0x0102030405060708ULL;
+		r->cpu_sys_us = 0x1112131415161718ULL;
+	}
 	if (type != PROTO_MSG_CREATE_RESP && type != PROTO_MSG_OPEN_RESP)
 		return;
 	r->ibc.port = 0x1234;
@@ -200,7 +204,8 @@ resp_ret(const unsigned char *buf, size_t len, uint32_t expected)
 }
 
 static const enum proto_msg_type req_types[] = {PROTO_MSG_CREATE,
-	PROTO_MSG_OPEN, PROTO_MSG_CLOSE, PROTO_MSG_SET_ATTR};
+	PROTO_MSG_OPEN, PROTO_MSG_CLOSE, PROTO_MSG_SET_ATTR, PROTO_MSG_STAT};
+#define NREQ_TYPES (sizeof(req_types) / sizeof(req_types[0]))
 
 START_TEST(test_every_request_survives_a_round_trip)
 {
@@ -268,6 +273,23 @@ START_TEST(test_every_response_survives_a_round_trip)
 	ck_assert_mem_eq(&out.attr, &in.attr, sizeof(in.attr));
 	ck_assert_int_eq(out.has_ext, in.has_ext);
 	ext_eq(&out.ext, &in.ext);
+	ck_assert(out.cpu_user_us == in.cpu_user_us);
+	ck_assert(out.cpu_sys_us == in.cpu_sys_us);
+}
+END_TEST
+
+START_TEST(test_stat_bytes_sit_at_their_offsets)
+{
+	unsigned char buf[BUF_LEN];
+	static const unsigned char user[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	static const unsigned char sys[8] = {
+		0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18};
+
+	ck_assert_uint_eq(enc_req(buf, PROTO_MSG_STAT), PROTO_STAT_SIZE);
+	ck_assert_uint_eq(enc_resp(buf, PROTO_MSG_STAT_RESP, false),
+		PROTO_STAT_RESP_SIZE);
+	ck_assert_mem_eq(buf + PROTO_HDR_RESP_SIZE, user, 8);
+	ck_assert_mem_eq(buf + PROTO_HDR_RESP_SIZE + 8, sys, 8);
 }
 END_TEST
 
@@ -876,7 +898,8 @@ START_TEST(test_resp_type_answers_requests_only)
 	ck_assert_uint_eq(proto_resp_type(0), 0);
 	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_CREATE_RESP), 0);
 	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_HASH), 10);
-	ck_assert_uint_eq(proto_resp_type(11), 0);
+	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_STAT), 12);
+	ck_assert_uint_eq(proto_resp_type(13), 0);
 	ck_assert_uint_eq(proto_resp_type(0xffffffff), 0);
 }
 END_TEST
@@ -954,10 +977,11 @@ proto_suite(void)
 	TCase *tc = tcase_create("layout");
 
 	tcase_add_loop_test(tc, test_every_request_survives_a_round_trip,
-			0, 4);
+			0, NREQ_TYPES);
 	tcase_add_test(tc, test_request_with_zero_attr_decodes_as_no_attr);
 	tcase_add_loop_test(tc, test_every_response_survives_a_round_trip,
-			0, 8);
+			0, 2 * NREQ_TYPES);
+	tcase_add_test(tc, test_stat_bytes_sit_at_their_offsets);
 	tcase_add_test(tc, test_error_response_with_zeroed_ibc_is_accepted);
 	tcase_add_test(tc, test_create_bytes_sit_at_pmdk_offsets);
 	tcase_add_test(tc, test_open_close_set_attr_bytes_sit_at_pmdk_offsets);
@@ -971,7 +995,7 @@ proto_suite(void)
 	tcase_add_test(tc, test_header_size_over_cap_is_refused_with_emsgsize);
 	tcase_add_test(tc, test_header_size_outside_type_bounds_is_refused);
 	tcase_add_loop_test(tc, test_every_truncation_of_a_request_is_refused,
-			0, 4);
+			0, NREQ_TYPES);
 	tcase_add_loop_test(tc, test_malformed_descriptor_is_refused, 0, 2);
 	tcase_add_loop_test(tc, test_descriptor_length_limit_is_enforced,
 			0, 2);
@@ -981,7 +1005,7 @@ proto_suite(void)
 	tcase_add_loop_test(tc, test_unknown_provider_is_refused, 0, 2);
 	tcase_add_test(tc, test_response_header_checks_type_status_and_size);
 	tcase_add_loop_test(tc, test_every_truncation_of_a_response_is_refused,
-			0, 8);
+			0, 2 * NREQ_TYPES);
 	tcase_add_loop_test(tc,
 			test_success_response_needs_valid_port_and_method,
 			0, 2);
