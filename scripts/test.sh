@@ -2,10 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # test.sh -- set up, build with coverage counters and run the whole test
 # suite (make check; as root with the Debian packages built, installed
-# and purged) alongside R17 on a copy built without them, then run the
-# sanitizer leg (tests/sanitize/run.sh: a copy built with ASan and UBSan
-# running the unit suites, the daemon protocol tests and a soak), and
-# print the coverage of src/.
+# and purged), print the coverage of src/, then run the sanitizer leg
+# (tests/sanitize/run.sh: a copy built with ASan and UBSan running the
+# unit suites, the daemon protocol tests and a soak).
 #
 # Ends with one summary line "N passed, N failed, N skipped" counted from
 # the automake test logs of both; exits non-zero when any test failed.
@@ -31,41 +30,10 @@ if [ "$(id -u)" -eq 0 ]; then
 	export RPMEM_TEST_PACKAGES=${RPMEM_TEST_PACKAGES:-1}
 fi
 
-# r17_leg DIR -- R17 (tests/alloc/alloc.sh) on a copy of the tree built
-# without coverage counters, whose exit-time allocations would be counted
-# as the project's; its result in DIR/src/tests/alloc/alloc.trs
-r17_leg() {
-	local work=$1 src=$1/src t=$SECONDS rc=0 r
-	mkdir -p "$src/tests/alloc" || return 1
-	git ls-files -z | tar --null -T - -cf - | tar -C "$src" -xf - &&
-	(cd "$src" && autoreconf -fi && ./configure --enable-werror &&
-		nice make -j"$(nproc)" librpmem.la rpmemd \
-			tests/alloc/failalloc.la tests/alloc/alloc_client \
-			tests/alloc/local_ssh) >"$work/build.log" 2>&1 || rc=$?
-	if [ $rc -eq 0 ]; then
-		top_builddir=$src top_srcdir=$src "$src/tests/alloc/alloc.sh" \
-			>"$src/tests/alloc/alloc.log" 2>&1 || rc=$?
-	else
-		tail -n 40 "$work/build.log" >"$src/tests/alloc/alloc.log"
-	fi
-	[ $rc -eq 0 ] && r=PASS || r=FAIL
-	printf ':test-result: %s\n' "$r" >"$src/tests/alloc/alloc.trs"
-	echo "$r: tests/alloc/alloc.sh, on a build without coverage" \
-		"counters ($((SECONDS - t)) s)" >"$work/result"
-	return $rc
-}
-r17=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-r17.XXXXXX")
-r17_leg "$r17" &
-r17_pid=$!
-
 t0=$SECONDS
 make -j"$(nproc)" check
 rc=$?
 echo "test.sh: make check: $((SECONDS - t0)) s"
-wait "$r17_pid"
-rc_r17=$?
-cat "$r17/result" 2>/dev/null
-[ $rc_r17 -eq 0 ] || cat "$r17/src/tests/alloc/alloc.log"
 
 # the sanitizer leg: a copy of the tree built with ASan and UBSan; it
 # prints its own failures
@@ -77,8 +45,7 @@ echo "test.sh: sanitizer leg: $((SECONDS - t0)) s"
 
 count() {
 	cat tests/*/*.trs tests/*.trs "$san"/src/tests/*/*.trs \
-		"$san"/src/tests/*.trs "$r17"/src/tests/alloc/alloc.trs \
-		2>/dev/null | grep -c "^:test-result: $1"
+		"$san"/src/tests/*.trs 2>/dev/null | grep -c "^:test-result: $1"
 }
 pass=$(count PASS)
 fail=$(( $(count FAIL) + $(count ERROR) + $(count XPASS) ))
@@ -91,11 +58,11 @@ fi
 if [ $rc_san -ne 0 ] && [ "$fail" -eq 0 ]; then
 	fail=1
 fi
-rm -rf -- "$san" "$r17"
+rm -rf -- "$san"
 # the figures of the coverage run, last before the summary
 if [ -s coverage/summary.txt ]; then
 	echo "--- coverage of src/ (tests/coverage.log; make coverage-html)"
 	cat coverage/summary.txt
 fi
 echo "$pass passed, $fail failed, $skip skipped"
-[ $rc -eq 0 ] && [ $rc_san -eq 0 ] && [ $rc_r17 -eq 0 ] && [ "$fail" -eq 0 ]
+[ $rc -eq 0 ] && [ $rc_san -eq 0 ] && [ "$fail" -eq 0 ]

@@ -21,6 +21,10 @@
  *   FAILALLOC_LOG    a file each such process appends to: "fail N
  *                    CALLER" when it fails one, "count N" at exit
  *
+ * Counting ends when exit begins to run destructors (the main program's
+ * __cxa_finalize): what a build with coverage counters allocates then,
+ * dumping them, is not the project's.
+ *
  * No test hook lives in the shipped code: this shim is the whole
  * mechanism.  It composes with LeakSanitizer preloaded after it
  * (LD_PRELOAD="failalloc.so liblsan.so.0"): what it forwards goes to the
@@ -58,6 +62,7 @@ static struct {
 	char log[4096];			/* FAILALLOC_LOG, "" for none */
 	struct range ours[MAX_RANGES];
 	unsigned nours;
+	uintptr_t exe_base;		/* where the main program is loaded */
 	char objs[1024];
 } Fa;
 
@@ -80,6 +85,7 @@ static struct {
 	DIR *(*opendir)(const char *);
 	int (*pthread_create)(pthread_t *, const pthread_attr_t *,
 		void *(*)(void *), void *);
+	void (*cxa_finalize)(void *);
 } Real;
 
 /* dlsym's own allocations, made before Real.malloc is known */
@@ -113,6 +119,8 @@ add_object(struct dl_phdr_info *info, size_t size, void *arg)
 	(void) arg;
 	const char *name = info->dlpi_name;
 	bool main_exe = !name || !name[0];
+	if (main_exe)
+		Fa.exe_base = info->dlpi_addr;
 	bool ours = false;
 	char objs[sizeof(Fa.objs)];
 	snprintf(objs, sizeof(objs), "%s", Fa.objs);
@@ -175,13 +183,35 @@ say(const char *fmt, ...)
 	close(fd);
 }
 
-/* fini -- how many counted allocations the process made */
+/* fini -- how many counted allocations the process made; count no more */
 static void
 fini(void)
 {
-	if (Fa.state == 2)
+	int on = 2;
+	if (__atomic_compare_exchange_n(&Fa.state, &on, 3, false,
+			__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		say("count %lu pid %d\n", __atomic_load_n(&Fa.count,
 			__ATOMIC_SEQ_CST), (int)getpid());
+}
+
+/*
+ * __cxa_finalize -- run by each object's destructors: at exit the main
+ * program's comes first, before the libraries' (and their coverage
+ * dumps); a library unloaded earlier (dlclose) does not end the count
+ */
+void __cxa_finalize(void *dso);	/* glibc declares it nowhere */
+void
+__cxa_finalize(void *dso)
+{
+	if (!Real.cxa_finalize)
+		Real.cxa_finalize = (__typeof__(Real.cxa_finalize))dlsym(
+			RTLD_NEXT, "__cxa_finalize");
+	Dl_info di;
+	if (Fa.state == 2 && dso && dladdr(dso, &di) &&
+			(uintptr_t)di.dli_fbase == Fa.exe_base)
+		fini();
+	if (Real.cxa_finalize)
+		Real.cxa_finalize(dso);
 }
 
 #define RESOLVE(f) (Real.f = (__typeof__(Real.f))dlsym(RTLD_NEXT, #f))
