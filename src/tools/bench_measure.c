@@ -374,7 +374,11 @@ measure_fd(struct bench *b, struct run *r)
 	return 0;
 }
 
-/* warm_up -- fault in both sides' pages: relaxed persist of the data area */
+/*
+ * warm_up -- fault in both sides' pages: a relaxed persist of the data
+ * area, and the baseline's RMA writes over each endpoint's area, which
+ * may not have been touched since the peer started
+ */
 static int
 warm_up(struct bench *b)
 {
@@ -384,6 +388,11 @@ warm_up(struct bench *b)
 		if (rpmem_persist(b->rpp, off, len, 0, RPMEM_PERSIST_RELAXED))
 			return bench_fail("warm-up persist");
 	}
+	for (unsigned ep = 0; ep < b->lanes; ep++)
+		for (uint64_t done = 0, n; done < b->region; done += n)
+			if (rawfab_write_until(b->raw, ep, MAX_SIZE,
+					rawfab_now_ns() + b->bw_ns, &n))
+				return fail_raw("warm-up write");
 	memset(b->rbuf, 0, MAX_SIZE);
 	return 0;
 }

@@ -26,6 +26,8 @@
 #define SPIN_READS 64		/* as librpmem's progress() */
 #define SLICE_MS 100
 #define WAIT_MS 10000		/* bound of every wait */
+/* the peer's start: fabric set-up, then touching its area, 4 s a GiB */
+#define SPAWN_WAIT_MS(area) (WAIT_MS + (int)((area) >> 30) * 4000)
 #define CQ_BATCH 16
 
 /* a client endpoint */
@@ -101,7 +103,8 @@ rawfab_spawn(const struct rawfab_cfg *cfg, struct rawfab **rfp)
 		return -e;
 	}
 	struct pollfd pfd = { .fd = rf->sock, .events = POLLIN };
-	ssize_t n = poll(&pfd, 1, WAIT_MS) == 1 ?
+	ssize_t n = poll(&pfd, 1,
+		SPAWN_WAIT_MS((size_t)cfg->neps * cfg->area)) == 1 ?
 		read(rf->sock, &rf->peer, sizeof(rf->peer)) : -1;
 	if (n != (ssize_t)sizeof(rf->peer) || rf->peer.status) {
 		int e = n != (ssize_t)sizeof(rf->peer) ? -ETIMEDOUT :
