@@ -114,6 +114,28 @@ check_ready(RPMEMpool *rpp)
 	return 0;
 }
 
+/*
+ * control_call -- one request over ssh in a ready session: a dead
+ * channel breaks the handle (ETIMEDOUT or ECONNRESET from then on), a
+ * refusal sets the status's errno; `what` names the request in both
+ */
+static int
+control_call(RPMEMpool *rpp, const struct proto_req *req,
+		struct proto_resp *resp, const char *what)
+{
+	int r = obc_call(rpp->ssh, req, resp, Env.timeout_ms);
+	if (r) {
+		int err = rpp_break(rpp, r == -ETIMEDOUT ? ETIMEDOUT :
+			ECONNRESET);
+		return channel_fail(-err, what, ssh_last_error(rpp->ssh));
+	}
+	if (resp->status)
+		return fail(proto_status_errno(resp->status), "%s ('%s' on "
+			"%s) failed: %s", what, rpp->desc, rpp->target.node,
+			proto_status_str(resp->status));
+	return 0;
+}
+
 /* rpmem_set_attr -- replace the attributes stored in the remote headers */
 API int
 rpmem_set_attr(RPMEMpool *rpp, const struct rpmem_pool_attr *attr)
@@ -126,19 +148,7 @@ rpmem_set_attr(RPMEMpool *rpp, const struct rpmem_pool_attr *attr)
 		req.attr = *attr;
 	}
 	struct proto_resp resp;
-	int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
-	if (r) {
-		int err = rpp_break(rpp, r == -ETIMEDOUT ? ETIMEDOUT :
-			ECONNRESET);
-		channel_fail(-err, "setting attributes",
-			ssh_last_error(rpp->ssh));
-		return -1;
-	}
-	if (resp.status)
-		return fail(proto_status_errno(resp.status), "setting "
-			"attributes of '%s' failed: %s", rpp->desc,
-			proto_status_str(resp.status));
-	return 0;
+	return control_call(rpp, &req, &resp, "setting attributes");
 }
 
 /* rpmem_close -- end the session; the remote pool stays */
@@ -361,18 +371,8 @@ rpmem_hash(RPMEMpool *rpp, size_t off, size_t len, size_t chunk,
 			.type = PROTO_MSG_HASH,
 			.hash_off = off, .hash_len = n, .hash_chunk = chunk,
 		};
-		int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
-		if (r) {
-			rpp_break(rpp, r == -ETIMEDOUT ? ETIMEDOUT :
-				ECONNRESET);
-			return channel_fail(r, "hashing",
-				ssh_last_error(rpp->ssh));
-		}
-		if (resp.status)
-			return fail(proto_status_errno(resp.status), "hashing "
-				"offset %zu length %zu on %s: %s", off, n,
-				rpp->target.node,
-				proto_status_str(resp.status));
+		if (control_call(rpp, &req, &resp, "hashing"))
+			return -1;
 		if (resp.nhashes != proto_hash_count(n, chunk))
 			return fail(EPROTO, "rpmemd sent %u hashes for %zu "
 				"bytes", resp.nhashes, n);
@@ -395,16 +395,8 @@ rpmem_daemon_cpu(RPMEMpool *rpp, double *user_s, double *sys_s)
 			rpp->target.node);
 	struct proto_req req = { .type = PROTO_MSG_STAT };
 	struct proto_resp resp;
-	int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
-	if (r) {
-		rpp_break(rpp, r == -ETIMEDOUT ? ETIMEDOUT : ECONNRESET);
-		return channel_fail(r, "asking rpmemd's CPU time",
-			ssh_last_error(rpp->ssh));
-	}
-	if (resp.status)
-		return fail(proto_status_errno(resp.status), "asking rpmemd's "
-			"CPU time on %s: %s", rpp->target.node,
-			proto_status_str(resp.status));
+	if (control_call(rpp, &req, &resp, "asking rpmemd's CPU time"))
+		return -1;
 	*user_s = (double)resp.cpu_user_us / 1e6;
 	*sys_s = (double)resp.cpu_sys_us / 1e6;
 	return 0;

@@ -29,7 +29,6 @@
  * refusing longer lines ourselves lets us name the line.
  */
 #define CONFIG_LINE_MAX 1022
-#define CONFIG_FILE_MAX (1 << 20)	/* a config file is a few lines */
 
 #define NTHREADS_MAX 1024
 #define MAX_LANES_MAX 65536

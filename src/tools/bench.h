@@ -148,7 +148,7 @@ struct bench {
 /* a target of the bench, PASS or MISS (bench_out.c) */
 struct bench_check {
 	const char *what;
-	double value;		/* < 0: not measured */
+	double value;		/* NaN: not measured */
 	double limit;		/* pass: value <= limit (le) or >= limit */
 	bool le;
 	bool pass;

@@ -2,6 +2,7 @@
 /*
  * bench_json.c -- rpmem bench: the report as one JSON object
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "bench.h"
@@ -131,7 +132,7 @@ json_checks(const struct bench *b, FILE *f)
 	for (int i = 0; i < NCHECKS; i++) {
 		fprintf(f, "%s{\"check\":", i ? "," : "");
 		json_str(f, c[i].what);
-		if (c[i].value < 0)
+		if (isnan(c[i].value))
 			fprintf(f, ",\"value\":null");
 		else
 			fprintf(f, ",\"value\":%.3f", c[i].value);

@@ -424,6 +424,23 @@ START_TEST(test_overlong_line_is_refused)
 }
 END_TEST
 
+START_TEST(test_oversized_file_is_refused_before_reading)
+{
+	char c[PATH_MAX];
+	static char text[CONFIG_FILE_MAX + 64];
+	/* comment lines, each valid, one byte too many in all */
+	for (size_t i = 0; i < CONFIG_FILE_MAX + 1; i++)
+		text[i] = i % 64 == 63 ? '\n' : '#';
+	text[CONFIG_FILE_MAX + 1] = '\0';
+	write_conf(c, "big.conf", text);
+	ck_assert_int_eq(LOAD("-c", c), -EINVAL);
+	expect_err("%s: larger than %d bytes", c, CONFIG_FILE_MAX);
+	text[CONFIG_FILE_MAX] = '\0';
+	write_conf(c, "big.conf", text);
+	ck_assert_int_eq(LOAD("-c", c), 0);
+}
+END_TEST
+
 START_TEST(test_errors_in_system_and_user_files_name_that_file)
 {
 	write_conf(Sys, "system.conf", "nthreads = many\n");
@@ -674,6 +691,7 @@ config_suite(void)
 		(int)(sizeof(Bad_files) / sizeof(Bad_files[0])));
 	tcase_add_test(tc, test_nul_byte_is_refused_naming_its_line);
 	tcase_add_test(tc, test_overlong_line_is_refused);
+	tcase_add_test(tc, test_oversized_file_is_refused_before_reading);
 	tcase_add_test(tc, test_errors_in_system_and_user_files_name_that_file);
 	tcase_add_test(tc, test_file_writable_by_group_or_others_is_refused);
 	/* only root can give a file to another owner */

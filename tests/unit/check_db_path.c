@@ -118,14 +118,47 @@ START_TEST(test_links_and_subdirs_beneath_are_followed)
 }
 END_TEST
 
-START_TEST(test_init_refuses_relative_or_missing_dir)
+START_TEST(test_init_refuses_relative_missing_or_file_dir)
 {
 	struct db *db;
 
 	ck_assert_int_eq(db_init("relative/dir", &db), -EINVAL);
 	ck_assert_int_eq(db_init(dbt_path(dbt_base, "missing"), &db), -ENOENT);
+	dbt_write_file(dbt_path(dbt_base, "file"), "not a directory\n");
+	ck_assert_int_eq(db_init(dbt_path(dbt_base, "file"), &db), -ENOTDIR);
 	ck_assert_int_eq(db_init(dbt_path(dbt_sets, "../parts"), &db), 0);
 	db_fini(db);
+	db_fini(NULL);
+}
+END_TEST
+
+/* descriptors that resolve to no pool set file: each refused, as is */
+START_TEST(test_descriptors_naming_no_set_file_are_refused)
+{
+	static const struct {
+		const char *desc;
+		int err;		/* 0: any error */
+	} Cases[] = {
+		{ "sub/", 0 },			/* a directory */
+		{ "sub/missing/x.set", -ENOENT },
+		{ "x.set/y.set", -ENOTDIR },	/* a file as a directory */
+		{ "loop.set", -ELOOP },		/* a link to itself */
+	};
+	struct db_pool *pool;
+
+	ck_assert_int_eq(mkdir(dbt_path(dbt_sets, "sub"), 0700), 0);
+	dbt_write_set(dbt_sets, "x.set", "", "x", 1, 2U);
+	ck_assert_int_eq(symlink("loop.set", dbt_path(dbt_sets, "loop.set")),
+			0);
+	for (size_t i = 0; i < sizeof(Cases) / sizeof(Cases[0]); i++) {
+		int r = db_pool_open(dbt_db, Cases[i].desc, &pool);
+		if (Cases[i].err)
+			ck_assert_msg(r == Cases[i].err, "%s: %d, not %d",
+				Cases[i].desc, r, Cases[i].err);
+		else
+			ck_assert_msg(r < 0, "%s: %d", Cases[i].desc, r);
+	}
+	ck_assert(!dbt_exists(dbt_part("x", 0)));
 }
 END_TEST
 
@@ -141,7 +174,8 @@ db_path_suite(void)
 	tcase_add_test(tc, test_descriptors_leaving_poolset_dir_are_refused);
 	tcase_add_test(tc, test_refusal_log_names_the_descriptor);
 	tcase_add_test(tc, test_links_and_subdirs_beneath_are_followed);
-	tcase_add_test(tc, test_init_refuses_relative_or_missing_dir);
+	tcase_add_test(tc, test_init_refuses_relative_missing_or_file_dir);
+	tcase_add_test(tc, test_descriptors_naming_no_set_file_are_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
