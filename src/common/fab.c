@@ -3,7 +3,6 @@
  * fab.c -- what both fabric ends share: provider hints and lane messages
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,36 +52,6 @@ fab_getinfo(uint32_t provider, const char *node, const char *service,
 		return -fab_errno(r);
 	}
 	return 0;
-}
-
-static pthread_t Warm;
-static bool Warming;
-
-/* warm_run -- one fi_getinfo: the providers initialise on the way */
-static void *
-warm_run(void *arg)
-{
-	(void) arg;
-	struct fi_info *info;
-	if (fab_getinfo(PROTO_PROV_TCP, "127.0.0.1", NULL, 0, &info) == 0)
-		fi_freeinfo(info);
-	return NULL;
-}
-
-/* fab_warm_start -- libfabric's initialisation in the background */
-void
-fab_warm_start(void)
-{
-	Warming = pthread_create(&Warm, NULL, warm_run, NULL) == 0;
-}
-
-/* fab_warm_end -- wait for it */
-void
-fab_warm_end(void)
-{
-	if (Warming)
-		pthread_join(Warm, NULL);
-	Warming = false;
 }
 
 /* fab_fd_budget -- lanes the descriptor limit leaves room for */

@@ -131,15 +131,6 @@ fab_rma_write_ok(uint32_t provider)
  */
 unsigned fab_fd_budget(void);
 
-/*
- * fab_warm_start -- initialise libfabric in a thread of its own (its
- * first fi_getinfo scans every provider, a fraction of a second), so
- * that it overlaps whatever the caller does next; a later fi_getinfo
- * waits for it.  fab_warm_end joins the thread (before exit).
- */
-void fab_warm_start(void);
-void fab_warm_end(void);
-
 /* fab_strerror -- libfabric error text for a negative return */
 const char *fab_strerror(int err);
 

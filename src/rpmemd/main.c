@@ -195,9 +195,6 @@ main(int argc, char *argv[])
 		goto err_cfg;
 	log_startup(&cfg);
 
-	/* libfabric initialises while the pool set and request come in */
-	if (!remove_mode)
-		fab_warm_start();
 	struct db *db;
 	r = db_init(cfg.poolset_dir, &db);
 	if (r) {
@@ -225,7 +222,6 @@ main(int argc, char *argv[])
 	r = client_check(&cfg);
 	if (r) {
 		/* no status word: the client reads stderr instead */
-		fab_warm_end();
 		db_fini(db);
 		config_free(&cfg);
 		log_close();
@@ -234,7 +230,6 @@ main(int argc, char *argv[])
 	r = obc_send_status(STDOUT_FILENO, 0);
 	if (r == 0)
 		r = session_run(&cfg, db, STDIN_FILENO, STDOUT_FILENO);
-	fab_warm_end();
 	db_fini(db);
 	config_free(&cfg);
 	log_session_end(r);
@@ -242,7 +237,6 @@ main(int argc, char *argv[])
 	return r ? 1 : 0;
 
 err_cfg:
-	fab_warm_end();
 	config_free(&cfg);
 	if (remove_mode)
 		return -r;
