@@ -85,12 +85,8 @@ START_TEST(apm_over_tcp_downgrades_to_gpspm_with_a_notice)
 	Dtest_args[1] = _i ? NULL : "--lane-security=none";
 	setenv("PMEM_IS_PMEM_FORCE", "1", 1);
 	struct daemon d;
-	dtest_start(&d);
-	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
-	dtest_send_req(&d, &r);
 	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
+	dtest_start_open(&d, &resp);
 	ck_assert_uint_eq(resp.ibc.persist_method, PROTO_PM_GPSPM);
 	struct proto_req c = { .type = PROTO_MSG_CLOSE };
 	dtest_send_req(&d, &c);
@@ -346,12 +342,8 @@ END_TEST
 START_TEST(stat_reports_the_daemons_cpu_time)
 {
 	struct daemon d;
-	dtest_start(&d);
-	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
-	dtest_send_req(&d, &r);
 	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
+	dtest_start_open(&d, &resp);
 	uint64_t total[2];
 	for (int i = 0; i < 2; i++) {
 		struct proto_req st = { .type = PROTO_MSG_STAT };

@@ -82,12 +82,8 @@ START_TEST(syslog_takes_the_log_instead_of_the_file)
 {
 	Dtest_args[0] = "--use-syslog";
 	struct daemon d;
-	dtest_start(&d);
-	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
-	dtest_send_req(&d, &r);
 	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
+	dtest_start_open(&d, &resp);
 	dtest_close(&d, 0);
 	dtest_finish(&d, 0);
 	struct stat st;
@@ -169,12 +165,8 @@ END_TEST
 START_TEST(hash_outside_the_pool_is_refused_and_the_session_goes_on)
 {
 	struct daemon d;
-	dtest_start(&d);
-	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
-	dtest_send_req(&d, &r);
 	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
+	dtest_start_open(&d, &resp);
 	struct proto_req h = { .type = PROTO_MSG_HASH,
 		.hash_off = (4 << 20) - 4096, .hash_len = 8192,
 		.hash_chunk = 4096 };
@@ -196,12 +188,8 @@ END_TEST
 START_TEST(close_before_the_lanes_connect_is_answered)
 {
 	struct daemon d;
-	dtest_start(&d);
-	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
-	dtest_send_req(&d, &r);
 	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
+	dtest_start_open(&d, &resp);
 	dtest_close(&d, 0);
 	dtest_finish(&d, 0);
 	ck_assert(dtest_log_has("the client spoke before connecting its lanes "
@@ -236,12 +224,8 @@ START_TEST(no_ssh_connection_listens_on_any_address)
 {
 	Dtest_no_ssh_connection = true;
 	struct daemon d;
-	dtest_start(&d);
-	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
-	dtest_send_req(&d, &r);
 	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
+	dtest_start_open(&d, &resp);
 	ck_assert_uint_ne(resp.ibc.port, 0);
 	dtest_close(&d, 0);
 	dtest_finish(&d, 0);

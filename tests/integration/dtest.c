@@ -205,6 +205,17 @@ dtest_open_req(uint16_t major, uint16_t minor)
 	return r;
 }
 
+/* dtest_start_open -- dtest_start, then OPEN pool.set: success in *resp */
+void
+dtest_start_open(struct daemon *d, struct proto_resp *resp)
+{
+	dtest_start(d);
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
+	dtest_send_req(d, &r);
+	ck_assert(dtest_recv_resp(d, PROTO_MSG_OPEN_RESP, resp));
+	ck_assert_uint_eq(resp->status, 0);
+}
+
 /* dtest_close -- CLOSE the session's pool; expect `status` */
 void
 dtest_close(struct daemon *d, uint32_t status)

@@ -66,6 +66,9 @@ bool dtest_recv_resp(struct daemon *d, uint32_t type,
 /* dtest_log_has -- the daemon's log contains `needle` */
 bool dtest_log_has(const char *needle);
 
+/* dtest_start_open -- dtest_start, then OPEN pool.set: success in *resp */
+void dtest_start_open(struct daemon *d, struct proto_resp *resp);
+
 /* dtest_open_req -- an OPEN of pool.set with the given version */
 struct proto_req dtest_open_req(uint16_t major, uint16_t minor);
 
