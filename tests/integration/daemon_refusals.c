@@ -26,17 +26,20 @@
 /* timeout of a stalled request for these tests, in ms */
 #define STALL_MS 300
 
-/* arg -- a copy of `f` with the scratch dir in place of its "%s" */
+/*
+ * arg -- `f` with the scratch dir in place of its "%s", in a buffer the
+ * next call reuses
+ */
 static const char *
 arg(const char *f)
 {
+	static char buf[1024];
 	const char *at = strstr(f, "%s");
 	if (!at)
 		return f;
-	char *s;
-	ck_assert_int_ge(asprintf(&s, "%.*s%s%s", (int)(at - f), f,
-		Dtest_dir, at + 2), 0);
-	return s;
+	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - f), f, Dtest_dir,
+		at + 2);
+	return buf;
 }
 
 /* slurp -- a whole file into a malloc'ed string, "" when absent */
@@ -63,10 +66,14 @@ slurp(const char *path)
 	return buf;
 }
 
-/* stderr_last_line -- rpmemd's last stderr line: what a client shows */
-static char *
+/*
+ * stderr_last_line -- rpmemd's last stderr line, what a client shows, in
+ * a buffer the next call reuses
+ */
+static const char *
 stderr_last_line(void)
 {
+	static char line[4096];
 	char path[300];
 	snprintf(path, sizeof(path), "%s/stderr.txt", Dtest_dir);
 	char *s = slurp(path);
@@ -74,7 +81,9 @@ stderr_last_line(void)
 	while (n && s[n - 1] == '\n')
 		s[--n] = '\0';
 	char *nl = strrchr(s, '\n');
-	return nl ? nl + 1 : s;
+	snprintf(line, sizeof(line), "%s", nl ? nl + 1 : s);
+	free(s);
+	return line;
 }
 
 /* write_file -- `text` into Dtest_dir/name */
@@ -167,7 +176,7 @@ START_TEST(refusal_has_the_status_of_its_cause_and_says_it)
 	ck_assert_uint_eq(resp.status, c->status);
 	dtest_finish(&d, 0);
 	const char *says = arg(c->says);
-	char *last = stderr_last_line();
+	const char *last = stderr_last_line();
 	ck_assert_msg(strncmp(last, "rpmemd: ", 8) == 0 &&
 		strstr(last, says), "stderr's last line \"%s\" does not say "
 		"\"%s\"", last, says);
@@ -269,7 +278,7 @@ START_TEST(malformed_header_is_answered_fatal_with_the_cause)
 	ck_assert(dtest_recv_resp(&d, proto_resp_type(c->type), &resp));
 	ck_assert_uint_eq(resp.status, PROTO_ERR_FATAL);
 	dtest_finish(&d, 1);
-	char *last = stderr_last_line();
+	const char *last = stderr_last_line();
 	ck_assert_msg(strstr(last, c->says), "stderr: \"%s\"", last);
 }
 END_TEST
@@ -316,7 +325,7 @@ START_TEST(stalled_request_times_out_on_an_open_channel)
 	ck_assert_int_eq(read(d.out, buf, 1), 0);
 	dtest_finish(&d, 1);
 	ck_assert_msg(dtest_log_has(c->says), "log lacks \"%s\"", c->says);
-	char *last = stderr_last_line();
+	const char *last = stderr_last_line();
 	ck_assert_msg(strstr(last, c->says), "stderr: \"%s\"", last);
 }
 END_TEST
