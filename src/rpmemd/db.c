@@ -132,9 +132,10 @@ set_check_sizes(const struct poolset *set, const char *desc)
 	for (unsigned i = 0; i < rep->nparts; i++) {
 		if (rep->parts[i].size < RPMEM_MIN_PART) {
 			log_err("pool set %s line %u: part '%s' size %zu is "
-					"below the minimum %zu", log_quote(desc).s,
-					rep->parts[i].line, rep->parts[i].path,
-					rep->parts[i].size, RPMEM_MIN_PART);
+					"below the minimum %zu",
+					log_quote(desc).s, rep->parts[i].line,
+					rep->parts[i].path, rep->parts[i].size,
+					RPMEM_MIN_PART);
 			return -EINVAL;
 		}
 	}
@@ -182,7 +183,8 @@ db_pool_create(struct db *db, const char *desc,
 		(attr->incompat_features & POOL_FEAT_SINGLEHDR) != 0;
 	if (!nohdrs && single != feat) {
 		log_err("pool set %s: OPTION SINGLEHDR %s but incompat "
-				"features %#x", log_quote(desc).s, single ? "set" : "absent",
+				"features %#x", log_quote(desc).s,
+				single ? "set" : "absent",
 				attr->incompat_features);
 		poolset_free(set);
 		return -EINVAL;

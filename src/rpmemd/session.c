@@ -29,8 +29,8 @@ struct session {
 	struct fabric *fab;		/* NULL until lanes are set up */
 	int in;
 	int out;
-	int timeout_ms;			/* REQUEST_TIMEOUT_MS or the env's */
-	uint64_t size;			/* the pool size the client asked */
+	int timeout_ms;			/* of a request (request_timeout) */
+	uint64_t size;			/* the pool size asked for */
 	uint16_t minor;			/* negotiated protocol minor */
 	bool pmdk;			/* a PMDK 1.12 client (0.1) */
 };
