@@ -29,7 +29,7 @@ struct session {
 	struct fabric *fab;		/* NULL until lanes are set up */
 	int in;
 	int out;
-	int timeout_ms;			/* of a request (request_timeout) */
+	int timeout_ms;			/* see request_timeout */
 	uint64_t size;			/* the pool size asked for */
 	uint16_t minor;			/* negotiated protocol minor */
 	bool pmdk;			/* a PMDK 1.12 client (0.1) */
