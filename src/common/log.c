@@ -36,6 +36,7 @@ static struct {
 	enum log_level level;
 	int fd;			/* LOG_SINK_FILE */
 	char prefix[32];
+	char cause[LOG_LINE_MAX];	/* first err message since a reset */
 } Log = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.sink = LOG_SINK_NONE,
@@ -137,6 +138,98 @@ log_close(void)
 	pthread_mutex_unlock(&Log.lock);
 }
 
+/*
+ * escape_byte -- the printable form of byte c into e (5 bytes): itself,
+ * or a backslash escape; `quote` escapes the quote and the backslash too
+ */
+static void
+escape_byte(unsigned char c, bool quote, char e[5])
+{
+	static const char named[] = { '\n', 'n', '\r', 'r', '\t', 't' };
+	for (size_t i = 0; i < sizeof(named); i += 2) {
+		if (c == (unsigned char)named[i]) {
+			e[0] = '\\';
+			e[1] = named[i + 1];
+			e[2] = '\0';
+			return;
+		}
+	}
+	if (quote && (c == '\'' || c == '\\'))
+		snprintf(e, 5, "\\%c", c);
+	else if (c < 0x20 || c >= 0x7f)
+		snprintf(e, 5, "\\x%02x", c);
+	else
+		snprintf(e, 5, "%c", c);
+}
+
+/*
+ * escape -- src escaped into dst (room for `size` bytes, no NUL added);
+ * returns the length, and in *cut whether src did not fit
+ */
+static size_t
+escape(char *dst, size_t size, const char *src, bool quote, bool *cut)
+{
+	size_t n = 0;
+	*cut = false;
+	for (const char *c = src; *c != '\0'; c++) {
+		char e[5];
+		escape_byte((unsigned char)*c, quote, e);
+		size_t len = strlen(e);
+		if (n + len > size) {
+			*cut = true;
+			break;
+		}
+		memcpy(dst + n, e, len);
+		n += len;
+	}
+	return n;
+}
+
+/* log_quote -- a peer's string, quoted and escaped */
+struct log_quoted
+log_quote(const char *str)
+{
+	struct log_quoted q;
+	if (str == NULL) {
+		snprintf(q.s, sizeof(q.s), "(null)");
+		return q;
+	}
+	/* room for both quotes, "..." and the NUL */
+	bool cut;
+	size_t n = escape(q.s + 1, sizeof(q.s) - 6, str, true, &cut);
+	q.s[0] = '\'';
+	snprintf(q.s + 1 + n, sizeof(q.s) - 1 - n, "'%s", cut ? "..." : "");
+	return q;
+}
+
+/* log_escape -- a peer's message, escaped */
+size_t
+log_escape(char *dst, size_t size, const char *src)
+{
+	bool cut;
+	size_t n = escape(dst, size - 1, src, false, &cut);
+	dst[n] = '\0';
+	return n;
+}
+
+/* log_cause_reset -- forget the cause kept so far */
+void
+log_cause_reset(void)
+{
+	pthread_mutex_lock(&Log.lock);
+	Log.cause[0] = '\0';
+	pthread_mutex_unlock(&Log.lock);
+}
+
+/* log_cause -- the first err-level text since the reset */
+void
+log_cause(char *buf, size_t size)
+{
+	pthread_mutex_lock(&Log.lock);
+	snprintf(buf, size, "%s", Log.cause);
+	pthread_mutex_unlock(&Log.lock);
+}
+
 /* log_vmsg -- format one line and send it to the sink */
 void
 log_vmsg(enum log_level level, const char *fmt, va_list ap)
@@ -171,6 +264,12 @@ log_vmsg(enum log_level level, const char *fmt, va_list ap)
 	}
 
 	pthread_mutex_lock(&Log.lock);
+	if (level == LOG_LVL_ERR && Log.cause[0] == '\0') {
+		size_t pre = Log.sink != LOG_SINK_SYSLOG && Log.prefix[0] ?
+			strlen(Log.prefix) + 2 : 0;
+		snprintf(Log.cause, sizeof(Log.cause), "%.*s",
+			(int)(n - pre), line + pre);
+	}
 	switch (Log.sink) {
 	case LOG_SINK_SYSLOG:
 		syslog(syslog_prio[level], "%s", line);

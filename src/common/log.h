@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 enum log_level {
 	LOG_LVL_ERR,
@@ -43,6 +44,41 @@ int log_level_parse(const char *str, enum log_level *level);
 const char *log_level_name(enum log_level level);
 
 void log_close(void);
+
+/* the quoted form of a string, NUL included */
+#define LOG_QUOTE_MAX 1024
+
+/* log_quoted -- a string from a peer, made safe for a log line */
+struct log_quoted {
+	char s[LOG_QUOTE_MAX];
+};
+
+/*
+ * log_quote -- `str` (a descriptor, anything read off the wire or from
+ * the ssh environment) between single quotes, with the quote, the
+ * backslash and every byte outside printable ASCII escaped (\' \\ \n \r
+ * \t \xNN), so that no peer can forge a line, move a terminal's cursor
+ * or hide bytes from a reader; "..." after the closing quote says it
+ * was cut.  NULL gives (null).  Meant for arguments of log calls and
+ * stderr lines: log_err("... %s", log_quote(desc).s), the temporary
+ * living to the end of the full expression (C11 6.2.4).
+ */
+struct log_quoted log_quote(const char *str);
+
+/*
+ * log_escape -- the same escaping of control, DEL and high bytes into
+ * `dst` (`size` > 0 bytes, always terminated), without the quotes, for
+ * text shown as a message of its own; returns the length written
+ */
+size_t log_escape(char *dst, size_t size, const char *src);
+
+/*
+ * log_cause_reset, log_cause -- the first err-level message since the
+ * reset, its text without the prefix copied into buf ("" when none):
+ * the root cause of a refusal, which rpmemd repeats to its client
+ */
+void log_cause_reset(void);
+void log_cause(char *buf, size_t size);
 
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

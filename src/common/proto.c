@@ -365,14 +365,20 @@ proto_hdr_decode(const void *buf, size_t len, uint32_t *type,
 
 	if (!is_req(*type))
 		return -EPROTO;
-	if (*size > PROTO_REQ_MAX)
-		return -EMSGSIZE;
 
-	/* only CREATE and OPEN have a variable part (and maybe an ext) */
+	/*
+	 * only CREATE and OPEN have a variable part (and maybe an ext),
+	 * capped alike: the longest descriptor and the extension
+	 */
 	uint64_t min = base_size(*type);
-	if (has_desc(*type))
+	uint64_t max = min;
+	if (has_desc(*type)) {
+		max += PROTO_DESC_MAX + PROTO_REQ_EXT_SIZE;
 		min += DESC_MIN;
-	if (*size < min || (!has_desc(*type) && *size != min))
+	}
+	if (*size > PROTO_REQ_MAX || (has_desc(*type) && *size > max))
+		return -EMSGSIZE;
+	if (*size < min || *size > max)
 		return -EPROTO;
 
 	return 0;

@@ -187,7 +187,9 @@ struct proto_resp {
 
 /*
  * proto_hdr_decode -- check the 12-byte request header: type is a
- * request, size is within [minimum for the type, PROTO_REQ_MAX].
+ * request, size is within the type's bounds: -EMSGSIZE above
+ * PROTO_REQ_MAX or above the longest CREATE or OPEN (descriptor of
+ * PROTO_DESC_MAX, extension), -EPROTO otherwise.
  */
 int proto_hdr_decode(const void *buf, size_t len, uint32_t *type,
 		uint64_t *size);

@@ -352,7 +352,10 @@ ssh_hangup(struct ssh *ssh)
 	(void) shutdown(ssh->in, SHUT_WR);
 }
 
-/* ssh_last_error -- last non-empty stderr line of the child */
+/*
+ * ssh_last_error -- last non-empty stderr line of the child, escaped: it
+ * is the peer's text, shown in rpmem_errormsg() and our log
+ */
 const char *
 ssh_last_error(struct ssh *ssh)
 {
@@ -364,12 +367,14 @@ ssh_last_error(struct ssh *ssh)
 	char *start = end;
 	while (start > ssh->errbuf && start[-1] != '\n')
 		start--;
+	char line[ERRBUF_SIZE];
 	size_t n = (size_t)(end - start);
-	memcpy(ssh->lastline, start, n);
-	ssh->lastline[n] = '\0';
-	char *cr = strchr(ssh->lastline, '\r');
+	memcpy(line, start, n);
+	line[n] = '\0';
+	char *cr = strchr(line, '\r');
 	if (cr)
 		*cr = '\0';
+	log_escape(ssh->lastline, sizeof(ssh->lastline), line);
 	return ssh->lastline;
 }
 

@@ -73,6 +73,13 @@ db_fini(struct db *db)
 	free(db);
 }
 
+/* db_desc_check -- a descriptor's string-level checks alone */
+int
+db_desc_check(const char *desc)
+{
+	return db_path_check(desc);
+}
+
 /*
  * set_load -- resolve, read and parse `desc`; the set must hold exactly
  * one replica, the local one whose parts rpmemd serves
@@ -88,13 +95,14 @@ set_load(struct db *db, const char *desc, struct poolset **setp)
 			O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		errno = -fd;
-		log_err("!pool set '%s' in '%s'", desc, db->dir);
+		log_err("!pool set %s in poolset-dir %s", log_quote(desc).s,
+			db->dir);
 		return fd;
 	}
 
 	char err[POOLSET_ERR_MAX];
 	struct poolset *set;
-	ret = poolset_parse_fd(fd, desc, &set, err, sizeof(err));
+	ret = poolset_parse_fd(fd, log_quote(desc).s, &set, err, sizeof(err));
 	close(fd);
 	if (ret) {
 		log_err("%s", err);
@@ -105,8 +113,8 @@ set_load(struct db *db, const char *desc, struct poolset **setp)
 			set->replicas[0].nparts == 0) {
 		unsigned line = set->replicas[set->nreplicas - 1].line;
 
-		log_err("pool set '%s' line %u: remote pool set cannot have "
-				"replicas", desc, line);
+		log_err("pool set %s line %u: remote pool set cannot have "
+				"replicas", log_quote(desc).s, line);
 		poolset_free(set);
 		return -EINVAL;
 	}
@@ -123,18 +131,19 @@ set_check_sizes(const struct poolset *set, const char *desc)
 
 	for (unsigned i = 0; i < rep->nparts; i++) {
 		if (rep->parts[i].size < RPMEM_MIN_PART) {
-			log_err("pool set '%s' line %u: part '%s' size %zu is "
-					"below the minimum %zu", desc,
-					rep->parts[i].line, rep->parts[i].path,
-					rep->parts[i].size, RPMEM_MIN_PART);
+			log_err("pool set %s line %u: part '%s' size %zu is "
+					"below the minimum %zu",
+					log_quote(desc).s, rep->parts[i].line,
+					rep->parts[i].path, rep->parts[i].size,
+					RPMEM_MIN_PART);
 			return -EINVAL;
 		}
 	}
 
 	size_t size = poolset_replica_size(set, 0);
 	if (size < RPMEM_MIN_POOL) {
-		log_err("pool set '%s': pool size %zu is below the minimum %zu",
-				desc, size, RPMEM_MIN_POOL);
+		log_err("pool set %s: pool size %zu is below the minimum %zu",
+				log_quote(desc).s, size, RPMEM_MIN_POOL);
 		return -EINVAL;
 	}
 	return 0;
@@ -164,7 +173,7 @@ db_pool_create(struct db *db, const char *desc,
 	bool single = (set->options & POOLSET_OPT_SINGLEHDR) != 0;
 
 	if (nohdrs != attr_is_zero(attr)) {
-		log_err("pool set '%s': %s", desc, nohdrs ?
+		log_err("pool set %s: %s", log_quote(desc).s, nohdrs ?
 				"OPTION NOHDRS but pool attributes given" :
 				"no pool attributes but no OPTION NOHDRS");
 		poolset_free(set);
@@ -173,8 +182,9 @@ db_pool_create(struct db *db, const char *desc,
 	bool feat = !nohdrs &&
 		(attr->incompat_features & POOL_FEAT_SINGLEHDR) != 0;
 	if (!nohdrs && single != feat) {
-		log_err("pool set '%s': OPTION SINGLEHDR %s but incompat "
-				"features %#x", desc, single ? "set" : "absent",
+		log_err("pool set %s: OPTION SINGLEHDR %s but incompat "
+				"features %#x", log_quote(desc).s,
+				single ? "set" : "absent",
 				attr->incompat_features);
 		poolset_free(set);
 		return -EINVAL;
@@ -364,7 +374,7 @@ set_unlink(struct db *db, const char *desc, bool force)
 	int ret = 0;
 	if (unlinkat(dirfd, base, 0) && !(force && errno == ENOENT)) {
 		ret = -errno;
-		log_err("!cannot remove pool set '%s'", desc);
+		log_err("!cannot remove pool set %s", log_quote(desc).s);
 	}
 	if (dirfd != db->dirfd)
 		close(dirfd);

@@ -33,9 +33,16 @@ int db_init(const char *poolset_dir, struct db **db);
 void db_fini(struct db *db);
 
 /*
+ * db_desc_check -- the checks of a descriptor as a string, made again by
+ * create, open and remove: -EBADF (empty, absolute, ending in '/', with
+ * control characters) or -EACCES (".."); logs the refusal
+ */
+int db_desc_check(const char *desc);
+
+/*
  * db_pool_create -- create the pool set named by `desc`; `attr` NULL means
  * no headers (the set must say OPTION NOHDRS).  Errors: -EACCES (escape),
- * -EBADF (absolute descriptor), -ENOENT, -EEXIST (non-empty part),
+ * -EBADF (unusable descriptor), -ENOENT, -EEXIST (non-empty part),
  * -EBUSY (locked), -EINVAL (bad set, size, option mismatch).
  */
 int db_pool_create(struct db *db, const char *desc,

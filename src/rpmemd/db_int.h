@@ -36,8 +36,8 @@ struct db_priv {
 
 /*
  * db_path_check -- refuse a descriptor before touching the file system:
- * empty or ending in '/' (-EINVAL), control characters (-EINVAL),
- * absolute (-EBADF), any ".." component (-EACCES).  Logs the refusal.
+ * empty, ending in '/', with control characters or absolute (-EBADF),
+ * any ".." component (-EACCES).  Logs the refusal.
  */
 int db_path_check(const char *desc);
 

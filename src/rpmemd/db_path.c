@@ -32,39 +32,47 @@
 /* openat2 may ask for a retry when a rename raced with the lookup */
 #define OPENAT2_RETRIES 8
 
-/* db_path_check -- string-level refusals, before any lookup */
+/*
+ * db_path_check -- string-level refusals, before any lookup: what makes
+ * the name itself unusable is -EBADF (status BADNAME, as PMDK answers an
+ * absolute one); a ".." is an escape, -EACCES (RELIABILITY S1)
+ */
 int
 db_path_check(const char *desc)
 {
 	if (desc == NULL || desc[0] == '\0') {
 		log_err("pool set descriptor is empty");
-		return -EINVAL;
+		return -EBADF;
 	}
 
-	/* control bytes would let a descriptor forge log lines */
+	/* control bytes are refused: no pool set name needs them */
 	for (const char *c = desc; *c != '\0'; c++) {
 		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
-			log_err("pool set descriptor contains control "
-					"character 0x%02x", (unsigned char)*c);
-			return -EINVAL;
+			log_err("pool set descriptor %s contains control "
+					"character 0x%02x", log_quote(desc).s,
+					(unsigned char)*c);
+			return -EBADF;
 		}
 	}
 
 	if (desc[0] == '/') {
-		log_err("pool set descriptor '%s' is an absolute path", desc);
+		log_err("pool set descriptor %s is an absolute path",
+			log_quote(desc).s);
 		return -EBADF;
 	}
 
 	if (desc[strlen(desc) - 1] == '/') {
-		log_err("pool set descriptor '%s' names a directory", desc);
-		return -EINVAL;
+		log_err("pool set descriptor %s names a directory",
+			log_quote(desc).s);
+		return -EBADF;
 	}
 
 	for (const char *c = desc; *c != '\0'; ) {
 		size_t len = strcspn(c, "/");
 
 		if (len == 2 && c[0] == '.' && c[1] == '.') {
-			log_err("pool set descriptor '%s' contains '..'", desc);
+			log_err("pool set descriptor %s contains '..'",
+				log_quote(desc).s);
 			return -EACCES;
 		}
 		c += len;
@@ -123,8 +131,9 @@ walk_link(int dirfd, const char *name, const char *rest, char **path,
 	target[n] = '\0';
 
 	if (target[0] == '/') {
-		log_err("pool set descriptor '%s': symlink '%s' points to "
-				"absolute path '%s'", desc, name, target);
+		log_err("pool set descriptor %s: symlink %s points to "
+				"absolute path %s", log_quote(desc).s,
+				log_quote(name).s, log_quote(target).s);
 		return -EACCES;
 	}
 
@@ -182,9 +191,9 @@ walk_open(int rootfd, const char *root, const char *desc, int flags)
 		if (strcmp(name, "..") == 0) {
 			ret = walk_pop(stack, &depth);
 			if (ret) {
-				log_err("pool set descriptor '%s' leads out of "
-						"'%s' through a symlink", desc,
-						root);
+				log_err("pool set descriptor %s leads out of "
+						"'%s' through a symlink",
+						log_quote(desc).s, root);
 				break;
 			}
 			continue;
@@ -255,8 +264,8 @@ beneath_open(int rootfd, const char *root, const char *desc, int flags)
 		if (errno == EAGAIN || errno == EINTR)
 			continue;
 		if (errno == EXDEV) {
-			log_err("pool set descriptor '%s' leads out of '%s'",
-					desc, root);
+			log_err("pool set descriptor %s leads out of '%s'",
+					log_quote(desc).s, root);
 			return -EACCES;
 		}
 		return -errno;

@@ -67,8 +67,9 @@ log_startup(const struct config *cfg)
 	const char *conn = getenv("SSH_CONNECTION");
 	const char *user = getenv("USER");
 	log_info("rpmemd version %s", SRCVERSION);
-	log_notice("session: pid %d SSH_CONNECTION='%s' USER='%s'",
-		(int)getpid(), conn ? conn : "", user ? user : "");
+	log_notice("session: pid %d SSH_CONNECTION=%s USER=%s",
+		(int)getpid(), log_quote(conn ? conn : "").s,
+		log_quote(user ? user : "").s);
 	log_notice("config: poolset-dir %s, persist-apm %s, log-level %s, "
 		"max-lanes %u, nthreads %u", cfg->poolset_dir,
 		cfg->persist_apm ? "yes" : "no",
@@ -208,10 +209,10 @@ main(int argc, char *argv[])
 	if (remove_mode) {
 		r = db_pool_remove(db, cfg.remove, cfg.force, cfg.pool_set);
 		if (r) {
-			log_err("removing '%s' failed: %s", cfg.remove,
-				strerror(-r));
-			fprintf(stderr, "rpmemd: removing '%s' failed: %s\n",
-				cfg.remove, strerror(-r));
+			log_err("removing %s failed: %s",
+				log_quote(cfg.remove).s, strerror(-r));
+			fprintf(stderr, "rpmemd: removing %s failed: %s\n",
+				log_quote(cfg.remove).s, strerror(-r));
 		}
 		db_fini(db);
 		config_free(&cfg);

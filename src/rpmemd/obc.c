@@ -66,15 +66,42 @@ write_full(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * read_header -- the first byte within idle_ms, the rest of the header
+ * within timeout_ms: a header cut short on a channel left open must not
+ * hold the session forever (RELIABILITY R9)
+ */
+static int
+read_header(int fd, int wake_fd, unsigned char *buf, int idle_ms,
+		int timeout_ms)
+{
+	int r = read_full(fd, wake_fd, buf, 1, idle_ms);
+	if (r == -ETIMEDOUT) {
+		log_err("no request within %d ms", idle_ms);
+		return r;
+	}
+	if (r)
+		return r;
+	r = read_full(fd, -1, buf + 1, PROTO_HDR_SIZE - 1, timeout_ms);
+	if (r == -ETIMEDOUT)
+		log_err("request header incomplete: the rest of its %d bytes "
+			"did not arrive within %d ms", PROTO_HDR_SIZE,
+			timeout_ms);
+	else if (r)
+		log_err("request header incomplete: %s", r == -ECONNRESET ?
+			"the channel closed" : strerror(-r));
+	return r == -ECONNRESET ? -EPROTO : r;
+}
+
 /* obc_recv -- read and decode one request */
 int
 obc_recv(int fd, int wake_fd, struct proto_req *req, uint32_t *type,
-		int timeout_ms)
+		int idle_ms, int timeout_ms)
 {
 	unsigned char buf[PROTO_REQ_MAX];
 	*type = 0;
 
-	int r = read_full(fd, wake_fd, buf, PROTO_HDR_SIZE, -1);
+	int r = read_header(fd, wake_fd, buf, idle_ms, timeout_ms);
 	if (r)
 		return r;
 	uint64_t size;
@@ -84,9 +111,13 @@ obc_recv(int fd, int wake_fd, struct proto_req *req, uint32_t *type,
 		uint64_t s64;
 		memcpy(&t, buf, sizeof(t));
 		memcpy(&s64, buf + 4, sizeof(s64));
-		log_err("invalid request header: type %u size %llu",
-			be32toh(t), (unsigned long long)be64toh(s64));
-		*type = 0;
+		log_err("invalid request header: type %u size %llu (%s)",
+			be32toh(t), (unsigned long long)be64toh(s64),
+			r == -EMSGSIZE ? "over the limit of its type" :
+			proto_resp_type(be32toh(t)) ? "wrong for its type" :
+			"not a request type");
+		/* a request named by its type is answered, with FATAL */
+		*type = proto_resp_type(*type) ? *type : 0;
 		return r;
 	}
 	/* size is within [PROTO_HDR_SIZE, PROTO_REQ_MAX]: checked above */

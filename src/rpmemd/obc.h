@@ -10,15 +10,17 @@
 #include "proto.h"
 
 /*
- * obc_recv -- read one request: the header (waiting as long as it takes:
- * an open pool may idle for days, unless `wake_fd` >= 0 turns readable
- * first), then the body within `timeout_ms`.  Returns 0, -ECONNRESET on
- * EOF, -ECANCELED when woken, -EPROTO / -EMSGSIZE / -EPROTONOSUPPORT for
- * a malformed message (with *type set when the header was good, 0
- * otherwise), -ETIMEDOUT for a body that never came.
+ * obc_recv -- read one request: its first byte within `idle_ms` (< 0:
+ * as long as it takes, since an open pool may idle for days, unless
+ * `wake_fd` >= 0 turns readable first), the rest of the header and the
+ * body within `timeout_ms`.  Returns 0, -ECONNRESET on EOF before the
+ * first byte, -ECANCELED when woken, -EPROTO / -EMSGSIZE /
+ * -EPROTONOSUPPORT for a malformed or cut message (with *type set when
+ * the header names a request type, 0 otherwise), -ETIMEDOUT for a
+ * request, or the rest of one, that never came.
  */
 int obc_recv(int fd, int wake_fd, struct proto_req *req, uint32_t *type,
-		int timeout_ms);
+		int idle_ms, int timeout_ms);
 
 /* obc_send -- write one response */
 int obc_send(int fd, const struct proto_resp *resp);

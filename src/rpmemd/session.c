@@ -3,6 +3,7 @@
  * session.c -- one rpmemd session: the request state machine
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,9 @@
 #include "obc.h"
 #include "session.h"
 
-#define BODY_TIMEOUT_MS 30000
+/* the first request, and the rest of any request once begun */
+#define REQUEST_TIMEOUT_MS 30000
+#define REQUEST_TIMEOUT_ENV "RPMEMD_REQUEST_TIMEOUT_MS"
 #define ACCEPT_TIMEOUT_MS 10000	/* the client connects right away */
 
 struct session {
@@ -26,6 +29,8 @@ struct session {
 	struct fabric *fab;		/* NULL until lanes are set up */
 	int in;
 	int out;
+	int timeout_ms;			/* see request_timeout */
+	uint64_t size;			/* the pool size asked for */
 	uint16_t minor;			/* negotiated protocol minor */
 	bool pmdk;			/* a PMDK 1.12 client (0.1) */
 };
@@ -62,7 +67,9 @@ type_name(uint32_t type)
 }
 
 /*
- * status_of -- the one place an errno becomes a wire status (facts 2.7)
+ * status_of -- the one place an errno becomes a wire status (facts 2.7):
+ * the status a PMDK client reads as the cause, so each errno goes to
+ * the status naming that cause, not to FATAL
  */
 static uint32_t
 status_of(int err)
@@ -76,12 +83,17 @@ status_of(int err)
 	case EPERM:
 		return PROTO_ERR_NOACCESS;
 	case ENOENT:
+	case ENOTDIR:	/* a component of the path is a file */
+	case ELOOP:	/* symlinks that lead nowhere */
 		return PROTO_ERR_NOEXIST;
 	case EBUSY:
 		/* not EAGAIN (= EWOULDBLOCK): a thread not had is fatal */
 		return PROTO_ERR_BUSY;
-	case EBADF:
+	case EBADF:	/* the descriptor as a string (db_desc_check) */
+	case ENAMETOOLONG:
 		return PROTO_ERR_BADNAME;
+	case ERANGE:	/* check_lanes alone */
+		return PROTO_ERR_BADNLANES;
 	case EINVAL:
 		return PROTO_ERR_POOL_CFG;
 	case EFBIG:
@@ -105,10 +117,26 @@ daemon_version(void)
 	return (a & 0xffff) << 16 | (b & 0xff) << 8 | (c & 0xff);
 }
 
+/*
+ * tell_cause -- the first error logged for this request, on stderr: a
+ * client shows the last line there with the status (ours, and PMDK's
+ * when the session ends); quoted peer strings keep it one line
+ */
+static void
+tell_cause(void)
+{
+	char cause[LOG_QUOTE_MAX * 2];
+	log_cause(cause, sizeof(cause));
+	if (cause[0])
+		fprintf(stderr, "rpmemd: %s\n", cause);
+}
+
 /* reply -- send a response of the type answering `type` */
 static int
 reply(struct session *s, uint32_t type, int err, struct proto_resp *resp)
 {
+	if (err)
+		tell_cause();
 	struct proto_resp empty;
 	if (!resp) {
 		memset(&empty, 0, sizeof(empty));
@@ -191,7 +219,8 @@ check_provider(const struct session *s, uint32_t provider)
 
 /*
  * ssh_server_addr -- the address the client reached us at: third field
- * of SSH_CONNECTION ("client port server port"); NULL (any) without it
+ * of SSH_CONNECTION ("client port server port"); NULL (any) without it,
+ * or when that field holds more than an address's characters
  */
 static const char *
 ssh_server_addr(void)
@@ -200,6 +229,13 @@ ssh_server_addr(void)
 	const char *conn = getenv("SSH_CONNECTION");
 	if (!conn || sscanf(conn, "%*s %*s %63s", addr) != 1) {
 		log_warn("SSH_CONNECTION not set: listening on any address");
+		return NULL;
+	}
+	/* digits, hex, dots, colons and an IPv6 scope ("%eth0") */
+	if (addr[strspn(addr, "0123456789abcdefghijklmnopqrstuvwxyz"
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZ.:%_-")] != '\0') {
+		log_warn("SSH_CONNECTION=%s names no server address: "
+			"listening on any address", log_quote(conn).s);
 		return NULL;
 	}
 	return addr;
@@ -295,6 +331,37 @@ lane_security(const struct session *s, const struct proto_req *req,
 	return 0;
 }
 
+/*
+ * check_request -- what CREATE and OPEN ask, before any file is touched.
+ * The order decides the status of a request wrong in several ways: the
+ * protocol first (without it nothing else can be read), then the
+ * descriptor (BADNAME: what the request is about), the provider
+ * (PROVNOSUP), the lanes (BADNLANES), the size (BADSIZE).
+ */
+static int
+check_request(struct session *s, const struct proto_req *req)
+{
+	int r = check_version(s, &req->common);
+	if (!r)
+		r = db_desc_check(req->desc);
+	if (!r)
+		r = check_provider(s, req->common.provider);
+	if (r)
+		return r;
+	if (req->common.nlanes == 0) {
+		log_err("invalid number of lanes: 0");
+		return -ERANGE;
+	}
+	/* a pool the size of PMDK's smallest, which libpmemobj probes with */
+	if (req->common.pool_size < RPMEM_MIN_POOL) {
+		log_err("invalid pool size %llu: below the minimum %zu",
+			(unsigned long long)req->common.pool_size,
+			RPMEM_MIN_POOL);
+		return -EFBIG;
+	}
+	return 0;
+}
+
 /* handle_pool -- CREATE or OPEN */
 static int
 handle_pool(struct session *s, const struct proto_req *req)
@@ -303,19 +370,13 @@ handle_pool(struct session *s, const struct proto_req *req)
 	struct proto_resp resp;
 	memset(&resp, 0, sizeof(resp));
 
-	log_notice("request %s: desc '%s' size %llu nlanes %u provider %s "
-		"buff_size %llu", what, req->desc,
+	log_notice("request %s: desc %s size %llu nlanes %u provider %s "
+		"buff_size %llu", what, log_quote(req->desc).s,
 		(unsigned long long)req->common.pool_size, req->common.nlanes,
 		proto_provider_name(req->common.provider),
 		(unsigned long long)req->common.buff_size);
 
-	int r = check_version(s, &req->common);
-	if (!r)
-		r = check_provider(s, req->common.provider);
-	if (!r && req->common.nlanes == 0) {
-		log_err("invalid number of lanes: 0");
-		return reply(s, req->type, EINVAL, NULL) ?: -EINVAL;
-	}
+	int r = check_request(s, req);
 	if (r)
 		return reply(s, req->type, -r, NULL) ?: r;
 
@@ -325,27 +386,27 @@ handle_pool(struct session *s, const struct proto_req *req)
 	else
 		r = db_pool_open(s->db, req->desc, &s->pool);
 	if (r) {
-		log_err("%s of '%s' failed: %s", what, req->desc,
+		log_err("%s of pool set %s in poolset-dir %s failed: %s", what,
+			log_quote(req->desc).s, s->cfg->poolset_dir,
 			strerror(-r));
-		/* the client adds our last stderr line to the status */
-		fprintf(stderr, "rpmemd: pool set '%s' in poolset-dir %s: "
-			"%s\n", req->desc, s->cfg->poolset_dir, strerror(-r));
 		return reply(s, req->type, -r, NULL) ?: r;
 	}
 
 	struct db_pool *p = s->pool;
 	if (p->size < RPMEM_MIN_POOL) {
-		log_err("pool '%s' is %zu bytes, smaller than the minimum %zu",
-			req->desc, p->size, RPMEM_MIN_POOL);
+		log_err("pool %s is %zu bytes, smaller than the minimum %zu",
+			log_quote(req->desc).s, p->size, RPMEM_MIN_POOL);
 		r = -EINVAL;
 		goto err_close;
 	}
 	if (p->size < req->common.pool_size) {
-		log_err("pool '%s' is %zu bytes, %llu requested", req->desc,
-			p->size, (unsigned long long)req->common.pool_size);
+		log_err("pool %s is %zu bytes, %llu requested",
+			log_quote(req->desc).s, p->size,
+			(unsigned long long)req->common.pool_size);
 		r = -EFBIG;
 		goto err_close;
 	}
+	s->size = req->common.pool_size;
 	struct lanesec_keys keys = { .policy = LANESEC_NONE };
 	r = s->pmdk ? 0 : lane_security(s, req, &keys, &resp.ext);
 	if (r)
@@ -429,7 +490,10 @@ handle_set_attr(struct session *s, const struct proto_req *req)
 	return reply(s, req->type, -r, NULL);
 }
 
-/* handle_hash -- HASH: content hashes of a pool range, computed here */
+/*
+ * handle_hash -- HASH: content hashes of a range of the pool the session
+ * asked for (its size, not the whole pool set's), computed here
+ */
 static int
 handle_hash(struct session *s, const struct proto_req *req)
 {
@@ -439,10 +503,11 @@ handle_hash(struct session *s, const struct proto_req *req)
 		(unsigned long long)req->hash_off,
 		(unsigned long long)req->hash_len,
 		(unsigned long long)req->hash_chunk);
-	if (!range_within(req->hash_off, req->hash_len, s->pool->size)) {
+	if (!range_within(req->hash_off, req->hash_len, s->size)) {
 		log_err("HASH range offset %llu length %llu outside the "
-			"%zu-byte pool", (unsigned long long)req->hash_off,
-			(unsigned long long)req->hash_len, s->pool->size);
+			"%llu-byte pool", (unsigned long long)req->hash_off,
+			(unsigned long long)req->hash_len,
+			(unsigned long long)s->size);
 		return reply(s, req->type, EINVAL, NULL);
 	}
 	const char *base = (const char *)s->pool->addr + req->hash_off;
@@ -502,6 +567,28 @@ legal(const struct session *s, uint32_t type)
 	}
 }
 
+/*
+ * request_timeout -- REQUEST_TIMEOUT_MS, or the milliseconds in
+ * RPMEMD_REQUEST_TIMEOUT_MS (tests that must not wait 30 s)
+ */
+static int
+request_timeout(void)
+{
+	const char *env = getenv(REQUEST_TIMEOUT_ENV);
+	if (!env)
+		return REQUEST_TIMEOUT_MS;
+	char *end;
+	errno = 0;
+	long ms = strtol(env, &end, 10);
+	if (errno || end == env || *end || ms <= 0 || ms > INT_MAX) {
+		log_warn("%s=%s is not a positive number of milliseconds: "
+			"using %d", REQUEST_TIMEOUT_ENV, log_quote(env).s,
+			REQUEST_TIMEOUT_MS);
+		return REQUEST_TIMEOUT_MS;
+	}
+	return (int)ms;
+}
+
 /* session_run -- serve one session */
 int
 session_run(const struct config *cfg, struct db *db, int in, int out)
@@ -513,14 +600,18 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 		.db = db,
 		.in = in,
 		.out = out,
+		.timeout_ms = request_timeout(),
 	};
 	int ret = 0;
 
 	while (s.state != SESSION_DONE) {
 		struct proto_req req;
 		uint32_t type;
+		log_cause_reset();
+		/* the client asks right after the status word; then it idles */
 		int r = obc_recv(in, fabric_fail_fd(s.fab), &req, &type,
-			BODY_TIMEOUT_MS);
+			s.state == SESSION_INIT ? s.timeout_ms : -1,
+			s.timeout_ms);
 		if (r == -ECONNRESET) {
 			log_notice("out-of-band channel closed by the client");
 			break;
@@ -537,9 +628,12 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 			/* the decoder keeps the versions to name them (R19) */
 			if (r == -EPROTONOSUPPORT)
 				(void) check_version(&s, &req.common);
+			/* FATAL with the cause, wherever the stream allows */
 			if (type)
 				(void) reply(&s, type, r == -EPROTONOSUPPORT ?
 					EPROTONOSUPPORT : EPROTO, NULL);
+			else
+				tell_cause();
 			ret = r;
 			break;
 		}

@@ -7,8 +7,10 @@
  *	  |                       |  +-- SET_ATTR
  *	  +--CREATE/OPEN failed---+--EOF / bad message--> DONE
  *
- * A message not legal in the current state is answered with
- * PROTO_ERR_FATAL (when its header could be read) and ends the session.
+ * A message not legal in the current state, malformed, over its size
+ * limit or not complete in time is answered with PROTO_ERR_FATAL (when
+ * its header names a request type) and ends the session; every refusal
+ * also goes to stderr as the first error logged for the request.
  */
 #ifndef RPMEMD_SESSION_H
 #define RPMEMD_SESSION_H 1

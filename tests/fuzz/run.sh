@@ -2,16 +2,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # run.sh -- each parser's fuzz harness over its seed corpus and a bounded
 # number of mutations (tests/fuzz/driver.c); any crash or abort fails.
+# fuzz_session serves whole rpmemd sessions (pool files, a fabric
+# listener) for each input: fewer rounds, a few seconds.
 set -euo pipefail
 
 : "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
 rounds=${FUZZ_ROUNDS:-200000}
 fail=0
-for name in proto poolset target; do
+for name in proto poolset target session; do
 	prog=$top_builddir/tests/fuzz/fuzz_$name
 	seeds=("$top_srcdir/tests/fuzz/corpus/$name"/*)
-	if out=$("$prog" -n "$rounds" "${seeds[@]}" 2>&1); then
+	n=$rounds
+	[[ $name != session ]] || n=${FUZZ_SESSION_ROUNDS:-3000}
+	if out=$("$prog" -n "$n" "${seeds[@]}" 2>&1); then
 		echo "PASS fuzz_$name: $out"
 	else
 		echo "FAIL fuzz_$name:"

@@ -360,7 +360,7 @@ START_TEST(stat_reports_the_daemons_cpu_time)
 }
 END_TEST
 
-/* R8: a header announcing 2^64-1 bytes ends the session, nothing read */
+/* R8: a header announcing 2^64-1 bytes: FATAL and the end, nothing read */
 START_TEST(huge_size_in_header_is_refused_before_reading)
 {
 	struct daemon d;
@@ -372,7 +372,8 @@ START_TEST(huge_size_in_header_is_refused_before_reading)
 	memcpy(hdr + 4, &size, 8);
 	dtest_send_raw(&d, hdr, sizeof(hdr));
 	static struct proto_resp resp;
-	ck_assert(!dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert_uint_eq(resp.status, PROTO_ERR_FATAL);
 	dtest_finish(&d, 1);
 	ck_assert(dtest_log_has("invalid request header: type 3 size "
 		"18446744073709551615"));

@@ -108,14 +108,14 @@ START_TEST(refused_create_or_open_names_the_cause)
 		const char *log;
 	} cases[] = {
 		{ PROTO_MSG_OPEN, NULL, NULL, 0, PROTO_PROV_TCP,
-			PROTO_ERR_POOL_CFG, "invalid number of lanes: 0" },
+			PROTO_ERR_BADNLANES, "invalid number of lanes: 0" },
 		/* no RDMA device here: the provider cannot be opened */
 		{ PROTO_MSG_OPEN, NULL, NULL, 1, PROTO_PROV_VERBS,
 			PROTO_ERR_PROVNOSUP, "verbs provider on 127.0.0.1: " },
 		{ PROTO_MSG_OPEN, "bad\tname.set", NULL, 1, PROTO_PROV_TCP,
-			PROTO_ERR_POOL_CFG, "contains control character 0x09" },
+			PROTO_ERR_BADNAME, "contains control character 0x09" },
 		{ PROTO_MSG_OPEN, "adir/", NULL, 1, PROTO_PROV_TCP,
-			PROTO_ERR_POOL_CFG, "'adir/' names a directory" },
+			PROTO_ERR_BADNAME, "'adir/' names a directory" },
 		{ PROTO_MSG_CREATE, "nodir.set",
 			"PMEMPOOLSET\nOPTION NOHDRS\n4M %s/nodir/part0\n", 1,
 			PROTO_PROV_TCP, PROTO_ERR_NOEXIST,
