@@ -1,51 +1,35 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# peers.sh -- PMDK 1.12 peers in both directions, by default and opted in
+# hostile.sh -- what PMDK 1.12's client never sends, sent to our rpmemd
 #
-#   top_builddir=BUILD_DIR tests/pmdk01/peers.sh
+#   top_builddir=BUILD_DIR tests/pmdk01/hostile.sh
 #
-# A PMDK 1.12 client (pmdk_client, written from the facts) against the
-# built rpmemd, started directly as its remote command: refused by
-# default with words the client prints; served protocol 0.1 with
-# --allow-pmdk-clients, across two sessions, with the warning logged;
-# still refused where lane security is asked for.
-#
-# This project's librpmem (rpmem_client) against a PMDK 1.12 rpmemd
-# (fake_rpmemd) behind a private sshd on 127.0.0.1: by default
-# rpmem_create fails naming the target, both protocols and the fix;
-# with RPMEM_ALLOW_PMDK_DAEMON=1 create, persists of every kind, reads
-# and a second session work, and the daemon's file holds every byte;
-# RPMEM_LANE_SECURITY=encrypt with it is refused.
-#
+# real_peer.sh meets the real PMDK 1.12.1 in both directions; this is
+# what it cannot show: pmdk_client, a stand-in written from the facts,
+# started our rpmemd --allow-pmdk-clients directly as its remote command
+# and sent it what PMDK's client never does (R9): a protocol other than
+# 0.1, a provider id PMDK has not, persists naming a lane past the last
+# one or a range past the pool.  And the inline persists (mode 2) that
+# PMDK's client sends only over verbs, absent here.  Each refusal comes
+# with a log line naming the field and leaves nothing behind.
 # Exit 0 when every check passed, 1 otherwise.
 set -uo pipefail
 
 self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
 top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
-export top_srcdir top_builddir
-# shellcheck source-path=SCRIPTDIR source=../integration/harness.sh
-. "$top_srcdir/tests/integration/harness.sh"
 
-bin=$top_builddir/tests/pmdk01
-for p in "$bin/fake_rpmemd" "$bin/pmdk_client" "$bin/rpmem_client" \
-		"$top_builddir/rpmemd"; do
-	[[ -x $p ]] || { echo "peers.sh: $p is not built" >&2; exit 1; }
+pc=$top_builddir/tests/pmdk01/pmdk_client
+for p in "$pc" "$top_builddir/rpmemd"; do
+	[[ -x $p ]] || { echo "hostile.sh: $p is not built" >&2; exit 1; }
 done
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-peers.XXXXXX")
-cleanup() {
-	harness_stop_sshd "$tmp"
-	rm -rf -- "$tmp"
-}
-trap cleanup EXIT
-ours=$tmp/ours		# the built rpmemd's pool sets and parts
-theirs=$tmp/theirs	# the PMDK stand-in's pools
-mkdir -p "$ours" "$theirs"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-hostile.XXXXXX")
+trap '[[ -n ${KEEP:-} ]] || rm -rf -- "$tmp"' EXIT
 size=$((4 << 20))
-for set in a b c; do
-	printf 'PMEMPOOLSET\n%s %s/%s.part\n' "$size" "$ours" "$set" \
-		>"$ours/$set.set"
+for set in inline proto prov lane range; do
+	printf 'PMEMPOOLSET\n%s %s/%s.part\n' "$size" "$tmp" "$set" \
+		>"$tmp/$set.set"
 done
 
 passed=0
@@ -64,27 +48,20 @@ check() {
 	fi
 }
 
-# run -- a client bounded in time; output in $tmp/out, shown indented
-run() {
-	timeout 120 "$@" >"$tmp/out" 2>&1
-	local rc=$?
-	sed 's/^/    # /' "$tmp/out"
-	return $rc
-}
-
-# says -- run "$@" to exit status $1, every later line in its output:
-# says STATUS COMMAND... -- LINE...
+# says -- pmdk_client to exit status $1, every later line in its output:
+# says STATUS ARG... -- LINE...
 says() {
 	local want=$1 line
 	shift
-	local -a cmd=()
+	local -a args=()
 	while [[ $1 != -- ]]; do
-		cmd+=("$1")
+		args+=("$1")
 		shift
 	done
 	shift
-	run "${cmd[@]}"
+	timeout 120 "${pc[@]}" "${args[@]}" >"$tmp/out" 2>&1
 	local rc=$?
+	sed 's/^/    # /' "$tmp/out"
 	[[ $rc == "$want" ]] || { echo "    # exit $rc, not $want"; return 1; }
 	for line in "$@"; do
 		grep -qF -- "$line" "$tmp/out" ||
@@ -92,66 +69,43 @@ says() {
 	done
 }
 
-# logged -- a line in a log file: logged FILE TEXT
+# logged -- a line of rpmemd's log
 logged() {
-	grep -qF -- "$2" "$1" || { echo "    # not in $1: $2"; return 1; }
+	grep -qF -- "$1" "$tmp/rpmemd.log" ||
+		{ echo "    # not in rpmemd's log: $1"; return 1; }
 }
-
-# --- a PMDK 1.12 client against our rpmemd --------------------------------
 
 # run directly, not through ssh: SSH_CONNECTION as sshd would set it tells
 # rpmemd the address to listen on
 daemon="env SSH_CONNECTION='127.0.0.1 50000 127.0.0.1 22'"
-daemon+=" $top_builddir/rpmemd --poolset-dir=$ours --log-level=info"
-pc=("$bin/pmdk_client" --provider sockets --size "$size" --timeout 60)
+daemon+=" $top_builddir/rpmemd --poolset-dir=$tmp --log-level=info"
+daemon+=" --log-file=$tmp/rpmemd.log --allow-pmdk-clients"
+pc=("$pc" --provider sockets --size "$size" --cmd "$daemon" --create)
 
-check "PMDK client, default rpmemd: refused with words it prints" \
-	says 1 "${pc[@]}" --cmd "$daemon --log-file=$tmp/d1.log" --desc a.set \
-	--create -- "is PMDK 1.12's librpmem (protocol 0.1)" \
-	"allow-pmdk-clients = yes"
-check "the refusal is in rpmemd's log" \
-	logged "$tmp/d1.log" "refused a PMDK 1.12 client"
-check "no part was made for the refused client" test ! -e "$ours/a.part"
-
-allow="$daemon --allow-pmdk-clients --lane-security=none"
-check "PMDK client, allow-pmdk-clients: create, persists, reads, close" \
-	says 0 "${pc[@]}" --cmd "$allow --log-file=$tmp/d2.log" --desc a.set \
-	--create --lanes 4 --seed 7 -- "pmdk_client: OK "
-check "the session was warned about in rpmemd's log" \
-	logged "$tmp/d2.log" "serving a PMDK 1.12 client (protocol 0.1"
-check "a second PMDK session finds the first one's data" \
-	says 0 "${pc[@]}" --cmd "$allow --log-file=$tmp/d3.log" --desc a.set \
-	--open --lanes 2 --reverify 7 --seed 8 -- "pmdk_client: OK "
-check "PMDK client, allowed but lane-security=encrypt: refused" \
-	says 1 "${pc[@]}" --cmd "$daemon --allow-pmdk-clients --lane-security=encrypt \
-	--log-file=$tmp/d4.log" --desc b.set --create -- \
-	"which has no lane security" "lane-security = encrypt"
-
-# --- our client against a PMDK 1.12 rpmemd ---------------------------------
-
-harness_start_sshd "$tmp" || exit 1
-RPMEM_CMD="$bin/fake_rpmemd --poolset-dir=$theirs --log-file=$tmp/f.log"
-RPMEM_CMD+=" --log-level=info"
-export RPMEM_CMD RPMEM_TIMEOUT=60
-target=$HARNESS_TARGET
-rc=$bin/rpmem_client
-
-check "our client, PMDK rpmemd: rpmem_create names target, both, the fix" \
-	says 1 "$rc" create "$target" p1 "$size" 1 "$tmp/expect" -- \
-	"FAIL rpmem_create: EPROTONOSUPPORT" "rpmemd on 127.0.0.1 is PMDK" \
-	"protocol 0.1" "speaks 0.3" "RPMEM_ALLOW_PMDK_DAEMON=1"
-check "no pool was made by the refused create" test ! -e "$theirs/p1.pool"
-check "RPMEM_ALLOW_PMDK_DAEMON=1 with lane security asked: refused" \
-	says 1 env RPMEM_ALLOW_PMDK_DAEMON=1 RPMEM_LANE_SECURITY=encrypt \
-	"$rc" create "$target" p1 "$size" 1 "$tmp/expect" -- \
-	"FAIL rpmem_create: EPROTONOSUPPORT" "which has no lane security"
-export RPMEM_ALLOW_PMDK_DAEMON=1
-check "opted in: create, strict, relaxed and deep persists, reads" \
-	says 0 "$rc" create "$target" p1 "$size" 5 "$tmp/expect" -- "OK create"
-check "the PMDK daemon's file holds every byte persisted" \
-	cmp -i 4096 "$tmp/expect" "$theirs/p1.pool"
-check "opted in: open returns create's attributes and the data" \
-	says 0 "$rc" open "$target" p1 "$size" 5 -- "OK open"
+check "inline persists (verbs-only in PMDK) with the others: data read back" \
+	says 0 --desc inline.set --lanes 4 --timeout 60 -- "pmdk_client: OK "
+check "protocol 0.3 without --protocol: refused, Fatal error" \
+	says 1 --desc proto.set --minor 3 --timeout 60 -- \
+	"pmdk_client: Fatal error" "errno EREMOTEIO"
+check "... rpmemd named the request" \
+	logged "invalid request of type 1 (size "
+check "provider id 3 (tcp, not PMDK's): Provider not supported" \
+	says 1 --desc prov.set --provider-id 3 --timeout 60 -- \
+	"pmdk_client: Provider not supported" "errno EMEDIUMTYPE"
+check "... rpmemd named the provider" \
+	logged "provider tcp from a PMDK 0.1 client"
+check "no part was made for either" \
+	test ! -e "$tmp/proto.part" -a ! -e "$tmp/prov.part"
+check "a persist on a lane past the last: unanswered, the session ends" \
+	says 1 --desc lane.set --lanes 4 --bad-persist lane --timeout 3 -- \
+	"went unanswered on lane 0" "session ended" "errno ECONNRESET"
+check "a persist past the pool's end: unanswered, the session ends" \
+	says 1 --desc range.set --lanes 1 --bad-persist range --timeout 3 -- \
+	"went unanswered on lane 0" "session ended" "errno ECONNRESET"
+check "... rpmemd named the range" logged "size 16 outside the pool"
+check "... and ended both sessions with a reason" \
+	test "$(grep -c "a PMDK client's persist failed (Invalid argument)" \
+	"$tmp/rpmemd.log")" -eq 2
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

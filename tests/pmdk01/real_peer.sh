@@ -85,9 +85,10 @@ check() {
 	fi
 }
 
-# run -- a command bounded in time; output in $tmp/out, shown indented
+# run -- a command bounded in time, in $tmp (where libinfinipath leaves
+# the backtrace of a crash); output in $tmp/out, shown indented
 run() {
-	timeout 120 "$@" >"$tmp/out" 2>&1 </dev/null
+	(cd "$tmp" && timeout 120 "$@") >"$tmp/out" 2>&1 </dev/null
 	local rc=$?
 	sed 's/^/    # /' "$tmp/out"
 	return $rc
@@ -116,6 +117,11 @@ says() {
 # logged -- a line in a log file: logged FILE TEXT
 logged() {
 	grep -qF -- "$2" "$1" || { echo "    # not in $1: $2"; return 1; }
+}
+
+# not_logged -- no such line in a log file: not_logged FILE TEXT
+not_logged() {
+	! grep -F -- "$2" "$1" | sed 's/^/    # /' | grep -q .
 }
 
 # gone -- none of the files exist
@@ -234,6 +240,10 @@ librpmem_level "$ours" "$pmdk/lib/librpmem.so.1"
 check "$dir: rpmemd warned that it served a PMDK client" \
 	logged "$tmp/ours.log" "serving a PMDK 1.12 client (protocol 0.1"
 pmemobj_level "$ours"
+# PMDK's client connects no more lanes than the provider's contexts:
+# rpmemd must not announce more and wait for them
+check "$dir: PMDK's client connected every lane rpmemd announced" \
+	not_logged "$tmp/ours.log" " lanes connected in "
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
