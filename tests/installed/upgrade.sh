@@ -68,24 +68,12 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-upgrade.XXXXXX")
 chmod 755 "$tmp"
 installed=no
-passed=0
-failed=0
+CHECKS_DIR=$tmp
+# shellcheck source-path=SCRIPTDIR source=../checks.sh
+. "$top_srcdir/tests/checks.sh"
 
-# check -- record one result: check NAME COMMAND...
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "ok - $name"
-	else
-		failed=$((failed + 1))
-		echo "not ok - $name"
-	fi
-}
-
-# logged -- a command's output, kept in $tmp/NAME.log: logged NAME CMD...
-logged() {
+# shows -- a command's output, kept in $tmp/NAME.log: shows NAME CMD...
+shows() {
 	local name=$1
 	shift
 	"$@" >"$tmp/$name.log" 2>&1
@@ -182,7 +170,7 @@ purge() {
 	dpkg -L "${pkgs[@]}" 2>/dev/null | sort -u >"$tmp/files"
 	dpkg-query -W -f='${Conffiles}\n' "${pkgs[@]}" 2>/dev/null |
 		awk 'NF { print $1 }' >>"$tmp/files"
-	logged purge dpkg --purge "${pkgs[@]}" || return 1
+	shows purge dpkg --purge "${pkgs[@]}" || return 1
 	installed=no
 	local left f
 	left=$(while read -r f; do
@@ -220,14 +208,14 @@ verify_others >"$tmp/verify.before"
 check "stand-ins of Debian 11's librpmem1 and rpmemd $old built" \
 	build_stand_ins
 installed=yes
-check "... and installed" logged stand-ins \
+check "... and installed" shows stand-ins \
 	dpkg -i "$tmp/librpmem1_$old.deb" "$tmp/rpmemd_$old.deb"
 check "librpmem1 is at $old" version_is librpmem1 "$old"
 check "rpmemd is at $old" version_is rpmemd "$old"
 v=$(dpkg-deb -f "${ours[0]}" Version)
 check "ours ($v) sorts above $old" dpkg --compare-versions "$v" gt "$old"
 check "apt-get install of ours: no downgrade allowed, none needed" \
-	logged apt env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+	shows apt env DEBIAN_FRONTEND=noninteractive apt-get install -y \
 	--no-install-recommends -o DPkg::Lock::Timeout=120 "${ours[@]}"
 check "... it upgraded both over $old" upgraded
 check "librpmem1 is ours" version_is librpmem1 "$v"
@@ -240,5 +228,4 @@ if dpkg-query -W pmdk-tools >/dev/null 2>&1; then
 fi
 check "the purge leaves nothing of either" purge
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+checks_end

@@ -25,55 +25,16 @@ for p in "$pc" "$top_builddir/rpmemd"; do
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-hostile.XXXXXX")
-trap '[[ -n ${KEEP:-} ]] || rm -rf -- "$tmp"' EXIT
+trap 'rm -rf -- "$tmp"' EXIT
 size=$((4 << 20))
 for set in inline proto prov lane range; do
 	printf 'PMEMPOOLSET\n%s %s/%s.part\n' "$size" "$tmp" "$set" \
 		>"$tmp/$set.set"
 done
 
-passed=0
-failed=0
-
-# check -- record one result: check NAME COMMAND...
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "ok - $name"
-	else
-		failed=$((failed + 1))
-		echo "not ok - $name"
-	fi
-}
-
-# says -- pmdk_client to exit status $1, every later line in its output:
-# says STATUS ARG... -- LINE...
-says() {
-	local want=$1 line
-	shift
-	local -a args=()
-	while [[ $1 != -- ]]; do
-		args+=("$1")
-		shift
-	done
-	shift
-	timeout 120 "${pc[@]}" "${args[@]}" >"$tmp/out" 2>&1
-	local rc=$?
-	sed 's/^/    # /' "$tmp/out"
-	[[ $rc == "$want" ]] || { echo "    # exit $rc, not $want"; return 1; }
-	for line in "$@"; do
-		grep -qF -- "$line" "$tmp/out" ||
-			{ echo "    # missing: $line"; return 1; }
-	done
-}
-
-# logged -- a line of rpmemd's log
-logged() {
-	grep -qF -- "$1" "$tmp/rpmemd.log" ||
-		{ echo "    # not in rpmemd's log: $1"; return 1; }
-}
+CHECKS_DIR=$tmp
+# shellcheck source-path=SCRIPTDIR source=../checks.sh
+. "$top_srcdir/tests/checks.sh"
 
 # run directly, not through ssh: SSH_CONNECTION as sshd would set it tells
 # rpmemd the address to listen on
@@ -82,30 +43,33 @@ daemon+=" $top_builddir/rpmemd --poolset-dir=$tmp --log-level=info"
 daemon+=" --log-file=$tmp/rpmemd.log --allow-pmdk-clients"
 pc=("$pc" --provider sockets --size "$size" --cmd "$daemon" --create)
 
+log=$tmp/rpmemd.log
 check "inline persists (verbs-only in PMDK) with the others: data read back" \
-	says 0 --desc inline.set --lanes 4 --timeout 60 -- "pmdk_client: OK "
+	says 0 "${pc[@]}" --desc inline.set --lanes 4 --timeout 60 -- \
+	"pmdk_client: OK "
 check "protocol 0.3 without --protocol: refused, Fatal error" \
-	says 1 --desc proto.set --minor 3 --timeout 60 -- \
+	says 1 "${pc[@]}" --desc proto.set --minor 3 --timeout 60 -- \
 	"pmdk_client: Fatal error" "errno EREMOTEIO"
 check "... rpmemd named the request" \
-	logged "invalid request of type 1 (size "
+	logged "$log" "invalid request of type 1 (size "
 check "provider id 3 (tcp, not PMDK's): Provider not supported" \
-	says 1 --desc prov.set --provider-id 3 --timeout 60 -- \
+	says 1 "${pc[@]}" --desc prov.set --provider-id 3 --timeout 60 -- \
 	"pmdk_client: Provider not supported" "errno EMEDIUMTYPE"
 check "... rpmemd named the provider" \
-	logged "provider tcp from a PMDK 0.1 client"
+	logged "$log" "provider tcp from a PMDK 0.1 client"
 check "no part was made for either" \
 	test ! -e "$tmp/proto.part" -a ! -e "$tmp/prov.part"
 check "a persist on a lane past the last: unanswered, the session ends" \
-	says 1 --desc lane.set --lanes 4 --bad-persist lane --timeout 3 -- \
-	"went unanswered on lane 0" "session ended" "errno ECONNRESET"
+	says 1 "${pc[@]}" --desc lane.set --lanes 4 --bad-persist lane \
+	--timeout 3 -- "went unanswered on lane 0" "session ended" \
+	"errno ECONNRESET"
 check "a persist past the pool's end: unanswered, the session ends" \
-	says 1 --desc range.set --lanes 1 --bad-persist range --timeout 3 -- \
-	"went unanswered on lane 0" "session ended" "errno ECONNRESET"
-check "... rpmemd named the range" logged "size 16 outside the pool"
+	says 1 "${pc[@]}" --desc range.set --lanes 1 --bad-persist range \
+	--timeout 3 -- "went unanswered on lane 0" "session ended" \
+	"errno ECONNRESET"
+check "... rpmemd named the range" logged "$log" "size 16 outside the pool"
 check "... and ended both sessions with a reason" \
 	test "$(grep -c "a PMDK client's persist failed (Invalid argument)" \
-	"$tmp/rpmemd.log")" -eq 2
+	"$log")" -eq 2
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+checks_end

@@ -69,55 +69,9 @@ harness_start_sshd "$tmp" || exit 1
 target=$HARNESS_TARGET
 size=$((4 << 20))
 
-passed=0
-failed=0
-
-# check -- record one result: check NAME COMMAND...
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "ok - $name"
-	else
-		failed=$((failed + 1))
-		echo "not ok - $name"
-	fi
-}
-
-# run -- a command bounded in time, in $tmp (where libinfinipath leaves
-# the backtrace of a crash); output in $tmp/out, shown indented
-run() {
-	(cd "$tmp" && timeout 120 "$@") >"$tmp/out" 2>&1 </dev/null
-	local rc=$?
-	sed 's/^/    # /' "$tmp/out"
-	return $rc
-}
-
-# says -- run to exit status $1, every later line in its output:
-# says STATUS COMMAND... -- LINE...
-says() {
-	local want=$1 line
-	shift
-	local -a cmd=()
-	while [[ $1 != -- ]]; do
-		cmd+=("$1")
-		shift
-	done
-	shift
-	run "${cmd[@]}"
-	local rc=$?
-	[[ $rc == "$want" ]] || { echo "    # exit $rc, not $want"; return 1; }
-	for line in "$@"; do
-		grep -qF -- "$line" "$tmp/out" ||
-			{ echo "    # missing: $line"; return 1; }
-	done
-}
-
-# logged -- a line in a log file: logged FILE TEXT
-logged() {
-	grep -qF -- "$2" "$1" || { echo "    # not in $1: $2"; return 1; }
-}
+CHECKS_DIR=$tmp	# where libinfinipath leaves the backtrace of a crash
+# shellcheck source-path=SCRIPTDIR source=../checks.sh
+. "$top_srcdir/tests/checks.sh"
 
 # not_logged -- no such line in a log file: not_logged FILE TEXT
 not_logged() {
@@ -245,5 +199,4 @@ pmemobj_level "$ours"
 check "$dir: PMDK's client connected every lane rpmemd announced" \
 	not_logged "$tmp/ours.log" " lanes connected in "
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+checks_end
