@@ -437,12 +437,6 @@ main(int argc, char *argv[])
 	memset(&st, 0, sizeof(st));
 	const char *what = "create";
 	const char *stage = what;
-	unsigned char *pool = aligned_alloc((size_t)sysconf(_SC_PAGESIZE),
-		o.size);
-	if (pool == NULL)
-		return failed("memory", ENOMEM);
-	memset(pool, 0, o.size);
-
 	int err = pc_fip_probe(NODE, o.provider);
 	if (err) {
 		pc_say("cannot find provider");
@@ -463,7 +457,12 @@ main(int argc, char *argv[])
 		(unsigned long long)ibc.raddr, ibc.nlanes,
 		ibc.persist_method == W01_PM_GPSPM ? "GPSPM" : "APM");
 
-	err = session(&o, &r, &ibc, pool, &stage, &st, &nlanes);
+	unsigned char *pool = aligned_alloc((size_t)sysconf(_SC_PAGESIZE),
+		o.size);
+	if (pool)
+		memset(pool, 0, o.size);
+	err = pool ? session(&o, &r, &ibc, pool, &stage, &st, &nlanes) :
+		ENOMEM;
 	pc_finish(&r, o.timeout_ms);
 	free(pool);
 	if (err)
