@@ -15,12 +15,14 @@
 #   - the default refusal (R19), with the words the client really prints
 #     and no pool left behind;
 #   - opted in (RPMEM_ALLOW_PMDK_DAEMON=1; allow-pmdk-clients = yes in
-#     rpmemd.conf), peer_client, built against our header and run on
-#     either library by LD_LIBRARY_PATH: create, strict and relaxed
-#     persists, flush + drain of both kinds and deep persists on four
-#     lanes at once, read back, set_attr, close; the replica's file
-#     compared byte for byte; reopen with 1024 lanes asked (set_attr's
-#     attributes and the data); remove with the pool set file;
+#     rpmemd.conf, where also a create whose lanes cannot connect, which
+#     PMDK's client ends with CLOSE's remove flag), peer_client, built
+#     against our header and run on either library by LD_LIBRARY_PATH:
+#     create, strict and relaxed persists, flush + drain of both kinds
+#     and deep persists on four lanes at once, read back, set_attr,
+#     close; the replica's file compared byte for byte; reopen with 1024
+#     lanes asked (set_attr's attributes and the data); remove with the
+#     pool set file;
 #   - Debian's unmodified libpmemobj and pmempool: pmemobj_create with
 #     the remote replica, transactions, reopen, verify; `pmempool sync`
 #     rebuilding the master from the replica and a lost replica from the
@@ -174,7 +176,7 @@ conf=$tmp/rpmemd.conf
 	echo "poolset-dir = $ours"
 	echo "log-file = $tmp/ours.log"
 	echo "use-syslog = no"
-	echo "log-level = warn"
+	echo "log-level = notice"
 } >"$conf"
 RPMEM_CMD=$(printf '%q -c %q' "$top_builddir/rpmemd" "$conf")
 export RPMEM_CMD LD_LIBRARY_PATH=$pmdk/lib RPMEM_ENABLE_SOCKETS=1
@@ -190,6 +192,14 @@ check "$dir: libpmemobj is refused too, and says why" \
 	says 1 "$obj" create "$ours/local/o.set" 10 -- \
 	"errno: Protocol not supported"
 echo "allow-pmdk-clients = yes" >>"$conf"
+# rpmemd told by SSH_CONNECTION to listen where the client does not connect
+check "$dir: lanes that cannot connect: create fails" \
+	says 1 env RPMEM_CMD="SSH_CONNECTION='127.0.0.1 1 127.0.0.2 22' $(:
+	)$RPMEM_CMD" "$pc" create "$target" p.set "$size" 7 4 "$tmp/expect" \
+	-- "FAIL rpmem_create: ECONNREFUSED"
+check "$dir: ... PMDK's client closed with its remove flag" \
+	logged "$tmp/ours.log" "request CLOSE: flags 0x1 (removing the pool)"
+check "$dir: ... and rpmemd removed the pool it had made" gone "$ours/p.part"
 librpmem_level "$ours" "$pmdk/lib/librpmem.so.1"
 check "$dir: rpmemd warned that it served a PMDK client" \
 	logged "$tmp/ours.log" "serving a PMDK 1.12 client (protocol 0.1"
