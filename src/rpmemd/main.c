@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -148,6 +149,8 @@ client_check(const struct config *cfg)
 	return 0;
 }
 
+#define REFUSE_WAIT_S 10	/* for a refused PMDK client's request */
+
 /*
  * pmdk_refuse -- turn a refused PMDK client away in its own terms.  Its
  * rpmem_errormsg() never shows rpmemd's stderr (a failed start reads
@@ -159,17 +162,27 @@ client_check(const struct config *cfg)
 static void
 pmdk_refuse(void)
 {
+	/* its request comes at once: one that never comes is not waited for */
+	struct itimerspec limit = { .it_value = { .tv_sec = REFUSE_WAIT_S } };
+	int timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (timer < 0 || timerfd_settime(timer, 0, &limit, NULL)) {
+		if (timer >= 0)
+			close(timer);
+		return;
+	}
 	static struct proto_req req;
 	uint32_t type = 0;
-	if (obc_send_status(STDOUT_FILENO, 0) ||
-			obc_recv(STDIN_FILENO, -1, &req, &type, 10000) ||
-			(req.type != PROTO_MSG_CREATE &&
-			req.type != PROTO_MSG_OPEN))
-		return;
-	static struct proto_resp resp;
-	resp.type = proto_resp_type(req.type);
-	resp.status = PROTO_ERR_BADPROTO;
-	(void) obc_send(STDOUT_FILENO, &resp);
+	if (!obc_send_status(STDOUT_FILENO, 0) &&
+			!obc_recv(STDIN_FILENO, timer, &req, &type,
+				REFUSE_WAIT_S * 1000) &&
+			(req.type == PROTO_MSG_CREATE ||
+			req.type == PROTO_MSG_OPEN)) {
+		static struct proto_resp resp;
+		resp.type = proto_resp_type(req.type);
+		resp.status = PROTO_ERR_BADPROTO;
+		(void) obc_send(STDOUT_FILENO, &resp);
+	}
+	close(timer);
 }
 
 /*
