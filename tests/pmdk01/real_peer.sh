@@ -27,6 +27,8 @@
 #     the remote replica, transactions, reopen, verify; `pmempool sync`
 #     rebuilding the master from the replica and a lost replica from the
 #     master; `pmempool rm -a`.
+# And a target that swaps PMDK's rpmemd for ours and back keeps serving
+# the same replica files to libpmemobj and pmempool.
 # PMDK's client speaks sockets only when RPMEM_ENABLE_SOCKETS=1.
 # Exit 0 when every check passed, 1 otherwise, 77 when skipped.
 set -uo pipefail
@@ -164,6 +166,26 @@ check "$dir: libpmemobj is refused too, and says why" \
 export RPMEM_ALLOW_PMDK_DAEMON=1
 librpmem_level "$theirs" "$ours_lib"
 pmemobj_level "$theirs"
+# a target moving from PMDK's rpmemd to ours, and back, keeps its replica
+theirs_cmd=$RPMEM_CMD
+ours_cmd=$(printf '%q --poolset-dir=%q --log-file=%q' \
+	"$top_builddir/rpmemd" "$theirs" "$tmp/swap.log")
+set=$theirs/local/o.set
+pool_sets "$theirs"	# rm -a took the set files
+check "target swap: PMDK's rpmemd creates the replica, 100 transactions" \
+	says 0 "$obj" create "$set" 100 -- "created, 100 transactions"
+check "target swap: our rpmemd serves that replica, 100 more" \
+	says 0 env RPMEM_CMD="$ours_cmd" "$obj" extend "$set" 100 -- \
+	"to 200 transactions"
+check "target swap: PMDK's rpmemd serves it again, 100 more" \
+	says 0 "$obj" extend "$set" 100 -- "to 300 transactions"
+rm -f -- "$theirs/local/o.part"
+check "target swap: our rpmemd's sync rebuilds the master from it" \
+	says 0 env RPMEM_CMD="$ours_cmd" "$pmempool" sync "$set" --
+check "target swap: the master verifies through PMDK's rpmemd" \
+	says 0 env RPMEM_CMD="$theirs_cmd" "$obj" verify "$set" 300 -- \
+	"verified 300 transactions"
+check "target swap: pmempool rm -a" says 0 "$pmempool" rm -a "$set" --
 unset RPMEM_ALLOW_PMDK_DAEMON
 
 # --- PMDK's librpmem against our rpmemd -----------------------------------
