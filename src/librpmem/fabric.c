@@ -101,8 +101,17 @@ answered(struct fabric *f, struct lane *l, struct op *op, size_t len)
 	}
 	const struct lane_resp *resp =
 		(void *)((char *)op->buf + LANE_HDR_OFF);
+	/*
+	 * PMDK's rpmemd answers {flags, lane}, its flags never set (whatever
+	 * its buffer held): an answer there is a success, not a status
+	 */
+	if (f->pmdk && resp->lane != (uint32_t)(l - f->lanes)) {
+		log_err("lane %u: PMDK's rpmemd answered for lane %u",
+			(unsigned)(l - f->lanes), resp->lane);
+		return EPROTO;
+	}
 	int *status = e->dst ? &l->rstatus : &l->status;
-	if (resp->status && !*status)
+	if (!f->pmdk && resp->status && !*status)
 		*status = (int)resp->status;
 	if (e->dst)
 		l->reads--;

@@ -268,6 +268,17 @@ setup_lanes(struct fabric *f, const struct fabric_attr *attr)
 		n = (unsigned)ep_cnt;
 	if (n > fab_fd_budget())
 		n = fab_fd_budget();
+	/*
+	 * PMDK's client connects no more lanes than the provider's contexts
+	 * (facts 4.4: sockets has 16) and never says so: announcing more
+	 * would leave the accept waiting for lanes that never come
+	 */
+	size_t tx = f->info->domain_attr->tx_ctx_cnt;
+	size_t rx = f->info->domain_attr->rx_ctx_cnt;
+	if (f->pmdk && tx && n > tx)
+		n = (unsigned)tx;
+	if (f->pmdk && rx && n > rx)
+		n = (unsigned)rx;
 	f->nlanes = n;
 	f->nworkers = attr->nthreads && attr->nthreads < n ?
 		attr->nthreads : n;

@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -97,9 +98,10 @@ log_session_end(int r)
  * client_check -- which client is this?  librpmem of this project says
  * its protocol with --protocol; without it the client is PMDK 1.12's
  * (protocol 0.1), served only with allow-pmdk-clients and no lane
- * security asked for.  A refusal goes to stderr before the start-up
- * status word: the one place where PMDK's client prints what the
- * daemon says.  Returns 0 to serve, -EPROTONOSUPPORT to refuse.
+ * security asked for.  A refusal goes to stderr and the log, where
+ * this project's client and an operator read it; PMDK's client shows
+ * neither (pmdk_refuse).  Returns 0 to serve, -EPROTONOSUPPORT to
+ * refuse a client of ours, -EPERM to refuse PMDK's.
  */
 static int
 client_check(const struct config *cfg)
@@ -118,14 +120,17 @@ client_check(const struct config *cfg)
 	}
 	if (!cfg->allow_pmdk_clients) {
 		log_err("refused a PMDK 1.12 client (protocol 0.1): "
-			"allow-pmdk-clients is no");
+			"allow-pmdk-clients is no; set allow-pmdk-clients = "
+			"yes in rpmemd.conf (rpmemd.conf(5)) to serve it "
+			"without lane security, or install this project's "
+			"librpmem on the client host");
 		fprintf(stderr, "rpmemd: this client is PMDK 1.12's librpmem "
 			"(protocol 0.1); rpmemd %s needs this project's "
 			"librpmem (protocol %u.%u) on the client host, or "
 			"allow-pmdk-clients = yes in rpmemd.conf to serve it "
 			"without lane security\n", SRCVERSION, PROTO_MAJOR,
 			PROTO_MINOR);
-		return -EPROTONOSUPPORT;
+		return -EPERM;
 	}
 	if (cfg->lane_security > LANESEC_NONE) {
 		const char *ls = lanesec_policy_name(
@@ -136,13 +141,49 @@ client_check(const struct config *cfg)
 			"(protocol 0.1), which has no lane security, and "
 			"rpmemd.conf asks lane-security = %s: set it to none "
 			"to serve such clients\n", ls);
-		return -EPROTONOSUPPORT;
+		return -EPERM;
 	}
 	log_warn("serving a PMDK 1.12 client (protocol 0.1, "
 		"allow-pmdk-clients): its lanes are admitted without tokens "
 		"and carry no lane security, and the pool is open to its RMA "
 		"writes, which a stopped rpmemd cannot refuse");
 	return 0;
+}
+
+#define REFUSE_WAIT_S 10	/* for a refused PMDK client's request */
+
+/*
+ * pmdk_refuse -- turn a refused PMDK client away in its own terms.  Its
+ * rpmem_errormsg() never shows rpmemd's stderr (a failed start reads
+ * "out-of-band connection failed: <strerror of the status word>"), but
+ * it does show the status string of a CREATE or OPEN answer: so the
+ * start is let through, and the request answered "Protocol version
+ * number mismatch" (errno EPROTONOSUPPORT), the nearest of its words.
+ */
+static void
+pmdk_refuse(void)
+{
+	/* its request comes at once: one that never comes is not waited for */
+	struct itimerspec limit = { .it_value = { .tv_sec = REFUSE_WAIT_S } };
+	int timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (timer < 0 || timerfd_settime(timer, 0, &limit, NULL)) {
+		if (timer >= 0)
+			close(timer);
+		return;
+	}
+	static struct proto_req req;
+	uint32_t type = 0;
+	if (!obc_send_status(STDOUT_FILENO, 0) &&
+			!obc_recv(STDIN_FILENO, timer, &req, &type,
+				REFUSE_WAIT_S * 1000) &&
+			(req.type == PROTO_MSG_CREATE ||
+			req.type == PROTO_MSG_OPEN)) {
+		static struct proto_resp resp;
+		resp.type = proto_resp_type(req.type);
+		resp.status = PROTO_ERR_BADPROTO;
+		(void) obc_send(STDOUT_FILENO, &resp);
+	}
+	close(timer);
 }
 
 /*
@@ -222,7 +263,9 @@ main(int argc, char *argv[])
 
 	r = client_check(&cfg);
 	if (r) {
-		/* no status word: the client reads stderr instead */
+		/* no status word: our client reads stderr instead */
+		if (r == -EPERM)
+			pmdk_refuse();
 		db_fini(db);
 		config_free(&cfg);
 		log_close();

@@ -4,7 +4,7 @@
 # listed), every file is in the package and place Debian's PMDK 1.12
 # packages used, rpmemd's config is a conffile, librpmem1's symbols file
 # is the one generated from the version script, dependencies come from
-# shlibs, and the version is the tree's.
+# shlibs, and the version is the tree's under epoch 1 (debian/changelog).
 #
 # Only with RPMEM_TEST_PACKAGES=1 (exit 77 otherwise), after debs.sh;
 # RPMEM_DEBS names another directory of packages (default: build/deb of
@@ -22,6 +22,8 @@ arch=$(dpkg --print-architecture)
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null) ||
 	ma=$(gcc -print-multiarch)
 version=$(sed -n 's/^PACKAGE_VERSION = //p' "$top_builddir/Makefile")
+# the packages' version: epoch 1 over the tree's (debian/changelog)
+debversion=1:$version
 fail=0
 
 # bad -- report a failed check
@@ -60,7 +62,7 @@ contents=(
 depends=(
 	"librpmem1|(^|, )libfabric1 \\(>= [^)]*\\)"
 	"librpmem1|(^|, )openssh-client"
-	"librpmem-dev|(^|, )librpmem1 \\(= $version\\)"
+	"librpmem-dev|(^|, )librpmem1 \\(= $debversion\\)"
 	"rpmemd|(^|, )libpmem1 \\(>= [^)]*\\)"
 	"rpmemd|(^|, )libiniparser1"
 	"rpmem-tools|(^|, )libfabric1"
@@ -76,6 +78,10 @@ for row in "${contents[@]}"; do
 	dpkg-deb -c "$(deb "$p")" | awk '{ $1 = $2 = $3 = $4 = $5 = ""; print }' |
 		sed 's/^ *\.\///' | grep -qxF -- "$path" ||
 		bad "$p does not hold $path"
+done
+for p in librpmem1 librpmem-dev rpmemd rpmem-tools; do
+	v=$(dpkg-deb -f "$(deb "$p")" Version)
+	[[ $v == "$debversion" ]] || bad "$p is version $v, not $debversion"
 done
 for row in "${depends[@]}"; do
 	p=${row%%|*} re=${row#*|}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fab01.c -- libfabric helpers of the PMDK stand-ins: hints and queues
+ * fab01.c -- libfabric helpers of the PMDK stand-in client (hostile.sh)
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,23 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pmdk_client.c -- a stand-in for PMDK 1.12's librpmem client (0.1)
+ * pmdk_client.c -- a stand-in for PMDK 1.12's librpmem client (0.1), for
+ * what the real one never sends
  *
  *   pmdk_client [--provider sockets|verbs] --cmd COMMAND --desc NAME
- *       --size BYTES [--lanes N] [--create|--open] [--remove-on-close]
- *       [--node ADDR] [--no-inline] [--seed N] [--reverify SEED]
- *       [--any-attr] [--timeout SECONDS] [--minor N] [--provider-id N]
- *       [--bad-persist lane|range]
+ *       --size BYTES [--lanes N] [--create] [--timeout SECONDS]
+ *       [--minor N] [--provider-id N] [--bad-persist lane|range]
  *
- * Runs COMMAND with sh -c, its stdin, stdout and stderr on socket pairs
- * as PMDK's client runs ssh (facts 3.1), and then does what a PMDK
- * application's session does (facts 2 to 4): start-up status, CREATE or
- * OPEN, lanes, persists of every mode, reads, SET_ATTR, CLOSE.  Failures
- * are printed as PMDK's client words them; exit 0 only when the session
- * went through and every byte read back was right, 1 otherwise, 2 on a
- * bad command line.  --minor and --provider-id put other values in the
- * request than PMDK's client ever sends, to see a daemon refuse them;
- * --bad-persist sends, after the checks, a persist message with a lane
- * number or a range outside the pool, which must go unanswered.
+ * The real PMDK 1.12.1 meets our rpmemd in real_peer.sh; this stand-in,
+ * written from the facts, stays for hostile.sh: --minor and
+ * --provider-id put values in CREATE that PMDK's client never sends;
+ * --bad-persist sends, after the session's checks, a persist message
+ * with a lane number or a range outside the pool, which must go
+ * unanswered; and its persists include the inline mode (2) that PMDK's
+ * client sends only over verbs.  Runs COMMAND with sh -c, its stdin,
+ * stdout and stderr on socket pairs as PMDK's client runs ssh (facts
+ * 3.1), then: start-up status, CREATE, lanes, persists of every mode,
+ * reads, SET_ATTR, CLOSE.  Failures are printed as PMDK's client words
+ * them; exit 0 only when the session went through and every byte read
+ * back was right, 1 otherwise, 2 on a bad command line.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,23 +32,16 @@
 #include "pmdk_client.h"
 
 #define ERR_LINE 4096
+#define NODE "127.0.0.1"	/* where the daemon's lanes listen */
 
 struct opts {
 	const char *cmd;
 	const char *desc;
-	const char *node;
 	uint32_t provider;
 	uint32_t provider_id;	/* on the wire; PMDK's is the provider's */
 	uint16_t minor;
 	uint64_t size;
 	unsigned lanes;
-	int create;
-	int remove_on_close;
-	int no_inline;
-	int any_attr;
-	uint64_t seed;
-	int reverify;
-	uint64_t reverify_seed;
 	int timeout_ms;
 	int bad;		/* 0, BAD_LANE or BAD_RANGE */
 };
@@ -82,12 +76,9 @@ usage(void)
 {
 	fprintf(stderr, "usage: pmdk_client [--provider sockets|verbs] "
 		"--cmd COMMAND --desc NAME --size BYTES\n"
-		"         [--lanes N] [--create|--open] [--remove-on-close] "
-		"[--node ADDR]\n"
-		"         [--no-inline] [--seed N] [--reverify SEED] "
-		"[--any-attr] [--timeout SECONDS]\n"
-		"         [--minor N] [--provider-id N] "
-		"[--bad-persist lane|range]\n");
+		"         [--lanes N] [--create] [--timeout SECONDS] "
+		"[--minor N]\n"
+		"         [--provider-id N] [--bad-persist lane|range]\n");
 }
 
 /* number -- a whole decimal number, or exit 2 */
@@ -126,13 +117,6 @@ parse_args(int argc, char *argv[], struct opts *o)
 		{"size", required_argument, NULL, 's'},
 		{"lanes", required_argument, NULL, 'l'},
 		{"create", no_argument, NULL, 'C'},
-		{"open", no_argument, NULL, 'O'},
-		{"remove-on-close", no_argument, NULL, 'R'},
-		{"node", required_argument, NULL, 'n'},
-		{"no-inline", no_argument, NULL, 'I'},
-		{"seed", required_argument, NULL, 'S'},
-		{"reverify", required_argument, NULL, 'V'},
-		{"any-attr", no_argument, NULL, 'A'},
 		{"timeout", required_argument, NULL, 't'},
 		{"minor", required_argument, NULL, 'm'},
 		{"provider-id", required_argument, NULL, 'i'},
@@ -142,9 +126,8 @@ parse_args(int argc, char *argv[], struct opts *o)
 	};
 	int opt;
 
-	*o = (struct opts){.node = "127.0.0.1", .lanes = 4, .create = 1,
-		.provider = W01_PROV_SOCKETS, .seed = 1, .timeout_ms = 30000,
-		.minor = W01_MINOR};
+	*o = (struct opts){.lanes = 4, .provider = W01_PROV_SOCKETS,
+		.timeout_ms = 30000, .minor = W01_MINOR};
 	while ((opt = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
@@ -160,17 +143,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 		case 'l':
 			o->lanes = (unsigned)number("--lanes", optarg);
 			break;
-		case 'C': o->create = 1; break;
-		case 'O': o->create = 0; break;
-		case 'R': o->remove_on_close = 1; break;
-		case 'n': o->node = optarg; break;
-		case 'I': o->no_inline = 1; break;
-		case 'S': o->seed = number("--seed", optarg); break;
-		case 'V':
-			o->reverify = 1;
-			o->reverify_seed = number("--reverify", optarg);
-			break;
-		case 'A': o->any_attr = 1; break;
+		case 'C': break;	/* the only request there is */
 		case 't':
 			o->timeout_ms = 1000 * (int)number("--timeout", optarg);
 			break;
@@ -283,15 +256,15 @@ recv_resp(const struct opts *o, struct pc_remote *r, const char *what,
 	return 0;
 }
 
-/* create_open -- CREATE (attributes 'A') or OPEN, and the response */
+/* create -- CREATE with attributes 'A', and the response */
 static int
-create_open(const struct opts *o, struct pc_remote *r, struct w01_ibc *ibc,
-		struct w01_attr *attr)
+create(const struct opts *o, struct pc_remote *r, struct w01_ibc *ibc)
 {
-	const char *what = o->create ? "create" : "open";
+	const char *what = "create";
 	size_t dlen = strlen(o->desc) + 1;
-	size_t fixed = o->create ? W01_CREATE_SIZE : W01_OPEN_SIZE;
-	unsigned char resp[W01_OPEN_RESP_SIZE];
+	size_t fixed = W01_CREATE_SIZE;
+	unsigned char resp[W01_CREATE_RESP_SIZE];
+	struct w01_attr attr;
 	struct w01_common c = {
 		.major = W01_MAJOR, .minor = o->minor,
 		.pool_size = o->size, .nlanes = o->lanes,
@@ -301,12 +274,10 @@ create_open(const struct opts *o, struct pc_remote *r, struct w01_ibc *ibc,
 	unsigned char *buf = calloc(1, fixed + dlen);
 	if (buf == NULL)
 		return ENOMEM;
-	w01_put_hdr(buf, o->create ? W01_CREATE : W01_OPEN, fixed + dlen);
+	w01_put_hdr(buf, W01_CREATE, fixed + dlen);
 	w01_put_common(buf + W01_REQ_COMMON, &c);
-	if (o->create) {
-		attr_pattern(attr, 'A');
-		w01_put_attr(buf + W01_CREATE_ATTR, attr);
-	}
+	attr_pattern(&attr, 'A');
+	w01_put_attr(buf + W01_CREATE_ATTR, &attr);
 	w01_put32(buf, fixed - 4, (uint32_t)dlen);
 	memcpy(buf + fixed, o->desc, dlen);
 	int err = send_req(r, what, buf, fixed + dlen);
@@ -314,9 +285,7 @@ create_open(const struct opts *o, struct pc_remote *r, struct w01_ibc *ibc,
 	if (err)
 		return err;
 
-	size_t rsize = o->create ? W01_CREATE_RESP_SIZE : W01_OPEN_RESP_SIZE;
-	err = recv_resp(o, r, what, o->create ? W01_CREATE_RESP :
-		W01_OPEN_RESP, resp, rsize);
+	err = recv_resp(o, r, what, W01_CREATE_RESP, resp, sizeof(resp));
 	if (err)
 		return err;
 	w01_get_ibc(resp + W01_RESP_IBC, ibc);
@@ -330,8 +299,6 @@ create_open(const struct opts *o, struct pc_remote *r, struct w01_ibc *ibc,
 			ibc->persist_method);
 		return EPROTO;
 	}
-	if (!o->create)
-		w01_get_attr(resp + W01_OPEN_RESP_ATTR, attr);
 	return 0;
 }
 
@@ -370,21 +337,6 @@ close_req(const struct opts *o, struct pc_remote *r, uint32_t flags)
 	return err;
 }
 
-/* check_attr -- OPEN must return what the last SET_ATTR stored */
-static int
-check_attr(const struct w01_attr *got)
-{
-	struct w01_attr want;
-
-	attr_pattern(&want, 'B');
-	if (memcmp(&want, got, sizeof(want)) == 0)
-		return 0;
-	pc_say("open returned attributes other than the last set "
-		"attributes request's (signature '%.8s', major %u)",
-		got->signature, got->major);
-	return EPROTO;
-}
-
 /*
  * bad_persist -- a message PMDK's daemon must not answer on lane 0, then
  * whether another lane still works (PMDK's does; only printed)
@@ -418,7 +370,7 @@ session(const struct opts *o, struct pc_remote *r, const struct w01_ibc *ibc,
 		unsigned *nlanes)
 {
 	struct pc_fip_attr fa = {
-		.node = o->node, .port = ibc->port, .provider = o->provider,
+		.node = NODE, .port = ibc->port, .provider = o->provider,
 		.nlanes = o->lanes < ibc->nlanes ? o->lanes : ibc->nlanes,
 		.raddr = ibc->raddr, .rkey = ibc->rkey, .laddr = pool,
 		.size = o->size, .buff_size = W01_BUFF_SIZE,
@@ -438,23 +390,12 @@ session(const struct opts *o, struct pc_remote *r, const struct w01_ibc *ibc,
 		err = errno;
 		pc_say("in-band connection failed: %s", msg);
 		/* as PMDK: a pool created for nothing is removed */
-		close_req(o, r, o->create ? W01_CLOSE_REMOVE : 0);
+		close_req(o, r, W01_CLOSE_REMOVE);
 		return err;
 	}
 	pc_say("%u lanes connected", *nlanes);
 
-	struct pc_ops_cfg cfg = {o->size, *nlanes, o->reverify_seed,
-		o->no_inline};
-	if (o->reverify) {
-		*stage = "reverify";
-		pc_ops_run(NULL, pool, &cfg, st);
-		err = pc_ops_verify(fip, pool, &cfg, st);
-		if (err)
-			goto shut;
-		pc_say("the pool holds what a session with seed %llu left",
-			(unsigned long long)o->reverify_seed);
-	}
-	cfg.seed = o->seed;
+	struct pc_ops_cfg cfg = {o->size, *nlanes, 1};
 	*stage = "persist";
 	err = pc_ops_run(fip, pool, &cfg, st);
 	if (err == 0) {
@@ -469,10 +410,9 @@ session(const struct opts *o, struct pc_remote *r, const struct w01_ibc *ibc,
 		*stage = "set_attr";
 		err = set_attr(o, r);
 	}
-shut:
 	err = err < 0 ? -err : err;
 	pc_fip_shutdown(fip);
-	int cerr = close_req(o, r, o->remove_on_close ? W01_CLOSE_REMOVE : 0);
+	int cerr = close_req(o, r, 0);
 	pc_fip_fini(fip);
 	if (err == 0 && cerr != 0)
 		*stage = "close";
@@ -489,22 +429,15 @@ main(int argc, char *argv[])
 	struct opts o;
 	struct pc_remote r;
 	struct w01_ibc ibc;
-	struct w01_attr attr;
 	struct pc_stats st;
 	unsigned nlanes = 0;
 
 	parse_args(argc, argv, &o);
 	signal(SIGPIPE, SIG_IGN);
 	memset(&st, 0, sizeof(st));
-	const char *what = o.create ? "create" : "open";
+	const char *what = "create";
 	const char *stage = what;
-	unsigned char *pool = aligned_alloc((size_t)sysconf(_SC_PAGESIZE),
-		o.size);
-	if (pool == NULL)
-		return failed("memory", ENOMEM);
-	memset(pool, 0, o.size);
-
-	int err = pc_fip_probe(o.node, o.provider);
+	int err = pc_fip_probe(NODE, o.provider);
 	if (err) {
 		pc_say("cannot find provider");
 		return failed(what, -err);
@@ -512,9 +445,9 @@ main(int argc, char *argv[])
 	err = pc_spawn(o.cmd, &r);
 	if (err)
 		return failed("spawn", -err);
-	err = pc_startup_status(o.node, o.timeout_ms, &r);
+	err = pc_startup_status(NODE, o.timeout_ms, &r);
 	if (err == 0)
-		err = create_open(&o, &r, &ibc, &attr);
+		err = create(&o, &r, &ibc);
 	if (err) {
 		pc_finish(&r, o.timeout_ms);
 		return failed(what, err);
@@ -524,14 +457,12 @@ main(int argc, char *argv[])
 		(unsigned long long)ibc.raddr, ibc.nlanes,
 		ibc.persist_method == W01_PM_GPSPM ? "GPSPM" : "APM");
 
-	if (!o.create && !o.any_attr) {
-		err = check_attr(&attr);
-		stage = "attributes";
-		if (err)
-			close_req(&o, &r, 0);
-	}
-	if (err == 0)
-		err = session(&o, &r, &ibc, pool, &stage, &st, &nlanes);
+	unsigned char *pool = aligned_alloc((size_t)sysconf(_SC_PAGESIZE),
+		o.size);
+	if (pool)
+		memset(pool, 0, o.size);
+	err = pool ? session(&o, &r, &ibc, pool, &stage, &st, &nlanes) :
+		ENOMEM;
 	pc_finish(&r, o.timeout_ms);
 	free(pool);
 	if (err)

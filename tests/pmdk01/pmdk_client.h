@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pmdk_client.h -- a stand-in for PMDK 1.12's librpmem client: its parts
+ * pmdk_client.h -- a stand-in for PMDK 1.12's librpmem client, for what
+ * the real one never sends (hostile.sh): its parts
  *
  * pmdk_client.c runs the command line and the out-of-band exchange,
  * pmdk_client_cmd.c the remote command and its start-up status,
@@ -105,15 +106,13 @@ struct pc_ops_cfg {
 	size_t size;		/* of the pool */
 	unsigned nlanes;
 	uint64_t seed;		/* of the patterns and of the ranges */
-	int no_inline;		/* mode 0 where mode 2 would go */
 };
 
 /*
  * pc_ops_run -- the sequence of persists of one session (mode 0 over the
  * whole pool past its header, mode 0 pieces, mode 2 inline pieces,
  * mode 1 deep persists), each range filled with a fresh pattern first.
- * With fip NULL it only fills the local pool: the image a session with
- * this seed leaves behind.  0 or -errno.
+ * 0 or -errno.
  */
 int pc_ops_run(struct pc_fip *fip, unsigned char *pool,
 		const struct pc_ops_cfg *cfg, struct pc_stats *st);

@@ -8,8 +8,7 @@
  * at most the 8192-byte buffer (one with the client-internal completion
  * bit set, as PMDK's work-queue flush sends it), mode-1 deep persists;
  * then RMA reads of everything and a byte-for-byte comparison.  Ranges
- * and patterns come from the seed alone, so a later session can compute
- * what an earlier one left in the pool.
+ * and patterns come from the seed alone.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -72,15 +71,12 @@ fill(struct gen *g, unsigned char *pool, size_t off, size_t len)
 	}
 }
 
-/* step -- fill a range, then persist it unless this is a dry run */
+/* step -- fill a range, then persist it */
 static int
 step(struct pc_fip *fip, struct gen *g, unsigned char *pool, size_t off,
 		size_t len, unsigned lane, unsigned flags, struct pc_stats *st)
 {
 	fill(g, pool, off, len);
-	if (fip == NULL)
-		return 0;
-
 	int err = pc_fip_persist(fip, off, len, lane, flags);
 	if (err) {
 		pc_say("persist of %zu bytes at %zu on lane %u, flags %u: %s",
@@ -104,7 +100,7 @@ step(struct pc_fip *fip, struct gen *g, unsigned char *pool, size_t off,
 	return 0;
 }
 
-/* pc_ops_run -- the session's persists, or only their image */
+/* pc_ops_run -- the session's persists */
 int
 pc_ops_run(struct pc_fip *fip, unsigned char *pool,
 		const struct pc_ops_cfg *cfg, struct pc_stats *st)
@@ -112,8 +108,7 @@ pc_ops_run(struct pc_fip *fip, unsigned char *pool,
 	struct gen g = {mix(cfg->seed), cfg->seed, 0};
 	const size_t base = W01_HDR_SIZE, size = cfg->size;
 	const size_t room = size - base;
-	const unsigned inl = cfg->no_inline ? W01_FLUSH_WRITE :
-		W01_PERSIST_SEND;
+	const unsigned inl = W01_PERSIST_SEND;
 	unsigned k = 0;
 	int err;
 

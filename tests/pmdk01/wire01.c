@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * wire01.c -- PMDK 1.12's protocol 0.1: field codecs, statuses, full I/O
+ * wire01.c -- PMDK 1.12's protocol 0.1 for the stand-in client (hostile
+ * messages): field codecs, statuses, full I/O
  */
 #include <endian.h>
 #include <errno.h>
@@ -94,24 +95,6 @@ w01_put_hdr(unsigned char *p, uint32_t type, uint64_t size)
 	w01_put64(p, 4, size);
 }
 
-/* w01_get_hdr -- decode a request header */
-void
-w01_get_hdr(const unsigned char *p, uint32_t *type, uint64_t *size)
-{
-	*type = w01_get32(p, 0);
-	*size = w01_get64(p, 4);
-}
-
-/* w01_put_hdr_resp -- response header: status @0, type @4, size @8 */
-void
-w01_put_hdr_resp(unsigned char *p, uint32_t status, uint32_t type,
-		uint64_t size)
-{
-	w01_put32(p, 0, status);
-	w01_put32(p, 4, type);
-	w01_put64(p, 8, size);
-}
-
 /* w01_get_hdr_resp -- decode a response header */
 void
 w01_get_hdr_resp(const unsigned char *p, uint32_t *status, uint32_t *type,
@@ -134,18 +117,6 @@ w01_put_common(unsigned char *p, const struct w01_common *c)
 	w01_put64(p, 20, c->buff_size);
 }
 
-/* w01_get_common -- decode the common block */
-void
-w01_get_common(const unsigned char *p, struct w01_common *c)
-{
-	c->major = w01_get16(p, 0);
-	c->minor = w01_get16(p, 2);
-	c->pool_size = w01_get64(p, 4);
-	c->nlanes = w01_get32(p, 12);
-	c->provider = w01_get32(p, 16);
-	c->buff_size = w01_get64(p, 20);
-}
-
 /* w01_put_attr -- the four numbers big-endian, the arrays raw */
 void
 w01_put_attr(unsigned char *p, const struct w01_attr *a)
@@ -162,33 +133,6 @@ w01_put_attr(unsigned char *p, const struct w01_attr *a)
 	memcpy(p + 88, a->user_flags, 16);
 }
 
-/* w01_get_attr -- decode an attribute block */
-void
-w01_get_attr(const unsigned char *p, struct w01_attr *a)
-{
-	memcpy(a->signature, p, 8);
-	a->major = w01_get32(p, 8);
-	a->compat_features = w01_get32(p, 12);
-	a->incompat_features = w01_get32(p, 16);
-	a->ro_compat_features = w01_get32(p, 20);
-	memcpy(a->poolset_uuid, p + 24, 16);
-	memcpy(a->uuid, p + 40, 16);
-	memcpy(a->next_uuid, p + 56, 16);
-	memcpy(a->prev_uuid, p + 72, 16);
-	memcpy(a->user_flags, p + 88, 16);
-}
-
-/* w01_put_ibc -- port, method, rkey, raddr big-endian; nlanes host */
-void
-w01_put_ibc(unsigned char *p, const struct w01_ibc *ibc)
-{
-	w01_put32(p, 0, ibc->port);
-	w01_put32(p, 4, ibc->persist_method);
-	w01_put64(p, 8, ibc->rkey);
-	w01_put64(p, 16, ibc->raddr);
-	w01_put32h(p, 24, ibc->nlanes);
-}
-
 /* w01_get_ibc -- decode an ibc block */
 void
 w01_get_ibc(const unsigned char *p, struct w01_ibc *ibc)
@@ -198,15 +142,6 @@ w01_get_ibc(const unsigned char *p, struct w01_ibc *ibc)
 	ibc->rkey = w01_get64(p, 8);
 	ibc->raddr = w01_get64(p, 16);
 	ibc->nlanes = w01_get32h(p, 24);
-}
-
-/* w01_attr_zero -- all-zero attributes mean "none" */
-int
-w01_attr_zero(const struct w01_attr *a)
-{
-	static const struct w01_attr zero;
-
-	return memcmp(a, &zero, sizeof(zero)) == 0;
 }
 
 /* PMDK's status table: text and client errno of each status */
@@ -251,7 +186,7 @@ w01_status_errno(uint32_t status)
 	return status_tab[status].err;
 }
 
-/* w01_errno_name -- symbolic name of the errnos the peers report */
+/* w01_errno_name -- symbolic name of the errnos the client reports */
 const char *
 w01_errno_name(int err)
 {

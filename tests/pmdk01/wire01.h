@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * wire01.h -- PMDK 1.12's protocol 0.1 as the test peers speak it
+ * wire01.h -- PMDK 1.12's protocol 0.1 as the stand-in client speaks it,
+ * for the messages the real PMDK 1.12.1 never sends (hostile.sh)
  *
  * Written from ../shared/pmdk-rpmem-facts.md (sections 3 and 4), not from
- * src/common/proto.[ch]: these peers stand in for PMDK's programs, so
- * they must not share our reading of the wire.  Out-of-band messages are
+ * src/common/proto.[ch]: the client stands in for PMDK's, so it must
+ * not share our reading of the wire.  Out-of-band messages are
  * packed and big-endian except ibc.nlanes and close.flags, which PMDK
  * sends in host order (facts 3.2); the in-band persist message and its
  * answer are native structs (facts 4.6).
@@ -168,20 +169,11 @@ uint32_t w01_get32h(const unsigned char *p, size_t off);
 
 /* blocks: request and response headers, common, attributes, ibc */
 void w01_put_hdr(unsigned char *p, uint32_t type, uint64_t size);
-void w01_get_hdr(const unsigned char *p, uint32_t *type, uint64_t *size);
-void w01_put_hdr_resp(unsigned char *p, uint32_t status, uint32_t type,
-		uint64_t size);
 void w01_get_hdr_resp(const unsigned char *p, uint32_t *status,
 		uint32_t *type, uint64_t *size);
 void w01_put_common(unsigned char *p, const struct w01_common *c);
-void w01_get_common(const unsigned char *p, struct w01_common *c);
 void w01_put_attr(unsigned char *p, const struct w01_attr *a);
-void w01_get_attr(const unsigned char *p, struct w01_attr *a);
-void w01_put_ibc(unsigned char *p, const struct w01_ibc *ibc);
 void w01_get_ibc(const unsigned char *p, struct w01_ibc *ibc);
-
-/* w01_attr_zero -- all-zero attributes mean "none" (facts 3.5) */
-int w01_attr_zero(const struct w01_attr *a);
 
 /* w01_status_str -- PMDK's text of a status; "invalid status received" */
 const char *w01_status_str(uint32_t status);
