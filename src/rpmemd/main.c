@@ -11,7 +11,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -164,18 +163,11 @@ static void
 pmdk_refuse(void)
 {
 	/* its request comes at once: one that never comes is not waited for */
-	struct itimerspec limit = { .it_value = { .tv_sec = REFUSE_WAIT_S } };
-	int timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	if (timer < 0 || timerfd_settime(timer, 0, &limit, NULL)) {
-		if (timer >= 0)
-			close(timer);
-		return;
-	}
 	static struct proto_req req;
 	uint32_t type = 0;
 	if (!obc_send_status(STDOUT_FILENO, 0) &&
-			!obc_recv(STDIN_FILENO, timer, &req, &type,
-				REFUSE_WAIT_S * 1000) &&
+			!obc_recv(STDIN_FILENO, -1, &req, &type,
+				REFUSE_WAIT_S * 1000, REFUSE_WAIT_S * 1000) &&
 			(req.type == PROTO_MSG_CREATE ||
 			req.type == PROTO_MSG_OPEN)) {
 		static struct proto_resp resp;
@@ -183,7 +175,6 @@ pmdk_refuse(void)
 		resp.status = PROTO_ERR_BADPROTO;
 		(void) obc_send(STDOUT_FILENO, &resp);
 	}
-	close(timer);
 }
 
 /*
