@@ -87,7 +87,8 @@ log_session_end(int r)
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	log_notice("session ended%s; CPU user %ld.%03ld s, system "
-		"%ld.%03ld s", r ? " with an error" : "",
+		"%ld.%03ld s", r == -ECONNRESET ? " without a CLOSE (the "
+		"client went away)" : r ? " with an error" : "",
 		(long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec / 1000,
 		(long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec / 1000);
 }

@@ -522,7 +522,10 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 		int r = obc_recv(in, fabric_fail_fd(s.fab), &req, &type,
 			BODY_TIMEOUT_MS);
 		if (r == -ECONNRESET) {
-			log_notice("out-of-band channel closed by the client");
+			/* an interrupted session is a failure (exit 1) */
+			log_notice("out-of-band channel closed by the client "
+				"without a CLOSE");
+			ret = r;
 			break;
 		}
 		if (r == -ECANCELED) {
@@ -573,8 +576,10 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 			r = -EPROTO;
 			break;
 		}
-		if (r == -ECONNRESET)
+		if (r == -ECONNRESET) {
+			ret = r;
 			break;
+		}
 	}
 
 	fabric_fini(s.fab);
