@@ -22,6 +22,7 @@ char Dtest_log[300];
 const char *Dtest_args[DTEST_ARGS_MAX + 1];
 bool Dtest_pmdk_client;
 bool Dtest_no_ssh_connection;
+const char *Dtest_exe;
 
 /* dtest_sys -- run a shell command, fail the test if it fails */
 void
@@ -46,8 +47,11 @@ child(int in, int out)
 	if (leak >= 0 && leak < 9)
 		dup2(leak, 9);
 	char exe[512], psd[300], log[320], conf[300];
-	snprintf(exe, sizeof(exe), "%s/rpmemd",
-		getenv("top_builddir") ? getenv("top_builddir") : ".");
+	if (Dtest_exe)
+		snprintf(exe, sizeof(exe), "%s", Dtest_exe);
+	else
+		snprintf(exe, sizeof(exe), "%s/rpmemd",
+			getenv("top_builddir") ? getenv("top_builddir") : ".");
 	snprintf(psd, sizeof(psd), "--poolset-dir=%s", Dtest_dir);
 	snprintf(log, sizeof(log), "--log-file=%s", Dtest_log);
 	snprintf(conf, sizeof(conf), "%s/rpmemd.conf", Dtest_dir);
@@ -73,8 +77,10 @@ void
 dtest_spawn(struct daemon *d)
 {
 	int in[2], out[2];
-	ck_assert_int_eq(pipe(in), 0);
-	ck_assert_int_eq(pipe(out), 0);
+	/* the child keeps only its ends (0, 1): a daemon that does not
+	 * close what it inherits, as PMDK's, must still see EOF */
+	ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
+	ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
 	d->pid = fork();
 	ck_assert_int_ge(d->pid, 0);
 	if (d->pid == 0)
@@ -234,6 +240,7 @@ dtest_setup(void)
 	memset(Dtest_args, 0, sizeof(Dtest_args));
 	Dtest_pmdk_client = false;
 	Dtest_no_ssh_connection = false;
+	Dtest_exe = NULL;
 	snprintf(Dtest_dir, sizeof(Dtest_dir), "%s/rpmemd-daemon.XXXXXX",
 		getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	ck_assert_ptr_nonnull(mkdtemp(Dtest_dir));

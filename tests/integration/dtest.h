@@ -31,6 +31,8 @@ extern const char *Dtest_args[DTEST_ARGS_MAX + 1];
 extern bool Dtest_pmdk_client;
 /* start it without SSH_CONNECTION in its environment */
 extern bool Dtest_no_ssh_connection;
+/* the rpmemd to run: NULL for the built one; reset by setup */
+extern const char *Dtest_exe;
 
 struct daemon {
 	pid_t pid;
