@@ -397,10 +397,12 @@ handle_pool(struct session *s, const struct proto_req *req)
 
 	/*
 	 * A client that fails to connect its lanes says so with CLOSE; the
-	 * session stays open to hear it, without lanes.
+	 * session stays open to hear it, without lanes.  A request that
+	 * comes before the last lane is in finishes admission first
+	 * (finish_admission).
 	 */
-	r = fabric_accept(s->fab, ACCEPT_TIMEOUT_MS);
-	if (r) {
+	r = fabric_accept(s->fab, ACCEPT_TIMEOUT_MS, true);
+	if (r && r != -EINPROGRESS) {
 		fabric_fini(s->fab);
 		s->fab = NULL;
 	}
@@ -414,6 +416,21 @@ err_close_quiet:
 	(void) db_pool_close(s->pool, p->created);
 	s->pool = NULL;
 	return r;
+}
+
+/*
+ * finish_admission -- a request other than CLOSE came while lanes were
+ * still being admitted: a client speaks only once its own side of every
+ * lane is up, so admit the rest before serving it (never a tear-down)
+ */
+static void
+finish_admission(struct session *s)
+{
+	if (fabric_admitting(s->fab) &&
+			fabric_accept(s->fab, ACCEPT_TIMEOUT_MS, false)) {
+		fabric_fini(s->fab);
+		s->fab = NULL;
+	}
 }
 
 /* handle_set_attr -- SET_ATTR */
@@ -553,6 +570,8 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 			ret = -EPROTO;
 			break;
 		}
+		if (req.type != PROTO_MSG_CLOSE)
+			finish_admission(&s);
 		switch (req.type) {
 		case PROTO_MSG_CREATE:
 		case PROTO_MSG_OPEN:

@@ -192,8 +192,8 @@ START_TEST(close_before_the_lanes_connect_is_answered)
 	dtest_start_open(&d, &resp);
 	dtest_close(&d, 0);
 	dtest_finish(&d, 0);
-	ck_assert(dtest_log_has("the client spoke before connecting its lanes "
-		"(0 of 1)"));
+	ck_assert(dtest_log_has("the client spoke with 0 of 1 lanes "
+		"connected"));
 }
 END_TEST
 
