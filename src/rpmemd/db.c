@@ -193,6 +193,8 @@ db_pool_create(struct db *db, const char *desc,
 
 	if (!nohdrs) {
 		ret = db_hdrs_create(pool, attr);
+		if (!ret)
+			ret = db_sds_open(pool);
 		if (ret) {
 			db_parts_close(pool, false, true);
 			return ret;
@@ -226,6 +228,8 @@ db_pool_open(struct db *db, const char *desc, struct db_pool **poolp)
 
 	if (!pool->no_headers) {
 		ret = db_hdrs_verify(pool);
+		if (!ret)
+			ret = db_sds_open(pool);
 		if (ret) {
 			db_parts_close(pool, false, false);
 			return ret;
@@ -268,7 +272,9 @@ db_pool_close(struct db_pool *pool, bool remove)
 {
 	if (pool == NULL)
 		return 0;
-	return db_parts_close(pool, remove, false);
+	int ret = remove ? 0 : db_sds_close(pool);
+	int cret = db_parts_close(pool, remove, false);
+	return ret ? ret : cret;
 }
 
 /* db_pool_persist -- make [off, off + len) of the pool durable */

@@ -11,6 +11,8 @@
  *   descriptors: inherited ones closed, a library's own kept (S5)
  *   --remove: never a part a session holds, --force or not; every
  *     other part when one is missing (R12, R13)
+ *   unsafe shutdown: a replica that may be corrupt is refused on OPEN;
+ *     healthy ones reopen after a close or a crash (R14, R18, R1)
  *
  * Environment: top_builddir (rpmemd, tests/integration/.libs/keepfd.so),
  * top_srcdir (../shared is found beside it), TMPDIR.
@@ -19,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,7 @@
 #include <unistd.h>
 
 #include "dtest.h"
+#include "pool_hdr.h"
 #include "proto.h"
 
 /* which rpmemd a case runs */
@@ -271,6 +275,158 @@ START_TEST(remove_with_a_part_missing_removes_the_rest)
 }
 END_TEST
 
+/* hdr_rw -- read (write == false) or write part h0's header on disk */
+static void
+hdr_rw(struct pool_hdr *hdr, bool write)
+{
+	int fd = open(in_dir("h0"), O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	ssize_t n = write ? pwrite(fd, hdr, sizeof(*hdr), 0) :
+		pread(fd, hdr, sizeof(*hdr), 0);
+	ck_assert_int_eq(n, (ssize_t)sizeof(*hdr));
+	close(fd);
+}
+
+/* sds_pool -- h.set, one 4 MiB part with a header that has the SDS
+ * feature, created through our rpmemd and closed */
+static struct proto_req
+sds_pool(void)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "printf 'PMEMPOOLSET\\n4M %s/h0\\n' "
+		"> %s/h.set", Dtest_dir, Dtest_dir);
+	dtest_sys(cmd);
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
+	r.type = PROTO_MSG_CREATE;
+	strcpy(r.desc, "h.set");
+	r.has_attr = true;
+	memcpy(r.attr.signature, "PMEMOBJ", 8);
+	r.attr.major = 6;
+	r.attr.incompat_features = POOL_FEAT_CKSUM_2K | POOL_FEAT_SDS;
+	for (unsigned i = 0; i < RPMEM_POOL_HDR_UUID_LEN; i++)
+		r.attr.uuid[i] = r.attr.poolset_uuid[i] = (uint8_t)(i + 1);
+	struct daemon d;
+	dtest_start(&d);
+	dtest_send_req(&d, &r);
+	static struct proto_resp resp;
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_CREATE_RESP, &resp));
+	ck_assert_uint_eq(resp.status, 0);
+	dtest_close(&d, 0);
+	dtest_finish(&d, 0);
+	r.type = PROTO_MSG_OPEN;
+	r.has_attr = false;
+	return r;
+}
+
+/* sds_of -- the shutdown state on disk, and the header still valid */
+static struct pool_sds
+sds_of(void)
+{
+	struct pool_hdr hdr;
+	hdr_rw(&hdr, false);
+	ck_assert_msg(pool_hdr_valid(&hdr), "h0's header is not valid");
+	return hdr.sds;
+}
+
+/*
+ * R14, R18: a replica whose header says it may be corrupt (the devices'
+ * unsafe shutdown count changed while it was open: shutdown state dirty)
+ * is refused on OPEN with PMDK's status, "Invalid pool set
+ * configuration", so libpmempool takes it as broken and never syncs from
+ * it (pmempool_sync_remote TEST20); PMDK's rpmemd refuses it the same
+ * way.  The states PMDK opens (count changed while closed, dirty with the
+ * count unchanged after a crash, a torn state) open and are recorded
+ * afresh, dirty while open and clean again after the CLOSE.
+ */
+START_TEST(possibly_corrupt_replica_is_refused_on_open)
+{
+	static const struct {
+		enum daemon_kind kind;
+		uint64_t usc;
+		bool dirty;
+		bool torn;		/* the state's checksum is wrong */
+		uint32_t status;
+	} cases[] = {
+		{ OURS, 999, true, false, PROTO_ERR_POOL_CFG },
+		{ PMDK, 999, true, false, PROTO_ERR_POOL_CFG },
+		{ OURS, 999, false, false, 0 },
+		{ OURS, 0, true, false, 0 },
+		{ OURS, 999, true, true, 0 },
+	};
+	struct proto_req r = sds_pool();
+	struct pool_sds sds = sds_of();
+	ck_assert_msg(!sds.dirty, "a clean close left the state dirty");
+	if (!use(cases[_i].kind))
+		return;
+
+	struct pool_hdr hdr;
+	hdr_rw(&hdr, false);
+	pool_sds_set(&hdr.sds, cases[_i].usc, 0, cases[_i].dirty);
+	if (cases[_i].torn)
+		hdr.sds.checksum ^= 1;
+	pool_hdr_checksum_set(&hdr);
+	hdr_rw(&hdr, true);
+
+	if (cases[_i].kind == PMDK) {
+		r.common.minor = PROTO_MINOR_PMDK;
+		r.common.provider = PROTO_PROV_SOCKETS;
+		r.has_ext = false;
+	}
+	struct daemon d;
+	dtest_start(&d);
+	dtest_send_req(&d, &r);
+	static struct proto_resp resp;
+	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+	ck_assert_uint_eq(resp.status, cases[_i].status);
+	if (cases[_i].status) {
+		close(d.in);
+		int st;
+		ck_assert_int_eq(waitpid(d.pid, &st, 0), d.pid);
+		if (cases[_i].kind == OURS)
+			ck_assert(dtest_log_has("the pool may be corrupt"));
+		return;
+	}
+	sds = sds_of();
+	ck_assert_msg(sds.dirty && sds.usc == 0, "an open pool's state is "
+		"not recorded afresh and dirty (usc %llu dirty %u)",
+		(unsigned long long)sds.usc, sds.dirty);
+	dtest_close(&d, 0);
+	dtest_finish(&d, 0);
+	sds = sds_of();
+	ck_assert_msg(!sds.dirty, "a clean close left the state dirty");
+}
+END_TEST
+
+/*
+ * R1: rpmemd killed while the pool is open leaves the state dirty, with
+ * the count unchanged: the next open works, as after a client crash
+ */
+START_TEST(replica_of_a_killed_rpmemd_reopens)
+{
+	struct proto_req r = sds_pool();
+	for (int round = 0; round < 2; round++) {
+		struct daemon d;
+		dtest_start(&d);
+		dtest_send_req(&d, &r);
+		static struct proto_resp resp;
+		ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
+		ck_assert_uint_eq(resp.status, 0);
+		ck_assert(sds_of().dirty);
+		if (round == 0) {
+			kill(d.pid, SIGKILL);
+			int st;
+			ck_assert_int_eq(waitpid(d.pid, &st, 0), d.pid);
+			close(d.in);
+			close(d.out);
+			continue;
+		}
+		dtest_close(&d, 0);
+		dtest_finish(&d, 0);
+	}
+	ck_assert(!sds_of().dirty);
+}
+END_TEST
+
 /* daemon_pmdk_suite -- every case in its own scratch directory */
 static Suite *
 daemon_pmdk_suite(void)
@@ -286,6 +442,9 @@ daemon_pmdk_suite(void)
 		0, 4);
 	tcase_add_loop_test(tc, remove_with_a_part_missing_removes_the_rest,
 		0, 2);
+	tcase_add_loop_test(tc, possibly_corrupt_replica_is_refused_on_open,
+		0, 5);
+	tcase_add_test(tc, replica_of_a_killed_rpmemd_reopens);
 	suite_add_tcase(s, tc);
 	return s;
 }
