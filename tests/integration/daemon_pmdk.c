@@ -101,10 +101,7 @@ start_open(struct daemon *d, enum daemon_kind kind)
 {
 	dtest_start(d);
 	struct proto_req r = open_req(kind);
-	dtest_send_req(d, &r);
-	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
+	dtest_request(d, &r, 0);
 }
 
 /*
@@ -171,10 +168,7 @@ START_TEST(inherited_descriptor_closed_library_descriptor_kept)
 	link[n] = '\0';
 	ck_assert_str_eq(link, file);
 	struct proto_req r = open_req(OURS);
-	dtest_send_req(&d, &r);
-	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
+	dtest_request(&d, &r, 0);
 	dtest_close(&d, 0);
 	dtest_finish(&d, 0);
 
@@ -188,16 +182,13 @@ START_TEST(inherited_descriptor_closed_library_descriptor_kept)
 }
 END_TEST
 
-/* run_remove -- `rpmemd --remove desc [--force]` of `kind`: exit status */
+/* run_remove -- `rpmemd --remove desc [--force]`, of the kind use()
+ * chose: its exit status */
 static int
-run_remove(enum daemon_kind kind, const char *desc, bool force)
+run_remove(const char *desc, bool force)
 {
 	char exe[PATH_MAX], psd[300], log[320];
-	if (kind == PMDK)
-		snprintf(exe, sizeof(exe), "%s", Dtest_exe);
-	else
-		snprintf(exe, sizeof(exe), "%s/rpmemd",
-			getenv("top_builddir") ? getenv("top_builddir") : ".");
+	snprintf(exe, sizeof(exe), "%s", dtest_exe());
 	snprintf(psd, sizeof(psd), "--poolset-dir=%s", Dtest_dir);
 	snprintf(log, sizeof(log), "--log-file=%s", Dtest_log);
 	pid_t pid = fork();
@@ -238,8 +229,7 @@ START_TEST(remove_never_unlinks_a_pool_a_session_holds)
 	struct daemon holder;
 	start_open(&holder, OURS);
 	if (use(cases[_i].kind)) {
-		int code = run_remove(cases[_i].kind, "pool.set",
-			cases[_i].force);
+		int code = run_remove("pool.set", cases[_i].force);
 		if (cases[_i].code < 0)
 			ck_assert_int_ne(code, 0);
 		else
@@ -268,7 +258,7 @@ START_TEST(remove_with_a_part_missing_removes_the_rest)
 		"truncate -s 2M m0 m2", Dtest_dir, Dtest_dir, Dtest_dir,
 		Dtest_dir);
 	dtest_sys(cmd);
-	ck_assert_int_eq(run_remove(kinds[_i], "m.set", false), ENOENT);
+	ck_assert_int_eq(run_remove("m.set", false), ENOENT);
 	ck_assert_msg(!exists("m0") && !exists("m2"), "%s rpmemd left the "
 		"parts it could remove", kind_names[kinds[_i]]);
 	ck_assert(exists("m.set"));
@@ -305,14 +295,7 @@ sds_pool(void)
 	r.attr.incompat_features = POOL_FEAT_CKSUM_2K | POOL_FEAT_SDS;
 	for (unsigned i = 0; i < RPMEM_POOL_HDR_UUID_LEN; i++)
 		r.attr.uuid[i] = r.attr.poolset_uuid[i] = (uint8_t)(i + 1);
-	struct daemon d;
-	dtest_start(&d);
-	dtest_send_req(&d, &r);
-	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_CREATE_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
-	dtest_close(&d, 0);
-	dtest_finish(&d, 0);
+	dtest_serve_once(&r);
 	r.type = PROTO_MSG_OPEN;
 	r.has_attr = false;
 	return r;
@@ -374,10 +357,7 @@ START_TEST(possibly_corrupt_replica_is_refused_on_open)
 	}
 	struct daemon d;
 	dtest_start(&d);
-	dtest_send_req(&d, &r);
-	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, cases[_i].status);
+	dtest_request(&d, &r, cases[_i].status);
 	if (cases[_i].status) {
 		close(d.in);
 		int st;
@@ -407,10 +387,7 @@ START_TEST(replica_of_a_killed_rpmemd_reopens)
 	for (int round = 0; round < 2; round++) {
 		struct daemon d;
 		dtest_start(&d);
-		dtest_send_req(&d, &r);
-		static struct proto_resp resp;
-		ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-		ck_assert_uint_eq(resp.status, 0);
+		dtest_request(&d, &r, 0);
 		ck_assert(sds_of().dirty);
 		if (round == 0) {
 			kill(d.pid, SIGKILL);
