@@ -108,13 +108,6 @@ err_info:
 	return r;
 }
 
-/* fabric_admitting -- admission began and is not finished */
-bool
-fabric_admitting(const struct fabric *f)
-{
-	return f && f->pep && f->accept_deadline;
-}
-
 /* fabric_accept -- admit every announced lane, then stop listening */
 int
 fabric_accept(struct fabric *f, int timeout_ms, bool heed_session)
@@ -187,6 +180,18 @@ fabric_accept(struct fabric *f, int timeout_ms, bool heed_session)
 	if (!ret)
 		log_notice("%u lanes connected; listener closed", f->nconn);
 	return ret;
+}
+
+/* fabric_settle -- finish an admission a request interrupted */
+struct fabric *
+fabric_settle(struct fabric *f, int timeout_ms)
+{
+	if (!f || !f->pep || !f->accept_deadline)
+		return f;
+	if (fabric_accept(f, timeout_ms, false) == 0)
+		return f;
+	fabric_fini(f);
+	return NULL;
 }
 
 /* fabric_start -- one thread per completion queue */

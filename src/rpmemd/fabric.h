@@ -51,8 +51,14 @@ int fabric_init(const struct fabric_attr *attr, struct fabric **fab,
  */
 int fabric_accept(struct fabric *fab, int timeout_ms, bool heed_session);
 
-/* fabric_admitting -- a fabric_accept returned -EINPROGRESS, unfinished */
-bool fabric_admitting(const struct fabric *fab);
+/*
+ * fabric_settle -- a request other than CLOSE came while lanes were still
+ * being admitted (fabric_accept returned -EINPROGRESS): a client speaks
+ * only once its own side of every lane is up, so admit the rest before
+ * it is served, never tear them down.  Returns `fab`, or NULL when the
+ * admission failed and the fabric was finished.
+ */
+struct fabric *fabric_settle(struct fabric *fab, int timeout_ms);
 
 /*
  * fabric_start -- start the worker threads; called before the answer to

@@ -397,9 +397,9 @@ handle_pool(struct session *s, const struct proto_req *req)
 
 	/*
 	 * A client that fails to connect its lanes says so with CLOSE; the
-	 * session stays open to hear it, without lanes.  A request that
-	 * comes before the last lane is in finishes admission first
-	 * (finish_admission).
+	 * session stays open to hear it, without lanes.  Another request
+	 * that comes before the last lane is in finishes admission first
+	 * (fabric_settle).
 	 */
 	r = fabric_accept(s->fab, ACCEPT_TIMEOUT_MS, true);
 	if (r && r != -EINPROGRESS) {
@@ -416,21 +416,6 @@ err_close_quiet:
 	(void) db_pool_close(s->pool, p->created);
 	s->pool = NULL;
 	return r;
-}
-
-/*
- * finish_admission -- a request other than CLOSE came while lanes were
- * still being admitted: a client speaks only once its own side of every
- * lane is up, so admit the rest before serving it (never a tear-down)
- */
-static void
-finish_admission(struct session *s)
-{
-	if (fabric_admitting(s->fab) &&
-			fabric_accept(s->fab, ACCEPT_TIMEOUT_MS, false)) {
-		fabric_fini(s->fab);
-		s->fab = NULL;
-	}
 }
 
 /* handle_set_attr -- SET_ATTR */
@@ -571,7 +556,7 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 			break;
 		}
 		if (req.type != PROTO_MSG_CLOSE)
-			finish_admission(&s);
+			s.fab = fabric_settle(s.fab, ACCEPT_TIMEOUT_MS);
 		switch (req.type) {
 		case PROTO_MSG_CREATE:
 		case PROTO_MSG_OPEN:
