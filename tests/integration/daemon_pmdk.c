@@ -120,7 +120,7 @@ START_TEST(client_gone_without_close_is_exit_1_close_is_exit_0)
 		{ OURS, false, false, 1 },
 		{ OURS, true, false, 1 },
 		{ OURS, true, true, 0 },
-		/* PMDK's admits lanes before it reads again: tests/pmdk_found */
+		/* PMDK's admits lanes before it reads again: set_attr_race.sh */
 		{ PMDK, false, false, 1 },
 	};
 	if (!use(cases[_i].kind))
