@@ -200,18 +200,41 @@ mem_is_zero(const void *buf, size_t len)
 	return true;
 }
 
+/* pool_sds_checksum -- the checksum PMDK expects in sds->checksum */
+static uint64_t
+pool_sds_checksum(const struct pool_sds *sds)
+{
+	return fletcher(sds, sizeof(*sds), POOL_SDS_CSUM_OFF, sizeof(*sds));
+}
+
 /*
- * sds_init -- a clean shutdown state: PMDK also records the device's
- * unsafe-shutdown count and id here, which we cannot read portably; an
- * all-zero state with a valid checksum reads as "nothing recorded yet"
- * and lets libpmemobj fill it in when it opens the pool locally.
+ * pool_sds_set -- record a device's unsafe shutdown count and id sum,
+ * with the dirty flag, and checksum the state
  */
-static void
-sds_init(struct pool_sds *sds)
+void
+pool_sds_set(struct pool_sds *sds, uint64_t usc, uint64_t uuid, bool dirty)
 {
 	memset(sds, 0, sizeof(*sds));
-	sds->checksum = fletcher(sds, sizeof(*sds), POOL_SDS_CSUM_OFF,
-			sizeof(*sds));
+	sds->usc = usc;
+	sds->uuid = uuid;
+	sds->dirty = dirty;
+	sds->checksum = pool_sds_checksum(sds);
+}
+
+/* pool_sds_check -- PMDK's verdict on a stored shutdown state */
+enum pool_sds_verdict
+pool_sds_check(const struct pool_sds *sds, uint64_t usc, uint64_t uuid)
+{
+	if (mem_is_zero(sds, sizeof(*sds)) ||
+			pool_sds_checksum(sds) != sds->checksum)
+		return POOL_SDS_REINIT;	/* none, or torn while written */
+	bool same = sds->usc == usc && sds->uuid == uuid;
+	if (same && !sds->dirty)
+		return POOL_SDS_CLEAN;
+	/* not closed but no failure, or a failure after a clean close */
+	if (same || !sds->dirty)
+		return POOL_SDS_REINIT;
+	return POOL_SDS_CORRUPT;
 }
 
 /* pool_hdr_from_attr -- fill a header from librpmem attributes */
@@ -236,7 +259,7 @@ pool_hdr_from_attr(struct pool_hdr *hdr, const struct rpmem_pool_attr *attr)
 				sizeof(hdr->arch_flags));
 
 	if (hdr->features.incompat & POOL_FEAT_SDS)
-		sds_init(&hdr->sds);
+		pool_sds_set(&hdr->sds, 0, 0, false);
 }
 
 /* pool_hdr_to_attr -- the attributes stored in a part-0 header */

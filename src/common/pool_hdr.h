@@ -100,6 +100,28 @@ void pool_hdr_from_attr(struct pool_hdr *hdr,
 void pool_hdr_to_attr(const struct pool_hdr *hdr,
 		struct rpmem_pool_attr *attr);
 
+/*
+ * PMDK's verdict on the shutdown state a header stores, against the
+ * unsafe shutdown count and id sum of the devices now: CLEAN, the same
+ * and closed; REINIT, nothing to fear but the state must be recorded
+ * afresh (none stored, a bad checksum, open but no unsafe shutdown since,
+ * or one while the pool was closed); CORRUPT, an unsafe shutdown while
+ * the pool was open (dirty): it may have lost what was acknowledged.
+ */
+enum pool_sds_verdict {
+	POOL_SDS_CLEAN,
+	POOL_SDS_REINIT,
+	POOL_SDS_CORRUPT,
+};
+
+/* pool_sds_check -- the verdict on `sds` for the devices' usc and uuid */
+enum pool_sds_verdict pool_sds_check(const struct pool_sds *sds,
+		uint64_t usc, uint64_t uuid);
+
+/* pool_sds_set -- store usc, uuid and dirty, with the state's checksum */
+void pool_sds_set(struct pool_sds *sds, uint64_t usc, uint64_t uuid,
+		bool dirty);
+
 /* pool_hdr_uuid_generate -- random RFC 4122 version 4 uuid */
 int pool_hdr_uuid_generate(uint8_t uuid[POOL_HDR_UUID_LEN]);
 

@@ -203,6 +203,8 @@ db_pool_create(struct db *db, const char *desc,
 
 	if (!nohdrs) {
 		ret = db_hdrs_create(pool, attr);
+		if (!ret)
+			ret = db_sds_open(pool);
 		if (ret) {
 			db_parts_close(pool, false, true);
 			return ret;
@@ -236,6 +238,8 @@ db_pool_open(struct db *db, const char *desc, struct db_pool **poolp)
 
 	if (!pool->no_headers) {
 		ret = db_hdrs_verify(pool);
+		if (!ret)
+			ret = db_sds_open(pool);
 		if (ret) {
 			db_parts_close(pool, false, false);
 			return ret;
@@ -278,7 +282,9 @@ db_pool_close(struct db_pool *pool, bool remove)
 {
 	if (pool == NULL)
 		return 0;
-	return db_parts_close(pool, remove, false);
+	int ret = remove ? 0 : db_sds_close(pool);
+	int cret = db_parts_close(pool, remove, false);
+	return ret ? ret : cret;
 }
 
 /* db_pool_persist -- make [off, off + len) of the pool durable */
@@ -297,9 +303,14 @@ db_pool_persist(struct db_pool *pool, size_t off, size_t len)
 
 
 /*
- * parts_remove -- lock every part first, so that a pool in use (-EBUSY)
- * or with a part missing (-ENOENT) loses nothing; `force` ignores both
- * and unlinks what it can
+ * parts_remove -- unlink the parts of a pool that no session holds.
+ * Every part is opened and locked first.  A part locked by a session
+ * makes the pool busy: -EBUSY and nothing unlinked, with or without
+ * `force` (that session goes on writing into its files).  A part that
+ * is missing, cannot be opened or locked, or cannot be unlinked does not
+ * stop the others, as in PMDK; without `force` the first such error is
+ * returned once the rest is removed.  A part never locked is never
+ * unlinked.
  */
 static int
 parts_remove(const struct poolset_replica *rep, bool force)
@@ -308,48 +319,52 @@ parts_remove(const struct poolset_replica *rep, bool force)
 	if (fds == NULL)
 		return -ENOMEM;
 
+	for (unsigned i = 0; i < rep->nparts; i++)
+		fds[i] = -1;
 	int ret = 0;
-	unsigned i;
-	for (i = 0; i < rep->nparts; i++) {
+	int busy = 0;
+	for (unsigned i = 0; i < rep->nparts; i++) {
 		const char *path = rep->parts[i].path;
-
 		fds[i] = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK |
 				O_CLOEXEC);
-		if (fds[i] < 0) {
-			if (force)
-				continue;
-			ret = -errno;
-			log_err("!cannot open part '%s'", path);
-			goto out;
+		if (fds[i] >= 0 && flock(fds[i], LOCK_EX | LOCK_NB)) {
+			int err = errno;
+			close(fds[i]);
+			fds[i] = -1;
+			if (err == EWOULDBLOCK) {
+				log_err("part '%s' is in use by a session: "
+						"nothing removed", path);
+				busy = -EBUSY;
+				break;
+			}
+			errno = err;
 		}
-		if (flock(fds[i], LOCK_EX | LOCK_NB) == 0 || force)
+		if (fds[i] >= 0)
 			continue;
-		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		log_err("!part '%s' is in use", path);
-		i++;
-		goto out;
-	}
-
-	for (unsigned p = 0; p < rep->nparts; p++) {
-		const char *path = rep->parts[p].path;
-
-		if (unlink(path) == 0 || (force && errno == ENOENT))
+		if (force && errno == ENOENT)
 			continue;
 		if (!force && ret == 0)
 			ret = -errno;
-		if (force)
-			log_warn("!cannot remove part '%s'", path);
-		else
-			log_err("!cannot remove part '%s'", path);
+		log_msg(force ? LOG_LVL_WARN : LOG_LVL_ERR, "cannot remove "
+				"part '%s': %s", path, strerror(errno));
 	}
 
-out:
-	while (i-- > 0) {
+	for (unsigned p = 0; !busy && p < rep->nparts; p++) {
+		const char *path = rep->parts[p].path;
+		if (fds[p] < 0 || unlink(path) == 0)
+			continue;
+		if (!force && ret == 0)
+			ret = -errno;
+		log_msg(force ? LOG_LVL_WARN : LOG_LVL_ERR, "cannot remove "
+				"part '%s': %s", path, strerror(errno));
+	}
+
+	for (unsigned i = 0; i < rep->nparts; i++) {
 		if (fds[i] >= 0)
 			close(fds[i]);
 	}
 	free(fds);
-	return ret;
+	return busy ? busy : ret;
 }
 
 /* set_unlink -- remove the set file itself, confined like any lookup */

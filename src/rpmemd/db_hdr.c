@@ -173,6 +173,73 @@ db_hdrs_verify(struct db_pool *pool)
 }
 
 /*
+ * The unsafe shutdown count and the id sum of the pool's devices, which
+ * PMDK reads through libpmem2 (ndctl).  This build reads neither and
+ * takes 0 for both, what PMDK records on a file system without them; on
+ * a device that has them, a state PMDK recorded reads as changed, so a
+ * pool PMDK's rpmemd left open (dirty) is refused where PMDK, seeing the
+ * count unchanged, would open it: stricter, never laxer.
+ */
+#define DEV_USC 0
+#define DEV_UUID 0
+
+/* sds_write -- part 0's header with a new shutdown state, checksummed */
+static int
+sds_write(struct db_pool *pool, struct pool_hdr *hdr, bool dirty)
+{
+	pool_sds_set(&hdr->sds, DEV_USC, DEV_UUID, dirty);
+	/* a 4 KiB header checksum covers the state too */
+	pool_hdr_checksum_set(hdr);
+	return db_hdr_write(pool, 0, hdr);
+}
+
+/*
+ * db_sds_open -- PMDK's unsafe-shutdown check on open (its
+ * util_header_check_remote): a pool whose state says the devices had an
+ * unsafe shutdown while it was open is refused as possibly corrupt, with
+ * EINVAL, the status PMDK answers ("Invalid pool set configuration"), so
+ * that libpmempool takes the replica as broken and never syncs from it.
+ * Otherwise the state is recorded afresh and dirty while the pool is
+ * open, as PMDK does; a close, whatever ended the session, clears it.
+ */
+int
+db_sds_open(struct db_pool *pool)
+{
+	struct db_priv *priv = pool->priv;
+	struct pool_hdr hdr;
+	int ret = db_hdr_read(pool, 0, &hdr);
+	if (ret || !(hdr.features.incompat & POOL_FEAT_SDS))
+		return ret;
+	if (pool_sds_check(&hdr.sds, DEV_USC, DEV_UUID) == POOL_SDS_CORRUPT) {
+		log_err("part '%s': the pool may be corrupt: an unsafe "
+				"shutdown while it was open (shutdown state "
+				"dirty, unsafe shutdown count %llu recorded, "
+				"%llu now)", priv->parts[0].path,
+				(unsigned long long)hdr.sds.usc,
+				(unsigned long long)DEV_USC);
+		return -EINVAL;
+	}
+	ret = sds_write(pool, &hdr, true);
+	priv->sds_dirty = ret == 0;
+	return ret;
+}
+
+/* db_sds_close -- the pool is closed cleanly: clear the dirty mark */
+int
+db_sds_close(struct db_pool *pool)
+{
+	struct db_priv *priv = pool->priv;
+	struct pool_hdr hdr;
+	if (!priv->sds_dirty)
+		return 0;
+	priv->sds_dirty = false;
+	int ret = db_hdr_read(pool, 0, &hdr);
+	if (ret || !(hdr.features.incompat & POOL_FEAT_SDS))
+		return ret;
+	return sds_write(pool, &hdr, false);
+}
+
+/*
  * db_hdrs_set_attr -- rewrite every header from `attr` as PMDK's
  * util_replica_set_attr does: identity fields, arch flags and replica
  * links from `attr` (stored as given), part 0 takes attr->uuid and the

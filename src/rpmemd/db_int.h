@@ -32,6 +32,7 @@ struct db_priv {
 	bool hdr_per_part;	/* neither SINGLEHDR nor NOHDRS */
 	size_t map_size;
 	struct prefault *prefault;	/* the walk ahead of the writes */
+	bool sds_dirty;		/* db_sds_open marked the pool open */
 };
 
 /*
@@ -75,6 +76,17 @@ int db_hdrs_create(struct db_pool *pool, const struct rpmem_pool_attr *attr);
 
 /* db_hdrs_verify -- check the headers of an opened pool, fill attr */
 int db_hdrs_verify(struct db_pool *pool);
+
+/*
+ * db_sds_open -- the unsafe-shutdown check of an opened or created pool
+ * whose header has the SDS feature: -EINVAL when the pool may be
+ * corrupt, else the state recorded afresh and marked dirty until
+ * db_sds_close
+ */
+int db_sds_open(struct db_pool *pool);
+
+/* db_sds_close -- clear the dirty mark db_sds_open set */
+int db_sds_close(struct db_pool *pool);
 
 /* db_hdrs_set_attr -- rewrite every header from `attr` */
 int db_hdrs_set_attr(struct db_pool *pool,

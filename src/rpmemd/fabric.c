@@ -110,31 +110,33 @@ err_info:
 
 /* fabric_accept -- admit every announced lane, then stop listening */
 int
-fabric_accept(struct fabric *f, int timeout_ms)
+fabric_accept(struct fabric *f, int timeout_ms, bool heed_session)
 {
-	long long deadline = clock_ms() + timeout_ms;
-	unsigned nconn = 0;
+	if (!f->accept_deadline)
+		f->accept_deadline = clock_ms() + timeout_ms;
 	int ret = 0;
 	char buf[sizeof(struct fi_eq_cm_entry) + 512]
 		__attribute__((aligned(8)));
 
-	while (nconn < f->nlanes) {
-		long long left = deadline - clock_ms();
+	while (f->nconn < f->nlanes) {
+		long long left = f->accept_deadline - clock_ms();
 		if (left <= 0) {
-			log_err("only %u of %u lanes connected in %d ms", nconn,
-				f->nlanes, timeout_ms);
+			log_err("only %u of %u lanes connected in %d ms",
+				f->nconn, f->nlanes, timeout_ms);
 			ret = -ETIMEDOUT;
 			break;
 		}
 		/*
-		 * A client that gave up on its lanes says so on the session
-		 * (CLOSE, or hanging up): stop waiting for them at once.
+		 * The client spoke: a CLOSE (it gave up on its lanes) or a
+		 * hang-up must be heard at once; any other request is read
+		 * by the session and served once the lanes are in, since a
+		 * provider may complete our side of a connection (sockets
+		 * does so asynchronously) after the client saw its own.
 		 */
-		if (session_speaks(f)) {
-			log_notice("the client spoke before connecting its "
-				"lanes (%u of %u)", nconn, f->nlanes);
-			ret = -ECONNABORTED;
-			break;
+		if (heed_session && session_speaks(f)) {
+			log_info("the client spoke with %u of %u lanes "
+				"connected", f->nconn, f->nlanes);
+			return -EINPROGRESS;
 		}
 		uint32_t event;
 		ssize_t n = fi_eq_sread(f->eq, &event, buf, sizeof(buf),
@@ -165,7 +167,7 @@ fabric_accept(struct fabric *f, int timeout_ms)
 			struct lane *l = ent->fid->context;
 			if (l && !l->connected) {
 				l->connected = true;
-				nconn++;
+				f->nconn++;
 			}
 		} else if (event == FI_SHUTDOWN) {
 			log_err("a lane disconnected during set-up");
@@ -176,8 +178,20 @@ fabric_accept(struct fabric *f, int timeout_ms)
 	fi_close(&f->pep->fid);
 	f->pep = NULL;
 	if (!ret)
-		log_notice("%u lanes connected; listener closed", nconn);
+		log_notice("%u lanes connected; listener closed", f->nconn);
 	return ret;
+}
+
+/* fabric_settle -- finish an admission a request interrupted */
+struct fabric *
+fabric_settle(struct fabric *f, int timeout_ms)
+{
+	if (!f || !f->pep || !f->accept_deadline)
+		return f;
+	if (fabric_accept(f, timeout_ms, false) == 0)
+		return f;
+	fabric_fini(f);
+	return NULL;
 }
 
 /* fabric_start -- one thread per completion queue */

@@ -40,10 +40,25 @@ int fabric_init(const struct fabric_attr *attr, struct fabric **fab,
 		struct proto_ibc *ibc);
 
 /*
- * fabric_accept -- admit the lanes within `timeout_ms`, refusing every
- * request without the secret; the listener is closed when it returns.
+ * fabric_accept -- admit the lanes within `timeout_ms` of the first
+ * call, refusing every request without the secret.  With `heed_session`
+ * it returns -EINPROGRESS, listener still open, as soon as the client
+ * speaks on the session (a CLOSE of a client whose lanes failed, or a
+ * request sent while the provider still completes our side of its
+ * connections): the session reads it, then calls again, without
+ * `heed_session`, to finish.  Otherwise the listener is closed when it
+ * returns.
  */
-int fabric_accept(struct fabric *fab, int timeout_ms);
+int fabric_accept(struct fabric *fab, int timeout_ms, bool heed_session);
+
+/*
+ * fabric_settle -- a request other than CLOSE came while lanes were still
+ * being admitted (fabric_accept returned -EINPROGRESS): a client speaks
+ * only once its own side of every lane is up, so admit the rest before
+ * it is served, never tear them down.  Returns `fab`, or NULL when the
+ * admission failed and the fabric was finished.
+ */
+struct fabric *fabric_settle(struct fabric *fab, int timeout_ms);
 
 /*
  * fabric_start -- start the worker threads; called before the answer to

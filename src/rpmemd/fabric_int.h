@@ -77,6 +77,8 @@ struct fabric {
 	bool secure;			/* keys.policy != LANESEC_NONE */
 	bool pmdk;			/* a PMDK 0.1 client (fabric.h) */
 	unsigned admitted;		/* pmdk: lanes taken, in order */
+	unsigned nconn;			/* lanes connected so far */
+	long long accept_deadline;	/* of admission; 0 before it */
 	int session_fd;
 	int fail_fd;			/* eventfd: a lane ended the session */
 	char fail_why[256];		/* the first lane failure */

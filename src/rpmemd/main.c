@@ -3,8 +3,10 @@
  * main.c -- rpmemd: start-up, remove mode, then one session
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +24,47 @@
 #include "proto.h"
 #include "session.h"
 
+/*
+ * Inherited -- the descriptors above stderr that were open when the
+ * process began, before any initialiser of a library ran (S5 closes
+ * these, and only these: a library may open its log file from its
+ * constructor, before main, and must keep it)
+ */
+#define INHERITED_MAX 65536
+static uint64_t Inherited[INHERITED_MAX / 64];
+
+/*
+ * note_inherited -- record the open descriptors: called through
+ * .preinit_array, which the dynamic loader runs before the initialisers
+ * of every shared object, LD_PRELOADed ones included, so whatever is
+ * open here came through exec.  Above INHERITED_MAX nothing is recorded:
+ * those are closed at once, since nothing but exec can have opened them.
+ */
+static void
+note_inherited(void)
+{
+	struct rlimit rl;
+	int max = INHERITED_MAX;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)max)
+		max = (int)rl.rlim_cur;
+	for (int fd = STDERR_FILENO + 1; fd < max; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0)
+			Inherited[fd / 64] |= 1ULL << (fd % 64);
+	}
+	(void) close_range(INHERITED_MAX, ~0U, 0);
+}
+
+__attribute__((section(".preinit_array"), used))
+static void (*const note_inherited_at_exec)(void) = note_inherited;
+
 /* harden -- RELIABILITY S5: no inherited fds, private files, no setuid */
 static void
 harden(void)
 {
-	closefrom(STDERR_FILENO + 1);
+	for (int fd = 0; fd < INHERITED_MAX; fd++) {
+		if (Inherited[fd / 64] & (1ULL << (fd % 64)))
+			(void) close(fd);
+	}
 	umask(077);
 	(void) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	signal(SIGPIPE, SIG_IGN);
@@ -88,7 +126,8 @@ log_session_end(int r)
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	log_notice("session ended%s; CPU user %ld.%03ld s, system "
-		"%ld.%03ld s", r ? " with an error" : "",
+		"%ld.%03ld s", r == -ECONNRESET ? " without a CLOSE (the "
+		"client went away)" : r ? " with an error" : "",
 		(long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec / 1000,
 		(long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec / 1000);
 }

@@ -458,10 +458,12 @@ handle_pool(struct session *s, const struct proto_req *req)
 
 	/*
 	 * A client that fails to connect its lanes says so with CLOSE; the
-	 * session stays open to hear it, without lanes.
+	 * session stays open to hear it, without lanes.  Another request
+	 * that comes before the last lane is in finishes admission first
+	 * (fabric_settle).
 	 */
-	r = fabric_accept(s->fab, ACCEPT_TIMEOUT_MS);
-	if (r) {
+	r = fabric_accept(s->fab, ACCEPT_TIMEOUT_MS, true);
+	if (r && r != -EINPROGRESS) {
 		fabric_fini(s->fab);
 		s->fab = NULL;
 	}
@@ -613,7 +615,10 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 			s.state == SESSION_INIT ? s.timeout_ms : -1,
 			s.timeout_ms);
 		if (r == -ECONNRESET) {
-			log_notice("out-of-band channel closed by the client");
+			/* an interrupted session is a failure (exit 1) */
+			log_notice("out-of-band channel closed by the client "
+				"without a CLOSE");
+			ret = r;
 			break;
 		}
 		if (r == -ECANCELED) {
@@ -644,6 +649,8 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 			ret = -EPROTO;
 			break;
 		}
+		if (req.type != PROTO_MSG_CLOSE)
+			s.fab = fabric_settle(s.fab, ACCEPT_TIMEOUT_MS);
 		switch (req.type) {
 		case PROTO_MSG_CREATE:
 		case PROTO_MSG_OPEN:
@@ -667,8 +674,10 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 			r = -EPROTO;
 			break;
 		}
-		if (r == -ECONNRESET)
+		if (r == -ECONNRESET) {
+			ret = r;
 			break;
+		}
 	}
 
 	fabric_fini(s.fab);

@@ -67,7 +67,8 @@ START_TEST(rpmemd_hardens_itself)
 	snprintf(path, sizeof(path), "/proc/%d/fd/9", (int)d.pid);
 	ssize_t n = readlink(path, link, sizeof(link) - 1);
 	ck_assert_msg(n < 0, "rpmemd kept an inherited descriptor 9");
-	dtest_finish(&d, 0);
+	/* hung up without a CLOSE: an interrupted session, exit 1 */
+	dtest_finish(&d, 1);
 }
 END_TEST
 

@@ -22,12 +22,25 @@ char Dtest_log[300];
 const char *Dtest_args[DTEST_ARGS_MAX + 1];
 bool Dtest_pmdk_client;
 bool Dtest_no_ssh_connection;
+const char *Dtest_exe;
 
 /* dtest_sys -- run a shell command, fail the test if it fails */
 void
 dtest_sys(const char *cmd)
 {
 	ck_assert_msg(system(cmd) == 0, "command failed: %s", cmd);
+}
+
+/* dtest_exe -- the rpmemd the next spawn runs */
+const char *
+dtest_exe(void)
+{
+	static char exe[512];
+	if (Dtest_exe)
+		return Dtest_exe;
+	snprintf(exe, sizeof(exe), "%s/rpmemd",
+		getenv("top_builddir") ? getenv("top_builddir") : ".");
+	return exe;
 }
 
 /* child -- in the forked child: become rpmemd with the test's options */
@@ -46,8 +59,7 @@ child(int in, int out)
 	if (leak >= 0 && leak < 9)
 		dup2(leak, 9);
 	char exe[512], psd[300], log[320], conf[300];
-	snprintf(exe, sizeof(exe), "%s/rpmemd",
-		getenv("top_builddir") ? getenv("top_builddir") : ".");
+	snprintf(exe, sizeof(exe), "%s", dtest_exe());
 	snprintf(psd, sizeof(psd), "--poolset-dir=%s", Dtest_dir);
 	snprintf(log, sizeof(log), "--log-file=%s", Dtest_log);
 	snprintf(conf, sizeof(conf), "%s/rpmemd.conf", Dtest_dir);
@@ -73,8 +85,10 @@ void
 dtest_spawn(struct daemon *d)
 {
 	int in[2], out[2];
-	ck_assert_int_eq(pipe(in), 0);
-	ck_assert_int_eq(pipe(out), 0);
+	/* the child keeps only its ends (0, 1): a daemon that does not
+	 * close what it inherits, as PMDK's, must still see EOF */
+	ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
+	ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
 	d->pid = fork();
 	ck_assert_int_ge(d->pid, 0);
 	if (d->pid == 0)
@@ -176,6 +190,27 @@ dtest_recv_resp(struct daemon *d, uint32_t type, struct proto_resp *resp)
 	return true;
 }
 
+/* dtest_request -- send `req`, expect its answer with `status` */
+void
+dtest_request(struct daemon *d, const struct proto_req *req, uint32_t status)
+{
+	static struct proto_resp resp;
+	dtest_send_req(d, req);
+	ck_assert(dtest_recv_resp(d, proto_resp_type(req->type), &resp));
+	ck_assert_uint_eq(resp.status, status);
+}
+
+/* dtest_serve_once -- start rpmemd, `req` answered 0, CLOSE, exit 0 */
+void
+dtest_serve_once(const struct proto_req *req)
+{
+	struct daemon d;
+	dtest_start(&d);
+	dtest_request(&d, req, 0);
+	dtest_close(&d, 0);
+	dtest_finish(&d, 0);
+}
+
 /* dtest_log_has -- the daemon's log contains `needle` */
 bool
 dtest_log_has(const char *needle)
@@ -234,6 +269,7 @@ dtest_setup(void)
 	memset(Dtest_args, 0, sizeof(Dtest_args));
 	Dtest_pmdk_client = false;
 	Dtest_no_ssh_connection = false;
+	Dtest_exe = NULL;
 	snprintf(Dtest_dir, sizeof(Dtest_dir), "%s/rpmemd-daemon.XXXXXX",
 		getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	ck_assert_ptr_nonnull(mkdtemp(Dtest_dir));
@@ -245,16 +281,9 @@ dtest_setup(void)
 		Dtest_dir, Dtest_dir, Dtest_dir, Dtest_dir);
 	dtest_sys(cmd);
 	/* create the pool once through the daemon itself */
-	struct daemon d;
-	dtest_start(&d);
 	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
 	r.type = PROTO_MSG_CREATE;
-	dtest_send_req(&d, &r);
-	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_CREATE_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
-	dtest_close(&d, 0);
-	dtest_finish(&d, 0);
+	dtest_serve_once(&r);
 	unlink(Dtest_log);
 }
 

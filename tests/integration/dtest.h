@@ -31,12 +31,17 @@ extern const char *Dtest_args[DTEST_ARGS_MAX + 1];
 extern bool Dtest_pmdk_client;
 /* start it without SSH_CONNECTION in its environment */
 extern bool Dtest_no_ssh_connection;
+/* the rpmemd to run: NULL for the built one; reset by setup */
+extern const char *Dtest_exe;
 
 struct daemon {
 	pid_t pid;
 	int in;		/* its stdin */
 	int out;	/* its stdout */
 };
+
+/* dtest_exe -- the rpmemd the next spawn runs (Dtest_exe or the built) */
+const char *dtest_exe(void);
 
 /* dtest_sys -- run a shell command, fail the test if it fails */
 void dtest_sys(const char *cmd);
@@ -62,6 +67,13 @@ void dtest_send_req(struct daemon *d, const struct proto_req *req);
 /* dtest_recv_resp -- read one response of `type`; false on EOF */
 bool dtest_recv_resp(struct daemon *d, uint32_t type,
 	struct proto_resp *resp);
+
+/* dtest_request -- send `req`, expect its answer with `status` */
+void dtest_request(struct daemon *d, const struct proto_req *req,
+	uint32_t status);
+
+/* dtest_serve_once -- start rpmemd, `req` answered 0, CLOSE, exit 0 */
+void dtest_serve_once(const struct proto_req *req);
 
 /* dtest_log_has -- the daemon's log contains `needle` */
 bool dtest_log_has(const char *needle);

@@ -406,7 +406,12 @@ START_TEST(test_remove_unlinks_parts_and_optionally_the_set)
 }
 END_TEST
 
-START_TEST(test_remove_of_locked_pool_is_ebusy_unless_forced)
+/*
+ * a pool a session holds loses nothing, forced or not: the session would
+ * go on writing into unlinked files (PMDK never unlinks a part it cannot
+ * lock)
+ */
+START_TEST(test_remove_of_locked_pool_is_ebusy_even_forced)
 {
 	struct rpmem_pool_attr attr;
 	struct db_pool *pool;
@@ -417,10 +422,35 @@ START_TEST(test_remove_of_locked_pool_is_ebusy_unless_forced)
 	ck_assert_int_eq(db_pool_remove(dbt_db, "l.set", false, false), -EBUSY);
 	ck_assert(dbt_exists(dbt_part("l", 0)));
 	ck_assert(dbt_exists(dbt_part("l", 1)));
+	ck_assert_int_eq(db_pool_remove(dbt_db, "l.set", true, false), -EBUSY);
+	ck_assert(dbt_exists(dbt_part("l", 0)));
+	ck_assert(dbt_exists(dbt_part("l", 1)));
+	ck_assert_int_eq(db_pool_close(pool, false), 0);
 	ck_assert_int_eq(db_pool_remove(dbt_db, "l.set", true, false), 0);
 	ck_assert(!dbt_exists(dbt_part("l", 0)));
 	ck_assert(!dbt_exists(dbt_part("l", 1)));
+}
+END_TEST
+
+/*
+ * a part missing: the others are removed all the same and the error is
+ * still reported (PMDK does so; pmempool rm relies on it)
+ */
+START_TEST(test_remove_with_a_part_missing_removes_the_rest)
+{
+	struct rpmem_pool_attr attr;
+	struct db_pool *pool;
+
+	dbt_attr(&attr, 21);
+	dbt_write_set(dbt_sets, "m.set", "", "m", 3, 2U, 2U, 2U);
+	ck_assert_int_eq(db_pool_create(dbt_db, "m.set", &attr, &pool), 0);
 	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	ck_assert_int_eq(unlink(dbt_part("m", 1)), 0);
+	ck_assert_int_eq(db_pool_remove(dbt_db, "m.set", false, true),
+		-ENOENT);
+	ck_assert(!dbt_exists(dbt_part("m", 0)));
+	ck_assert(!dbt_exists(dbt_part("m", 2)));
+	ck_assert(dbt_exists(dbt_path(dbt_sets, "m.set")));
 }
 END_TEST
 
@@ -545,7 +575,8 @@ db_suite(void)
 	tcase_add_test(tc, test_open_refuses_corrupt_later_header);
 	tcase_add_test(tc, test_open_refuses_a_valid_header_of_another_pool);
 	tcase_add_test(tc, test_remove_unlinks_parts_and_optionally_the_set);
-	tcase_add_test(tc, test_remove_of_locked_pool_is_ebusy_unless_forced);
+	tcase_add_test(tc, test_remove_of_locked_pool_is_ebusy_even_forced);
+	tcase_add_test(tc, test_remove_with_a_part_missing_removes_the_rest);
 	tcase_add_test(tc, test_close_with_remove_unlinks_parts);
 	tcase_add_test(tc, test_multi_part_pool_is_contiguous_across_parts);
 	tcase_add_test(tc, test_persist_refuses_ranges_outside_the_pool);
