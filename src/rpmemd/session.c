@@ -30,6 +30,7 @@ struct session {
 	int in;
 	int out;
 	int timeout_ms;			/* see request_timeout */
+	int accept_ms;			/* lanes' admission, within it */
 	uint64_t size;			/* the pool size asked for */
 	uint16_t minor;			/* negotiated protocol minor */
 	bool pmdk;			/* a PMDK 1.12 client (0.1) */
@@ -462,7 +463,7 @@ handle_pool(struct session *s, const struct proto_req *req)
 	 * that comes before the last lane is in finishes admission first
 	 * (fabric_settle).
 	 */
-	r = fabric_accept(s->fab, ACCEPT_TIMEOUT_MS, true);
+	r = fabric_accept(s->fab, s->accept_ms, true);
 	if (r && r != -EINPROGRESS) {
 		fabric_fini(s->fab);
 		s->fab = NULL;
@@ -604,6 +605,9 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 		.out = out,
 		.timeout_ms = request_timeout(),
 	};
+	/* no wait of a session outlasts the request timeout */
+	s.accept_ms = s.timeout_ms < ACCEPT_TIMEOUT_MS ? s.timeout_ms :
+		ACCEPT_TIMEOUT_MS;
 	int ret = 0;
 
 	while (s.state != SESSION_DONE) {
@@ -650,7 +654,7 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 			break;
 		}
 		if (req.type != PROTO_MSG_CLOSE)
-			s.fab = fabric_settle(s.fab, ACCEPT_TIMEOUT_MS);
+			s.fab = fabric_settle(s.fab, s.accept_ms);
 		switch (req.type) {
 		case PROTO_MSG_CREATE:
 		case PROTO_MSG_OPEN:
