@@ -4,7 +4,7 @@
  *
  * A pool is the one local replica of a set file found beneath
  * poolset-dir (facts 5.4).  This file holds the rules a set and a
- * request must satisfy; db_part.c and db_hdr.c do the file work.
+ * request must satisfy; src/pset/db_part.c and db_hdr.c do the file work.
  */
 #include <errno.h>
 #include <fcntl.h>

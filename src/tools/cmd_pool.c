@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "db_int.h"
+#include "db_pool.h"
 #include "librpmem.h"
 #include "pool_hdr.h"
 #include "poolset.h"
