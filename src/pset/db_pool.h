@@ -4,7 +4,8 @@
  * PMDK headers; shared by rpmemd (src/rpmemd/db*.c) and the rpmem tool
  *
  * db_part.c holds the part files and their mapping, db_hdr.c the PMDK
- * headers written into them.  The parts are flock-ed (a second holder
+ * headers written into them, db_promote.c a replica's headers made a
+ * standalone pool's (rpmem promote), promoted.c the marker it leaves.  The parts are flock-ed (a second holder
  * gets -EBUSY) and mapped contiguously: pool offset N is byte N of the
  * address, header included.
  */
@@ -13,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "librpmem.h"
 #include "pool_hdr.h"
@@ -75,5 +77,14 @@ int db_hdrs_verify(struct db_pool *pool);
 /* db_hdrs_set_attr -- rewrite every header from `attr` */
 int db_hdrs_set_attr(struct db_pool *pool,
 		const struct rpmem_pool_attr *attr);
+
+/* db_pool_is_master -- part 0's replica links name part 0 itself */
+bool db_pool_is_master(const struct pool_hdr *hdr0);
+
+/*
+ * db_hdr_promote -- rewrite part i's header as a standalone pool's:
+ * replica links to `uuid0` (part 0's uuid), shutdown state cleared
+ */
+int db_hdr_promote(struct db_pool *pool, unsigned i, const uint8_t *uuid0);
 
 #endif /* PSET_DB_POOL_H */

@@ -13,5 +13,6 @@ extern const struct cli_cmd cmd_verify;
 extern const struct cli_cmd cmd_sync;
 extern const struct cli_cmd cmd_rm;
 extern const struct cli_cmd cmd_bench;
+extern const struct cli_cmd cmd_promote;
 
 #endif /* RPMEM_TOOLS_H */
