@@ -186,6 +186,12 @@ db_pool_create(struct db *db, const char *desc,
 		return ret;
 	}
 
+	ret = db_fence_check(db->dirfd, db->dir, desc);
+	if (ret) {
+		poolset_free(set);
+		return ret;
+	}
+
 	struct db_pool *pool;
 	ret = db_parts_open(set, true, &pool);
 	if (ret)
@@ -223,6 +229,13 @@ db_pool_open(struct db *db, const char *desc, struct db_pool **poolp)
 	ret = db_parts_open(set, false, &pool);
 	if (ret)
 		return ret;
+
+	/* with the parts locked: a promote is over or waits for us */
+	ret = db_fence_check(db->dirfd, db->dir, desc);
+	if (ret) {
+		db_parts_close(pool, false, false);
+		return ret;
+	}
 
 	if (!pool->no_headers) {
 		ret = db_hdrs_verify(pool);
@@ -380,6 +393,8 @@ int
 db_pool_remove(struct db *db, const char *desc, bool force, bool pool_set)
 {
 	int ret = db_path_check(desc);
+	if (!ret)
+		ret = db_fence_check(db->dirfd, db->dir, desc);
 	if (ret)
 		return ret;
 

@@ -51,4 +51,10 @@ int db_pool_remove(struct db *db, const char *desc, bool force,
 /* db_pool_persist -- make [off, off + len) of the pool durable */
 int db_pool_persist(struct db_pool *pool, size_t off, size_t len);
 
+/*
+ * db_strerror -- what went wrong, for the client: for -EPERM of a pool
+ * set promoted to a master, when and from what; else strerror(-err)
+ */
+const char *db_strerror(int err);
+
 #endif /* RPMEMD_DB_H */

@@ -31,4 +31,10 @@ int db_path_check(const char *desc);
  */
 int db_path_open(int rootfd, const char *root, const char *desc, int flags);
 
+/*
+ * db_fence_check -- -EPERM when `desc` beneath `rootfd` was promoted to a
+ * master by rpmem promote (its SET.promoted marker exists), else 0
+ */
+int db_fence_check(int rootfd, const char *root, const char *desc);
+
 #endif /* RPMEMD_DB_INT_H */

@@ -211,7 +211,7 @@ main(int argc, char *argv[])
 			log_err("removing '%s' failed: %s", cfg.remove,
 				strerror(-r));
 			fprintf(stderr, "rpmemd: removing '%s' failed: %s\n",
-				cfg.remove, strerror(-r));
+				cfg.remove, db_strerror(r));
 		}
 		db_fini(db);
 		config_free(&cfg);

@@ -329,7 +329,7 @@ handle_pool(struct session *s, const struct proto_req *req)
 			strerror(-r));
 		/* the client adds our last stderr line to the status */
 		fprintf(stderr, "rpmemd: pool set '%s' in poolset-dir %s: "
-			"%s\n", req->desc, s->cfg->poolset_dir, strerror(-r));
+			"%s\n", req->desc, s->cfg->poolset_dir, db_strerror(r));
 		return reply(s, req->type, -r, NULL) ?: r;
 	}
 
