@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# promote_crash.sh -- rpmem promote stopped after each of its writes
+# (RELIABILITY F2), and promote of a promoted pool or a master (F5)
+#
+# No network: the replica is one that Debian's pmempool and libpmemobj
+# made themselves, the second replica of a local two-replica pool set
+# (its headers link it to the master exactly as a remote replica's do).
+# txlog (Debian's libpmemobj only) runs transactions on the pair first.
+# For each shape of pool in the table, and each write N of the promote
+# (the marker, then each header), a fresh copy of the replica is promoted
+# with RPMEM_PROMOTE_STOP_AFTER=N, which SIGKILLs it right after write N.
+# Then:
+#   - the pool set is either the promoted pool (libpmemobj opens it) or
+#     still the replica (libpmemobj refuses it, its headers still verify
+#     so that promote opens it): never neither;
+#   - promote run again exits 0 and libpmemobj, pmempool info and
+#     pmempool check accept the pool, with every transaction whole;
+#   - not one byte outside the headers changed.
+# Exit status 0 pass, 1 fail.
+set -uo pipefail
+
+self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
+top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
+rpmem=$top_builddir/rpmem
+txlog=$top_builddir/tests/failover/txlog
+for p in "$rpmem" "$txlog"; do
+	[[ -x $p ]] || { echo "promote_crash.sh: $p not built" >&2; exit 1; }
+done
+command -v pmempool >/dev/null || {
+	echo "promote_crash.sh: pmempool not found (pmdk-tools)" >&2
+	exit 1
+}
+
+base=${TMPDIR:-/tmp}
+[[ -z ${TMPDIR:-} && -d /dev/shm && -w /dev/shm ]] && base=/dev/shm
+tmp=$(mktemp -d "$base/rpmem-promote.XXXXXX")
+trap 'rm -rf -- "$tmp"' EXIT
+fails=0
+
+# bad -- one failed assertion
+bad() {
+	echo "FAIL $case: $*"
+	fails=$((fails + 1))
+}
+
+# cases: name, parts per replica, pool set option line
+CASES=(
+	"one-part 1 -"
+	"two-parts 2 -"
+	"singlehdr 2 OPTION_SINGLEHDR"
+)
+
+# make_sets DIR NPARTS OPTION -- two.set (master a*, replica b*), b.set,
+# solo.set (c*, a pool without replicas)
+make_sets() {
+	local d=$1 n=$2 opt=${3//_/ } k
+	{
+		echo PMEMPOOLSET
+		[[ $opt == - ]] || echo "$opt"
+		for ((k = 0; k < n; k++)); do echo "16M $d/a$k"; done
+		echo REPLICA
+		for ((k = 0; k < n; k++)); do echo "16M $d/b$k"; done
+	} >"$d/two.set"
+	{
+		echo PMEMPOOLSET
+		[[ $opt == - ]] || echo "$opt"
+		for ((k = 0; k < n; k++)); do echo "16M $d/b$k"; done
+	} >"$d/b.set"
+	{
+		echo PMEMPOOLSET
+		[[ $opt == - ]] || echo "$opt"
+		for ((k = 0; k < n; k++)); do echo "16M $d/c$k"; done
+	} >"$d/solo.set"
+}
+
+# same_data D1 D2 NPARTS HDRS -- parts of b equal but for their headers
+same_data() {
+	local k skip
+	for ((k = 0; k < $3; k++)); do
+		skip=0
+		[[ $4 == all || $k == 0 ]] && skip=4096
+		cmp -s -i "$skip" "$1/b$k" "$2/b$k" || return 1
+	done
+}
+
+for row in "${CASES[@]}"; do
+	read -r case nparts opt <<<"$row"
+	d=$tmp/$case
+	mkdir -p "$d/orig"
+	make_sets "$d" "$nparts" "$opt"
+	hdrs=all
+	[[ $opt == - ]] || hdrs=first
+	"$txlog" create "$d/two.set" >/dev/null &&
+		"$txlog" run "$d/two.set" "$d/log" 200 >/dev/null ||
+		{ bad "making the pool"; continue; }
+	cp "$d"/b[0-9] "$d/orig/"
+	if "$txlog" open "$d/b.set" 2>/dev/null; then
+		bad "libpmemobj opens the replica before any promote"
+	fi
+	nhdrs=$nparts
+	[[ $hdrs == all ]] || nhdrs=1
+	writes=$((1 + nhdrs))
+	for ((stop = 1; stop <= writes; stop++)); do
+		cp "$d"/orig/b[0-9] "$d/"
+		rm -f "$d/b.set.promoted"
+		# in a subshell whose "Killed" line goes nowhere
+		(RPMEM_PROMOTE_STOP_AFTER=$stop "$rpmem" promote "$d/b.set" \
+			>"$d/out" 2>&1; echo $? >"$d/rc") 2>/dev/null
+		rc=$(<"$d/rc")
+		((rc == 137)) || bad "stop after write $stop: status $rc" \
+			"instead of SIGKILL: $(<"$d/out")"
+		if "$txlog" open "$d/b.set" 2>"$d/err"; then
+			state=promoted
+		elif "$rpmem" info "$d/b.set" >/dev/null 2>&1; then
+			state=replica
+			grep -q "wrong replica UUID" "$d/err" ||
+				bad "stop $stop: libpmemobj: $(<"$d/err")"
+		else
+			bad "stop after write $stop: neither libpmemobj nor" \
+				"rpmem opens the set"
+			continue
+		fi
+		if { [[ $state == promoted ]] && ((stop != writes)); } ||
+				{ [[ $state == replica ]] &&
+				((stop == writes)); }; then
+			bad "stop after write $stop of $writes: $state"
+		fi
+		"$rpmem" promote "$d/b.set" >"$d/out" 2>&1 ||
+			bad "rerun after stop $stop: $(<"$d/out")"
+		want="finished"
+		((stop == writes)) && want="already promoted"
+		grep -q "$want" "$d/out" ||
+			bad "rerun after stop $stop says: $(<"$d/out")"
+		"$txlog" check "$d/b.set" "$d/log" >"$d/out" 2>&1 ||
+			bad "after stop $stop: $(<"$d/out")"
+		pmempool info "$d/b.set" >/dev/null 2>&1 ||
+			bad "after stop $stop: pmempool info fails"
+		pmempool check "$d/b.set" >"$d/out" 2>&1 ||
+			bad "after stop $stop: pmempool check: $(<"$d/out")"
+		echo "--- $case: stopped after write $stop of $writes:" \
+			"$state; rerun finished it; libpmemobj, pmempool ok"
+	done
+	# the txlog runs above changed the data: compare a fresh promote
+	cp "$d"/orig/b[0-9] "$d/"
+	rm -f "$d/b.set.promoted"
+	"$rpmem" promote "$d/b.set" >/dev/null 2>&1 || bad "clean promote"
+	same_data "$d" "$d/orig" "$nparts" "$hdrs" ||
+		bad "bytes outside the headers changed"
+	# F5: again, and a master
+	sums=$(cat "$d"/b[0-9] "$d/b.set.promoted" | md5sum)
+	"$rpmem" promote --json "$d/b.set" >"$d/out" 2>&1 ||
+		bad "second promote: $(<"$d/out")"
+	grep -q '"outcome": "already-promoted"' "$d/out" ||
+		bad "second promote says: $(<"$d/out")"
+	[[ $(cat "$d"/b[0-9] "$d/b.set.promoted" | md5sum) == "$sums" ]] ||
+		bad "a second promote changed the pool"
+	"$txlog" create "$d/solo.set" >/dev/null || bad "making solo.set"
+	sums=$(cat "$d"/c[0-9] | md5sum)
+	"$rpmem" promote "$d/solo.set" >"$d/out" 2>&1 ||
+		bad "promote of a master: $(<"$d/out")"
+	grep -q "already a master" "$d/out" ||
+		bad "promote of a master says: $(<"$d/out")"
+	[[ $(cat "$d"/c[0-9] | md5sum) == "$sums" &&
+		! -e $d/solo.set.promoted ]] ||
+		bad "promote of a master changed it"
+	"$rpmem" promote "$d/two.set" >"$d/out" 2>&1 &&
+		bad "promote of a set with REPLICA lines succeeded"
+	echo "--- $case: promote again and of a master: no change, exit 0"
+done
+
+((fails == 0)) || { echo "promote_crash.sh: $fails failure(s)"; exit 1; }
+echo "promote_crash.sh: F2, F5 passed"
