@@ -262,6 +262,18 @@ out:
 	return ret;
 }
 
+/* promoted_remove -- unlink the marker of `set` durably; -ENOENT: none */
+int
+promoted_remove(const char *set)
+{
+	char *path = marker_path(set, false);
+	if (path == NULL)
+		return -ENOMEM;
+	int ret = unlink(path) ? -errno : dir_sync(path);
+	free(path);
+	return ret;
+}
+
 /* promoted_date -- the time as 2026-01-31T12:00:00Z */
 void
 promoted_date(const struct promoted *p, char *buf, size_t len)

@@ -47,6 +47,9 @@ int promoted_read(const char *set, struct promoted *p);
 /* promoted_write -- write the marker of `set` crash-safely */
 int promoted_write(const char *set, const struct promoted *p);
 
+/* promoted_remove -- unlink the marker of `set` durably; -ENOENT: none */
+int promoted_remove(const char *set);
+
 /*
  * promoted_describe -- "promoted to a master on DATE UTC (replica of
  * master UUID, fenced session CLIENT)"

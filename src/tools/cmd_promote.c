@@ -32,6 +32,7 @@
 #define EXIT_REFUSED 3		/* a session holds the pool */
 
 static int run_promote(const struct cli_args *a);
+static int run_demote(const struct cli_args *a);
 
 static const struct cli_opt Promote_opts[] = {
 	{ "force", 'f', NULL, "end the rpmemd sessions holding the pool "
@@ -41,13 +42,13 @@ static const struct cli_opt Promote_opts[] = {
 };
 
 const struct cli_cmd cmd_promote = {
-	.name = "promote", .operands = "SETFILE", .nmin = 1, .nmax = 1,
-	.summary = "make the replica SETFILE describes a standalone pool",
+	.name = "promote", .operands = "POOLSET", .nmin = 1, .nmax = 1,
+	.summary = "make the replica POOLSET describes a standalone pool",
 	.desc =
 	"Run on a replica's host, against its pool set file in rpmemd's\n"
 	"poolset-dir: the replica becomes a pool of its own that libpmemobj\n"
 	"and pmempool open there, with the same poolset uuid and data; only\n"
-	"its headers are rewritten.  SETFILE.promoted records when and from\n"
+	"its headers are rewritten.  POOLSET.promoted records when and from\n"
 	"which master; rpmemd then refuses the set as a replica.  Refused\n"
 	"(exit status 3) while an rpmemd session holds the pool, unless\n"
 	"--force, which kills that session first.  A promote that stopped\n"
@@ -55,6 +56,18 @@ const struct cli_cmd cmd_promote = {
 	"a master is left as it is (exit status 0).\n",
 	.opts = Promote_opts,
 	.run = run_promote,
+};
+
+const struct cli_cmd cmd_demote = {
+	.name = "demote", .operands = "POOLSET", .nmin = 1, .nmax = 1,
+	.summary = "let rpmemd serve a promoted POOLSET as a replica again",
+	.desc =
+	"Remove POOLSET.promoted, so that rpmemd accepts the set as a\n"
+	"replica again: the step before 'rpmem sync' on the new master makes\n"
+	"this pool its replica (failing back).  The headers stay as they\n"
+	"are until that sync rewrites them.  Refused (exit status 3) while a\n"
+	"process holds the pool; exit status 0 when it was not promoted.\n",
+	.run = run_demote,
 };
 
 /* what a promote found and did */
@@ -91,7 +104,7 @@ seconds(const struct promote *p)
 		(double)(t.tv_nsec - p->t0.tv_nsec) / 1e9;
 }
 
-/* load -- SETFILE must be one local replica with headers */
+/* load -- POOLSET must be one local replica with headers */
 static struct poolset *
 load(const char *path)
 {
@@ -300,5 +313,37 @@ out:
 		report_json(&p, secs);
 	else
 		report_text(&p, secs);
+	return 0;
+}
+
+/* run_demote -- the marker goes, nothing else changes */
+static int
+run_demote(const struct cli_args *a)
+{
+	struct promote p;
+	memset(&p, 0, sizeof(p));
+	p.path = a->operand[0];
+	struct poolset *set = load(p.path);
+	if (set == NULL)
+		return 1;
+	int ret = fence(&p, set, false);
+	poolset_free(set);
+	if (ret)
+		return ret;
+	int e = promoted_read(p.path, &p.mark);
+	if (e == -ENOENT) {
+		printf("%s: not promoted; nothing to do\n", p.path);
+		return 0;
+	}
+	e = e ? e : promoted_remove(p.path);
+	if (e) {
+		fprintf(stderr, "rpmem demote: %s%s: %s\n", p.path,
+			PROMOTED_SUFFIX, strerror(-e));
+		return 1;
+	}
+	char what[384];
+	promoted_describe(&p.mark, what, sizeof(what));
+	printf("%s: no longer marked as %s; rpmemd serves it as a replica "
+		"again\n", p.path, what);
 	return 0;
 }
