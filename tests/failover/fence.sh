@@ -115,7 +115,9 @@ must "200 transactions replicate" "$txlog" run "$tmp/app.set" "$log" 200 ||
 	exit 1
 
 # 1. the application keeps running: its session holds backup.set
-"$txlog" run "$tmp/app.set" "$log" >/dev/null 2>"$tmp/app.err" &
+# (in $tmp: a library's crash handler may leave a backtrace file in ".")
+(cd "$tmp" && exec "$txlog" run "$tmp/app.set" "$log") >/dev/null \
+	2>"$tmp/app.err" &
 app_pid=$!
 # the log grows once the session is up again: wait for line 210
 grep -qxm1 210 < <(timeout 60 tail -n +1 -f "$log") ||
