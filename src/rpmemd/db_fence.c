@@ -48,9 +48,9 @@ db_fence_check(int rootfd, const char *root, const char *desc)
 		snprintf(what, sizeof(what), "promoted to a master (its "
 			"marker %s%s is unreadable: %s)", desc,
 			PROMOTED_SUFFIX, strerror(-ret));
-	snprintf(Refusal, sizeof(Refusal), "pool set '%s' was %s; it is not "
-		"a replica any more", desc, what);
-	log_err("%s", Refusal);
+	snprintf(Refusal, sizeof(Refusal), "%s; it is not a replica any "
+		"more", what);
+	log_err("pool set '%s': %s", desc, Refusal);
 	return -EPERM;
 }
 

@@ -34,7 +34,7 @@ struct fence_holder {
 int fence_find(const struct poolset_replica *rep, struct fence_holder *h,
 		unsigned *n);
 
-/* fence_describe -- "rpmemd pid 123, client 198.18.0.1 port 4711, since DATE" */
+/* fence_describe -- "rpmemd pid 1, client 198.18.0.1 port 4711, since D" */
 void fence_describe(const struct fence_holder *h, char *buf, size_t len);
 
 /*

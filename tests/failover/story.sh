@@ -155,6 +155,7 @@ printf 'PMEMPOOLSET\n%s %s/b/parts/app.0\nREPLICA %s old.set\n' "$SIZE" \
 backup "$rpmem" sync "$tmp/b/new.set" >"$tmp/sync" 2>&1 ||
 	bad "sync back: $(<"$tmp/sync")"
 sent=$(grep -o 'copied, [0-9]* bytes' "$tmp/sync" | grep -o '[0-9]*')
+grep '^replica 1' "$tmp/sync"
 backup "$rpmem" verify "$tmp/b/new.set" >"$tmp/verify" 2>&1 ||
 	bad "verify: $(<"$tmp/verify")"
 backup "$txlog" run "$tmp/b/new.set" "$log" 100 >/dev/null 2>&1 ||
