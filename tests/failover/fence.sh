@@ -24,44 +24,21 @@
 #      its heap unflushed, which verify would report after transactions.)
 # Exit status 0 pass, 1 fail.
 set -uo pipefail
+me=fence.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+export LD_LIBRARY_PATH=$libs
 
-self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
-top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
-export top_srcdir top_builddir
-# shellcheck source-path=SCRIPTDIR source=../integration/harness.sh
-. "$top_srcdir/tests/integration/harness.sh"
-rpmem=$top_builddir/rpmem
-txlog=$top_builddir/tests/failover/txlog
-for p in "$rpmem" "$txlog" "$top_builddir/rpmemd" \
-		"$top_builddir/.libs/librpmem.so.1"; do
-	[[ -e $p ]] || { echo "fence.sh: $p not built" >&2; exit 1; }
-done
-export LD_LIBRARY_PATH=$top_builddir/.libs
-
-base=${TMPDIR:-/tmp}
-[[ -z ${TMPDIR:-} && -d /dev/shm && -w /dev/shm ]] && base=/dev/shm
-tmp=$(mktemp -d "$base/rpmem-fence.XXXXXX")
+fo_tmp
 app_pid=
 cleanup() {
 	local rc=$?
 	[[ -n $app_pid ]] && kill -KILL "$app_pid" 2>/dev/null
 	harness_stop_sshd "$tmp"
-	if [[ ${FENCE_SH_KEEP:-0} == 1 ]]; then
-		echo "fence.sh: kept $tmp"
-	else
-		rm -rf -- "$tmp"
-	fi
+	fo_rmtmp
 	exit "$rc"
 }
 trap cleanup EXIT
-fails=0
-
-# bad -- one failed assertion
-bad() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
 
 # run -- "$@" with its status in rc, its output in $tmp/out and err
 run() {
@@ -201,5 +178,4 @@ must "transactions on the old primary again" \
 	"$txlog" run "$tmp/app.set" "$log" 50
 must "all of them there" "$txlog" check "$tmp/app.set" "$log"
 
-((fails == 0)) || { echo "fence.sh: $fails failure(s)"; exit 1; }
-echo "fence.sh: F1, F3, F4 and failing back passed"
+fo_end "F1, F3, F4 and failing back passed"

@@ -19,31 +19,15 @@
 #   - not one byte outside the headers changed.
 # Exit status 0 pass, 1 fail.
 set -uo pipefail
-
-self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
-top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
-rpmem=$top_builddir/rpmem
-txlog=$top_builddir/tests/failover/txlog
-for p in "$rpmem" "$txlog"; do
-	[[ -x $p ]] || { echo "promote_crash.sh: $p not built" >&2; exit 1; }
-done
+me=promote_crash.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 command -v pmempool >/dev/null || {
 	echo "promote_crash.sh: pmempool not found (pmdk-tools)" >&2
 	exit 1
 }
-
-base=${TMPDIR:-/tmp}
-[[ -z ${TMPDIR:-} && -d /dev/shm && -w /dev/shm ]] && base=/dev/shm
-tmp=$(mktemp -d "$base/rpmem-promote.XXXXXX")
-trap 'rm -rf -- "$tmp"' EXIT
-fails=0
-
-# bad -- one failed assertion
-bad() {
-	echo "FAIL $case: $*"
-	fails=$((fails + 1))
-}
+fo_tmp
+trap fo_rmtmp EXIT
 
 # cases: name, parts per replica, pool set option line
 CASES=(
@@ -94,10 +78,10 @@ for row in "${CASES[@]}"; do
 	[[ $opt == - ]] || hdrs=first
 	"$txlog" create "$d/two.set" >/dev/null &&
 		"$txlog" run "$d/two.set" "$d/log" 200 >/dev/null ||
-		{ bad "making the pool"; continue; }
+		{ bad "$case: making the pool"; continue; }
 	cp "$d"/b[0-9] "$d/orig/"
 	if "$txlog" open "$d/b.set" 2>/dev/null; then
-		bad "libpmemobj opens the replica before any promote"
+		bad "$case: libpmemobj opens the replica before any promote"
 	fi
 	nhdrs=$nparts
 	[[ $hdrs == all ]] || nhdrs=1
@@ -109,66 +93,65 @@ for row in "${CASES[@]}"; do
 		(RPMEM_PROMOTE_STOP_AFTER=$stop "$rpmem" promote "$d/b.set" \
 			>"$d/out" 2>&1; echo $? >"$d/rc") 2>/dev/null
 		rc=$(<"$d/rc")
-		((rc == 137)) || bad "stop after write $stop: status $rc" \
+		((rc == 137)) || bad "$case: stop after write $stop: status $rc" \
 			"instead of SIGKILL: $(<"$d/out")"
 		if "$txlog" open "$d/b.set" 2>"$d/err"; then
 			state=promoted
 		elif "$rpmem" info "$d/b.set" >/dev/null 2>&1; then
 			state=replica
 			grep -q "wrong replica UUID" "$d/err" ||
-				bad "stop $stop: libpmemobj: $(<"$d/err")"
+				bad "$case: stop $stop: libpmemobj: $(<"$d/err")"
 		else
-			bad "stop after write $stop: neither libpmemobj nor" \
+			bad "$case: stop after write $stop: neither libpmemobj nor" \
 				"rpmem opens the set"
 			continue
 		fi
 		if { [[ $state == promoted ]] && ((stop != writes)); } ||
 				{ [[ $state == replica ]] &&
 				((stop == writes)); }; then
-			bad "stop after write $stop of $writes: $state"
+			bad "$case: stop after write $stop of $writes: $state"
 		fi
 		"$rpmem" promote "$d/b.set" >"$d/out" 2>&1 ||
-			bad "rerun after stop $stop: $(<"$d/out")"
+			bad "$case: rerun after stop $stop: $(<"$d/out")"
 		want="finished"
 		((stop == writes)) && want="already promoted"
 		grep -q "$want" "$d/out" ||
-			bad "rerun after stop $stop says: $(<"$d/out")"
+			bad "$case: rerun after stop $stop says: $(<"$d/out")"
 		"$txlog" check "$d/b.set" "$d/log" >"$d/out" 2>&1 ||
-			bad "after stop $stop: $(<"$d/out")"
+			bad "$case: after stop $stop: $(<"$d/out")"
 		pmempool info "$d/b.set" >/dev/null 2>&1 ||
-			bad "after stop $stop: pmempool info fails"
+			bad "$case: after stop $stop: pmempool info fails"
 		pmempool check "$d/b.set" >"$d/out" 2>&1 ||
-			bad "after stop $stop: pmempool check: $(<"$d/out")"
+			bad "$case: after stop $stop: pmempool check: $(<"$d/out")"
 		echo "--- $case: stopped after write $stop of $writes:" \
 			"$state; rerun finished it; libpmemobj, pmempool ok"
 	done
 	# the txlog runs above changed the data: compare a fresh promote
 	cp "$d"/orig/b[0-9] "$d/"
 	rm -f "$d/b.set.promoted"
-	"$rpmem" promote "$d/b.set" >/dev/null 2>&1 || bad "clean promote"
+	"$rpmem" promote "$d/b.set" >/dev/null 2>&1 || bad "$case: clean promote"
 	same_data "$d" "$d/orig" "$nparts" "$hdrs" ||
-		bad "bytes outside the headers changed"
+		bad "$case: bytes outside the headers changed"
 	# F5: again, and a master
 	sums=$(cat "$d"/b[0-9] "$d/b.set.promoted" | md5sum)
 	"$rpmem" promote --json "$d/b.set" >"$d/out" 2>&1 ||
-		bad "second promote: $(<"$d/out")"
+		bad "$case: second promote: $(<"$d/out")"
 	grep -q '"outcome": "already-promoted"' "$d/out" ||
-		bad "second promote says: $(<"$d/out")"
+		bad "$case: second promote says: $(<"$d/out")"
 	[[ $(cat "$d"/b[0-9] "$d/b.set.promoted" | md5sum) == "$sums" ]] ||
-		bad "a second promote changed the pool"
-	"$txlog" create "$d/solo.set" >/dev/null || bad "making solo.set"
+		bad "$case: a second promote changed the pool"
+	"$txlog" create "$d/solo.set" >/dev/null || bad "$case: making solo.set"
 	sums=$(cat "$d"/c[0-9] | md5sum)
 	"$rpmem" promote "$d/solo.set" >"$d/out" 2>&1 ||
-		bad "promote of a master: $(<"$d/out")"
+		bad "$case: promote of a master: $(<"$d/out")"
 	grep -q "already a master" "$d/out" ||
-		bad "promote of a master says: $(<"$d/out")"
+		bad "$case: promote of a master says: $(<"$d/out")"
 	[[ $(cat "$d"/c[0-9] | md5sum) == "$sums" &&
 		! -e $d/solo.set.promoted ]] ||
-		bad "promote of a master changed it"
+		bad "$case: promote of a master changed it"
 	"$rpmem" promote "$d/two.set" >"$d/out" 2>&1 &&
-		bad "promote of a set with REPLICA lines succeeded"
+		bad "$case: promote of a set with REPLICA lines succeeded"
 	echo "--- $case: promote again and of a master: no change, exit 0"
 done
 
-((fails == 0)) || { echo "promote_crash.sh: $fails failure(s)"; exit 1; }
-echo "promote_crash.sh: F2, F5 passed"
+fo_end "F2, F5 passed"

@@ -21,22 +21,12 @@
 # the application committing on the backup, bytes sent against pool size.
 # Needs root for the namespace (exit 77 otherwise).
 set -uo pipefail
-
-self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
-top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
-export top_srcdir top_builddir
-# shellcheck source-path=SCRIPTDIR source=../integration/harness.sh
-. "$top_srcdir/tests/integration/harness.sh"
-rpmem=$top_builddir/rpmem
-txlog=$top_builddir/tests/failover/txlog
-libs=$top_builddir/.libs
-for p in "$rpmem" "$txlog" "$top_builddir/rpmemd" "$libs/librpmem.so.1"; do
-	[[ -e $p ]] || { echo "story.sh: $p not built" >&2; exit 1; }
-done
+me=story.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 SIZE=$((64 << 20))
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-story.XXXXXX")
+fo_tmp
 app_pid=
 cleanup() {
 	local rc=$?
@@ -44,11 +34,7 @@ cleanup() {
 	harness_stop_sshd "$tmp/b"
 	harness_stop_sshd "$tmp/p"
 	harness_netns_stop
-	if [[ ${STORY_SH_KEEP:-0} == 1 ]]; then
-		echo "story.sh: kept $tmp"
-	else
-		rm -rf -- "$tmp"
-	fi
+	fo_rmtmp
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -59,13 +45,6 @@ if ((rc == 77)); then
 	exit 77
 fi
 ((rc == 0)) || exit 1
-fails=0
-
-# bad -- one failed assertion
-bad() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
 
 # now -- seconds since the epoch, with nanoseconds
 now() {
@@ -171,5 +150,4 @@ printf -- '--- differential sync sent %s bytes of a %s-byte pool\n' \
 	"${sent:-?}" "$SIZE"
 [[ -n $sent ]] && ((sent < SIZE / 4)) ||
 	bad "the sync back sent more than a quarter of the pool"
-((fails == 0)) || { echo "story.sh: $fails failure(s)"; exit 1; }
-echo "story.sh: F1-F4 between two hosts passed"
+fo_end "F1-F4 between two hosts passed"
