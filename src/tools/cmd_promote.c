@@ -255,6 +255,33 @@ report_json(const struct promote *p, double secs)
 		p->nhdrs : 0, p->writes, secs);
 }
 
+/* report_refused -- for scripts: who holds the pool */
+static void
+report_refused(const struct promote *p)
+{
+	printf("{\"poolset\": ");
+	json_str(stdout, p->path);
+	printf(", \"outcome\": \"refused\", \"held_by\": [");
+	for (unsigned i = 0; i < p->nheld; i++) {
+		const struct fence_holder *h = &p->held[i];
+		char since[32] = "";
+		time_t t = (time_t)h->since;
+		struct tm tm;
+		if (h->since && gmtime_r(&t, &tm))
+			strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ",
+				&tm);
+		printf("%s{\"pid\": %d, \"program\": ", i ? ", " : "",
+			(int)h->pid);
+		json_str(stdout, h->exe);
+		printf(", \"client\": ");
+		json_str(stdout, h->client[0] ? h->client : NULL);
+		printf(", \"since\": ");
+		json_str(stdout, since[0] ? since : NULL);
+		printf("}");
+	}
+	printf("]}\n");
+}
+
 /* run_promote -- fence, mark, rewrite, report */
 static int
 run_promote(const struct cli_args *a)
@@ -273,6 +300,8 @@ run_promote(const struct cli_args *a)
 		return 1;
 	int ret = fence(&p, set, cli_flag(a, "force"));
 	if (ret) {
+		if (ret == EXIT_REFUSED && p.json)
+			report_refused(&p);
 		poolset_free(set);
 		return ret;
 	}

@@ -105,6 +105,10 @@ refused "promote refuses while the primary's session holds the pool" 3 \
 	"held by rpmemd pid [0-9]+, client 127\.0\.0\.1 port [0-9]+, since " \
 	"$rpmem" promote "$psd/backup.set"
 held=$(grep -o 'rpmemd pid [0-9]*' "$tmp/err" | grep -o '[0-9]*$')
+refused "promote --json says who holds the pool" 3 . \
+	"$rpmem" promote --json "$psd/backup.set"
+grep -Eq "^\{.*\"outcome\": \"refused\", \"held_by\": \[\{\"pid\": $held, \"program\": \"rpmemd\", \"client\": \"127\.0\.0\.1 port [0-9]+\", \"since\": \"[0-9T:-]+Z\"\}\]\}$" \
+	"$tmp/out" || bad "promote --json when refused: $(<"$tmp/out")"
 [[ -n $held && $(tr '\0' ' ' </proc/"$held"/cmdline) == *"$psd"* ]] ||
 	bad "the pid named ($held) is not the rpmemd serving $psd"
 [[ ! -e $psd/backup.set.promoted ]] || bad "a refused promote left a marker"
