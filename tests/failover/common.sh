@@ -9,6 +9,7 @@
 #   bad MSG          one failed assertion, counted in $fails
 #   fo_end           the verdict: exit 1 after failures, else say so
 
+: "${me:?set me to the name of the script before sourcing common.sh}"
 fo_self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top_srcdir=${top_srcdir:-$(cd "$fo_self/../.." && pwd)}
 top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)

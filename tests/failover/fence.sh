@@ -148,8 +148,9 @@ refused "rpmemd --remove of the promoted set is refused" - \
 [[ $(md5sum <"$b0") == "$sum" && -e $b0 ]] ||
 	bad "the promoted pool changed under the refused requests"
 run "$rpmem" info "$tmp/app.set"
-((rc == 1)) && grep -q "^  role          promoted" "$tmp/out" ||
+if ((rc != 1)) || ! grep -q "^  role          promoted" "$tmp/out"; then
 	bad "rpmem info of the old primary's set: $rc: $(<"$tmp/out")"
+fi
 must "rpmem info --json of the promoted set" \
 	"$rpmem" info --json "$psd/backup.set"
 grep -Eq '"role": "promoted", "promoted": "[0-9T:-]+Z", "promoted_from": ' \
@@ -163,8 +164,9 @@ must "rpmem sync makes the old primary's copy a replica" \
 	"$rpmem" sync "$tmp/newmaster.set"
 sent=$(grep -o 'copied, [0-9]* bytes' "$tmp/out" | grep -o '[0-9]*')
 echo "--- differential sync sent ${sent:-?} bytes of a $((32 << 20))-byte pool"
-[[ -n $sent ]] && ((sent < (32 << 20) / 2)) ||
+if [[ -z $sent ]] || ((sent >= (32 << 20) / 2)); then
 	bad "the sync copied more than half the pool: $(<"$tmp/out")"
+fi
 must "rpmem verify: the old primary's copy equals the new master" \
 	"$rpmem" verify "$tmp/newmaster.set"
 must "transactions on the new master replicate" \

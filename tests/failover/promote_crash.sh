@@ -76,9 +76,11 @@ for row in "${CASES[@]}"; do
 	make_sets "$d" "$nparts" "$opt"
 	hdrs=all
 	[[ $opt == - ]] || hdrs=first
-	"$txlog" create "$d/two.set" >/dev/null &&
-		"$txlog" run "$d/two.set" "$d/log" 200 >/dev/null ||
-		{ bad "$case: making the pool"; continue; }
+	if ! "$txlog" create "$d/two.set" >/dev/null ||
+			! "$txlog" run "$d/two.set" "$d/log" 200 >/dev/null; then
+		bad "$case: making the pool"
+		continue
+	fi
 	cp "$d"/b[0-9] "$d/orig/"
 	if "$txlog" open "$d/b.set" 2>/dev/null; then
 		bad "$case: libpmemobj opens the replica before any promote"

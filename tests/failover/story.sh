@@ -148,6 +148,7 @@ printf ' on the backup %.2f s (ssh and start-up included);\n' \
 	"$(echo "$t_run - $t_loss" | bc)"
 printf -- '--- differential sync sent %s bytes of a %s-byte pool\n' \
 	"${sent:-?}" "$SIZE"
-[[ -n $sent ]] && ((sent < SIZE / 4)) ||
+if [[ -z $sent ]] || ((sent >= SIZE / 4)); then
 	bad "the sync back sent more than a quarter of the pool"
+fi
 fo_end "F1-F4 between two hosts passed"
