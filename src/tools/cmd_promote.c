@@ -11,8 +11,9 @@
  *      to itself, shutdown state cleared (db_promote.c).
  * libpmemobj trusts part 0's links, so until write 2 of part 0 it sees
  * the replica and refuses it ("wrong replica UUID"); after it, the pool.
- * A rerun finds the marker and rewrites the headers again; a pool whose
- * part 0 already names itself is left alone (F5).
+ * A rerun finds the marker and rewrites the headers again (one torn by
+ * a power loss within its write too: repair_torn); a pool whose part 0
+ * already names itself is left alone (F5).
  * RPMEM_PROMOTE_STOP_AFTER=N (tests) kills the command after write N.
  */
 #include <errno.h>
@@ -194,8 +195,8 @@ promote(struct promote *p, struct db_pool *pool)
 	if (e)
 		return 1;
 	if (db_pool_is_master(&hdr0)) {
-		p->outcome = p->has_mark ? "already-promoted" :
-			"already-master";
+		p->outcome = p->writes ? "completed" : p->has_mark ?
+			"already-promoted" : "already-master";
 		return 0;
 	}
 	int ret = begin(p, &hdr0);
@@ -206,6 +207,36 @@ promote(struct promote *p, struct db_pool *pool)
 			wrote(p);
 	}
 	return ret;
+}
+
+/*
+ * repair_torn -- a power loss in the middle of a header write leaves it
+ * part old, part new: its checksum fails.  Only the replica links, the
+ * shutdown state and the checksum differ between the two, so with the
+ * marker present (a promote was under way) a header whose poolset uuid
+ * is the marker's is finished as promote would have written it; any
+ * other invalid header is left for db_hdrs_verify to refuse.
+ */
+static int
+repair_torn(struct promote *p, struct db_pool *pool)
+{
+	struct pool_hdr hdr0, hdr;
+	if (db_hdr_read(pool, 0, &hdr0))
+		return 1;
+	for (unsigned i = 0; i < p->nhdrs; i++) {
+		char ps[PROMOTED_UUID_STR];
+		if (db_hdr_read(pool, i, &hdr))
+			return 1;
+		promoted_uuid_str(hdr.poolset_uuid, ps);
+		if (pool_hdr_valid(&hdr) || strcmp(ps, p->mark.poolset))
+			continue;
+		if (db_hdr_promote(pool, i, hdr0.uuid))
+			return 1;
+		wrote(p);
+		fprintf(stderr, "rpmem promote: %s: header of part %u torn by "
+			"an interrupted promote; finished\n", p->path, i);
+	}
+	return 0;
 }
 
 /* report_text -- one line of what happened */
@@ -315,14 +346,6 @@ run_promote(const struct cli_args *a)
 		return e == -EBUSY ? EXIT_REFUSED : 1;
 	}
 	p.nhdrs = ((struct db_priv *)pool->priv)->nhdrs;
-	e = db_hdrs_verify(pool);
-	if (e) {
-		fprintf(stderr, "rpmem promote: %s: the headers do not "
-			"verify (%s); nothing changed\n", p.path,
-			strerror(-e));
-		ret = 1;
-		goto out;
-	}
 	e = promoted_read(p.path, &p.mark);
 	if (e && e != -ENOENT) {
 		fprintf(stderr, "rpmem promote: %s%s: %s\n", p.path,
@@ -331,6 +354,16 @@ run_promote(const struct cli_args *a)
 		goto out;
 	}
 	p.has_mark = e == 0;
+	if (p.has_mark && (ret = repair_torn(&p, pool)) != 0)
+		goto out;
+	e = db_hdrs_verify(pool);
+	if (e) {
+		fprintf(stderr, "rpmem promote: %s: the headers do not "
+			"verify (%s); nothing changed\n", p.path,
+			strerror(-e));
+		ret = 1;
+		goto out;
+	}
 	ret = promote(&p, pool);
 out:
 	if (db_parts_close(pool, false, false) && !ret)

@@ -17,6 +17,9 @@
 #   - promote run again exits 0 and libpmemobj, pmempool info and
 #     pmempool check accept the pool, with every transaction whole;
 #   - not one byte outside the headers changed.
+# And a power loss within a header's own write (half of it new, the
+# checksum old): the rerun finishes that header too, while the same damage
+# without a promote under way is refused.
 # Exit status 0 pass, 1 fail.
 set -uo pipefail
 me=promote_crash.sh
@@ -67,6 +70,13 @@ same_data() {
 		[[ $4 == all || $k == 0 ]] && skip=4096
 		cmp -s -i "$skip" "$1/b$k" "$2/b$k" || return 1
 	done
+}
+
+# tear PART -- the first half of the new prev replica link (its part 0
+# uuid, at 40) over the old one (at 88), the checksum left as it was
+tear() {
+	dd if="$1" of="$1" bs=1 skip=40 seek=88 count=8 conv=notrunc \
+		status=none
 }
 
 for row in "${CASES[@]}"; do
@@ -128,6 +138,29 @@ for row in "${CASES[@]}"; do
 		echo "--- $case: stopped after write $stop of $writes:" \
 			"$state; rerun finished it; libpmemobj, pmempool ok"
 	done
+	# a power loss within the write of part 0's header: half of the new
+	# replica link there, the checksum old
+	cp "$d"/orig/b[0-9] "$d/"
+	rm -f "$d/b.set.promoted"
+	(RPMEM_PROMOTE_STOP_AFTER=1 "$rpmem" promote "$d/b.set" \
+		>/dev/null 2>&1 || :) 2>/dev/null
+	tear "$d/b0"
+	"$txlog" open "$d/b.set" 2>/dev/null && bad "$case: torn header opens"
+	"$rpmem" promote "$d/b.set" >"$d/out" 2>&1 ||
+		bad "$case: promote after a torn header write: $(<"$d/out")"
+	grep -q "torn by an interrupted promote" "$d/out" ||
+		bad "$case: the torn header was not named: $(<"$d/out")"
+	"$txlog" check "$d/b.set" "$d/log" >"$d/out" 2>&1 ||
+		bad "$case: after the torn header: $(<"$d/out")"
+	# the same damage without a promote under way is not for promote
+	cp "$d"/orig/b[0-9] "$d/"
+	rm -f "$d/b.set.promoted"
+	tear "$d/b0"
+	"$rpmem" promote "$d/b.set" >"$d/out" 2>&1 &&
+		bad "$case: promote took a damaged replica header"
+	[[ -e $d/b.set.promoted ]] && bad "$case: marker left by a refusal"
+	echo "--- $case: a header torn within its write is finished; the" \
+		"same damage without a promote under way is refused"
 	# the txlog runs above changed the data: compare a fresh promote
 	cp "$d"/orig/b[0-9] "$d/"
 	rm -f "$d/b.set.promoted"
