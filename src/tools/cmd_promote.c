@@ -73,6 +73,7 @@ const struct cli_cmd cmd_demote = {
 
 /* what a promote found and did */
 struct promote {
+	const char *cmd;	/* promote or demote, for messages */
 	const char *path;
 	bool json;
 	const char *outcome;	/* promoted, completed, already-... */
@@ -107,7 +108,7 @@ seconds(const struct promote *p)
 
 /* load -- POOLSET must be one local replica with headers */
 static struct poolset *
-load(const char *path)
+load(const char *cmd, const char *path)
 {
 	struct poolset *set = replica_load(path);
 	if (set == NULL)
@@ -120,7 +121,7 @@ load(const char *path)
 		why = "OPTION NOHDRS: a pool without headers has no master "
 			"to be detached from";
 	if (why) {
-		fprintf(stderr, "rpmem promote: %s: %s\n", path, why);
+		fprintf(stderr, "rpmem %s: %s: %s\n", cmd, path, why);
 		poolset_free(set);
 		return NULL;
 	}
@@ -133,7 +134,7 @@ fence(struct promote *p, const struct poolset *set, bool force)
 {
 	int e = fence_find(&set->replicas[0], p->held, &p->nheld);
 	if (e) {
-		fprintf(stderr, "rpmem promote: /proc/locks: %s\n",
+		fprintf(stderr, "rpmem %s: /proc/locks: %s\n", p->cmd,
 			strerror(-e));
 		return 1;
 	}
@@ -141,9 +142,10 @@ fence(struct promote *p, const struct poolset *set, bool force)
 		char who[256];
 		fence_describe(&p->held[i], who, sizeof(who));
 		if (!force) {
-			fprintf(stderr, "rpmem promote: %s: held by %s; the "
-				"primary may still be writing (end it, or "
-				"--force)\n", p->path, who);
+			fprintf(stderr, "rpmem %s: %s: held by %s; the "
+				"primary may still be writing (end it%s)\n",
+				p->cmd, p->path, who, strcmp(p->cmd,
+				"promote") ? "" : ", or --force");
 			continue;
 		}
 		e = fence_end(&p->held[i]);
@@ -320,13 +322,14 @@ run_promote(const struct cli_args *a)
 	struct promote p;
 	memset(&p, 0, sizeof(p));
 	clock_gettime(CLOCK_MONOTONIC, &p.t0);
+	p.cmd = "promote";
 	p.path = a->operand[0];
 	p.json = cli_flag(a, "json");
 	const char *stop = getenv("RPMEM_PROMOTE_STOP_AFTER");
 	if (stop)
 		p.stop_after = (unsigned)strtoul(stop, NULL, 10);
 
-	struct poolset *set = load(p.path);
+	struct poolset *set = load(p.cmd, p.path);
 	if (set == NULL)
 		return 1;
 	int ret = fence(&p, set, cli_flag(a, "force"));
@@ -384,8 +387,9 @@ run_demote(const struct cli_args *a)
 {
 	struct promote p;
 	memset(&p, 0, sizeof(p));
+	p.cmd = "demote";
 	p.path = a->operand[0];
-	struct poolset *set = load(p.path);
+	struct poolset *set = load(p.cmd, p.path);
 	if (set == NULL)
 		return 1;
 	int ret = fence(&p, set, false);
