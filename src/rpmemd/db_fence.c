@@ -22,7 +22,11 @@
 /* the last refusal, for db_strerror (one session per process) */
 static char Refusal[512];
 
-/* db_fence_check -- 0, or -EPERM when `desc` was promoted */
+/*
+ * db_fence_check -- 0, or -EPERM when `desc` was promoted; a marker that
+ * exists but does not parse still fences; a lookup that fails otherwise
+ * (an escape from poolset-dir) fails as that of the set would
+ */
 int
 db_fence_check(int rootfd, const char *root, const char *desc)
 {
@@ -34,13 +38,14 @@ db_fence_check(int rootfd, const char *root, const char *desc)
 	int fd = db_path_open(rootfd, root, path, O_RDONLY | O_NOCTTY |
 			O_NONBLOCK);
 	free(path);
-	if (fd == -ENOENT)
+	if (fd == -ENOENT || fd == -ENOTDIR)
 		return 0;
+	if (fd < 0)
+		return fd;	/* an escape (-EACCES): the set's own fate */
 
 	struct promoted p;
-	int ret = fd < 0 ? fd : promoted_read_fd(fd, &p);
-	if (fd >= 0)
-		close(fd);
+	int ret = promoted_read_fd(fd, &p);
+	close(fd);
 	char what[384];
 	if (ret == 0)
 		promoted_describe(&p, what, sizeof(what));
