@@ -393,8 +393,6 @@ int
 db_pool_remove(struct db *db, const char *desc, bool force, bool pool_set)
 {
 	int ret = db_path_check(desc);
-	if (!ret)
-		ret = db_fence_check(db->dirfd, db->dir, desc);
 	if (ret)
 		return ret;
 
@@ -402,6 +400,11 @@ db_pool_remove(struct db *db, const char *desc, bool force, bool pool_set)
 	ret = set_load(db, desc, &set);
 	if (ret && (!force || ret == -EACCES))
 		return ret;
+	ret = db_fence_check(db->dirfd, db->dir, desc);
+	if (ret) {
+		poolset_free(set);
+		return ret;
+	}
 
 	if (set != NULL) {
 		ret = parts_remove(&set->replicas[0], force);
