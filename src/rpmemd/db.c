@@ -4,7 +4,7 @@
  *
  * A pool is the one local replica of a set file found beneath
  * poolset-dir (facts 5.4).  This file holds the rules a set and a
- * request must satisfy; db_part.c and db_hdr.c do the file work.
+ * request must satisfy; src/pset/db_part.c and db_hdr.c do the file work.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -196,6 +196,12 @@ db_pool_create(struct db *db, const char *desc,
 		return ret;
 	}
 
+	ret = db_fence_check(db->dirfd, db->dir, desc);
+	if (ret) {
+		poolset_free(set);
+		return ret;
+	}
+
 	struct db_pool *pool;
 	ret = db_parts_open(set, true, &pool);
 	if (ret)
@@ -235,6 +241,13 @@ db_pool_open(struct db *db, const char *desc, struct db_pool **poolp)
 	ret = db_parts_open(set, false, &pool);
 	if (ret)
 		return ret;
+
+	/* with the parts locked: a promote is over or waits for us */
+	ret = db_fence_check(db->dirfd, db->dir, desc);
+	if (ret) {
+		db_parts_close(pool, false, false);
+		return ret;
+	}
 
 	if (!pool->no_headers) {
 		ret = db_hdrs_verify(pool);
@@ -412,6 +425,11 @@ db_pool_remove(struct db *db, const char *desc, bool force, bool pool_set)
 	ret = set_load(db, desc, &set);
 	if (ret && (!force || ret == -EACCES))
 		return ret;
+	ret = db_fence_check(db->dirfd, db->dir, desc);
+	if (ret) {
+		poolset_free(set);
+		return ret;
+	}
 
 	if (set != NULL) {
 		ret = parts_remove(&set->replicas[0], force);

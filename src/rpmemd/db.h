@@ -14,19 +14,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "db_pool.h"
 #include "librpmem.h"
 
 struct db;
-
-struct db_pool {
-	void *addr;		/* pool offset 0 (part 0 header) */
-	size_t size;		/* usable size, headers accounted as PMDK does */
-	bool is_pmem;		/* every part on pmem (or PMEM_IS_PMEM_FORCE) */
-	bool no_headers;	/* OPTION NOHDRS */
-	bool created;		/* by this session: removed on failed create */
-	struct rpmem_pool_attr attr;	/* part-0 header attrs (zero: none) */
-	void *priv;		/* db's own per-pool state */
-};
 
 /* db_init -- poolset-dir must be an absolute, existing directory */
 int db_init(const char *poolset_dir, struct db **db);
@@ -66,5 +57,11 @@ int db_pool_remove(struct db *db, const char *desc, bool force,
 
 /* db_pool_persist -- make [off, off + len) of the pool durable */
 int db_pool_persist(struct db_pool *pool, size_t off, size_t len);
+
+/*
+ * db_strerror -- what went wrong, for the client: for -EPERM of a pool
+ * set promoted to a master, when and from what; else strerror(-err)
+ */
+const char *db_strerror(int err);
 
 #endif /* RPMEMD_DB_H */

@@ -283,7 +283,7 @@ main(int argc, char *argv[])
 			log_err("removing %s failed: %s",
 				log_quote(cfg.remove).s, strerror(-r));
 			fprintf(stderr, "rpmemd: removing %s failed: %s\n",
-				log_quote(cfg.remove).s, strerror(-r));
+				log_quote(cfg.remove).s, db_strerror(r));
 		}
 		db_fini(db);
 		config_free(&cfg);

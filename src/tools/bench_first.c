@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "db_int.h"
+#include "db_pool.h"
 #include "poolset.h"
 
 /* pass -- MiB/s of one strict pass over the data area on lane 0 */

@@ -20,7 +20,7 @@
 
 #include "bench.h"
 #include "rpmem_tool.h"
-#include "db_int.h"
+#include "db_pool.h"
 #include "poolset.h"
 
 /* ssh_true -- seconds of one bare login to the target; -1 on failure */

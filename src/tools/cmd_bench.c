@@ -21,7 +21,7 @@
 #include <arpa/inet.h>
 
 #include "bench.h"
-#include "db_int.h"
+#include "db_pool.h"
 #include "fab.h"
 #include "poolset.h"
 #include "rpmem_tool.h"

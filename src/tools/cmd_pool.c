@@ -13,10 +13,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "db_int.h"
+#include "db_pool.h"
 #include "librpmem.h"
 #include "pool_hdr.h"
 #include "poolset.h"
+#include "promoted.h"
 #include "replica.h"
 #include "tools.h"
 
@@ -52,8 +53,9 @@ const struct cli_cmd cmd_info = {
 	.desc =
 	"Open every replica of POOLSET and show what its header says; for\n"
 	"the master its parts, for a remote replica the version of rpmemd,\n"
-	"the lanes it grants and whether it belongs to the same pool.  Exit\n"
-	"status 1 when a replica does not open.\n",
+	"the lanes it grants and whether it belongs to the same pool; the\n"
+	"role of each: master, replica, or promoted (rpmem promote) on a date\n"
+	"from a master.  Exit status 1 when a replica does not open.\n",
 	.opts = Info_opts,
 	.run = run_info,
 };
@@ -184,7 +186,54 @@ struct info_rep {
 	struct rpmem_pool_attr attr;
 	char version[32];	/* remote: rpmemd's */
 	unsigned nlanes;	/* remote: lanes granted */
+	const char *role;	/* master, replica, promoted...; NULL: unknown */
+	bool promoted;		/* mark holds SET.promoted */
+	struct promoted mark;
 };
+
+/*
+ * info_role -- what the master's header and marker say it is: linked to
+ * itself, a master (promoted, when SET.promoted exists); linked to others,
+ * the master of a set with REPLICA lines or else a replica; a replica
+ * with a marker is a promote that stopped half way
+ */
+static void
+info_role(const char *path, const struct poolset *set, struct info_rep *ir)
+{
+	if (!ir->ok || !ir->has_attr)
+		return;
+	const struct rpmem_pool_attr *a = &ir->attr;
+	bool self = !memcmp(a->prev_uuid, a->uuid, sizeof(a->uuid)) &&
+		!memcmp(a->next_uuid, a->uuid, sizeof(a->uuid));
+	ir->promoted = promoted_read(path, &ir->mark) == 0;
+	if (self)
+		ir->role = ir->promoted ? "promoted" : "master";
+	else if (set->nreplicas > 1)
+		ir->role = "master";
+	else
+		ir->role = ir->promoted ? "promoting" : "replica";
+}
+
+/* role_text -- the role line of rpmem info */
+static void
+role_text(const struct info_rep *ir)
+{
+	char u[37], what[384];
+	if (ir->role == NULL)
+		return;
+	if (strcmp(ir->role, "replica") == 0) {
+		replica_uuid_str(ir->attr.prev_uuid, u);
+		printf("  role          replica (of master %s)\n", u);
+	} else if (strcmp(ir->role, "promoting") == 0) {
+		printf("  role          replica, its promotion interrupted "
+			"(run rpmem promote again)\n");
+	} else if (ir->promoted) {
+		promoted_describe(&ir->mark, what, sizeof(what));
+		printf("  role          master, %s\n", what);
+	} else {
+		printf("  role          %s\n", ir->role);
+	}
+}
 
 /* info_master -- open the master read-only-ish and read its header */
 static void
@@ -211,8 +260,13 @@ info_remote(const struct poolset *set, unsigned i, void *buf, size_t size,
 	replica_remote_open(&r, set, i, buf, size, INFO_LANES, NULL);
 	ir->ok = r.rpp != NULL;
 	snprintf(ir->msg, sizeof(ir->msg), "%s", r.msg);
-	if (!ir->ok)
+	if (!ir->ok) {
+		/* rpmemd's refusal of a set promoted on its host */
+		if (strstr(r.msg, "promoted to a master"))
+			ir->role = "promoted";
 		return;
+	}
+	ir->role = "replica";
 	ir->has_attr = !replica_attr_is_zero(&r.attr);
 	ir->attr = r.attr;
 	ir->nlanes = r.nlanes;
@@ -254,9 +308,12 @@ info_text(const char *path, const struct poolset *set, size_t size,
 				rep->parts[p].path, rep->parts[p].size);
 		if (!ir[r].ok) {
 			printf("  status        error: %s\n", ir[r].msg);
+			if (ir[r].role)
+				printf("  role          %s\n", ir[r].role);
 			continue;
 		}
 		printf("  status        ok\n");
+		role_text(&ir[r]);
 		if (r > 0)
 			printf("  rpmemd        %s\n  lanes         %u\n",
 				ir[r].version, ir[r].nlanes);
@@ -326,6 +383,14 @@ info_json(const char *path, const struct poolset *set, size_t size,
 			printf(", \"nlanes\": %u", ir[r].nlanes);
 		else
 			printf(", \"nlanes\": null");
+		printf(", \"role\": ");
+		json_str(stdout, ir[r].role);
+		char date[32];
+		promoted_date(&ir[r].mark, date, sizeof(date));
+		printf(", \"promoted\": ");
+		json_str(stdout, ir[r].promoted ? date : NULL);
+		printf(", \"promoted_from\": ");
+		json_str(stdout, ir[r].promoted ? ir[r].mark.master : NULL);
 		const char *same = r ? same_pool(&ir[0], &ir[r]) : NULL;
 		printf(", \"poolset_uuid_matches\": %s}", same ?
 			(strcmp(same, "yes") ? "false" : "true") : "null");
@@ -353,6 +418,7 @@ run_info(const struct cli_args *a)
 		goto out;
 	}
 	info_master(path, &ir[0]);
+	info_role(path, set, &ir[0]);
 	for (unsigned r = 1; r < set->nreplicas; r++)
 		info_remote(set, r, buf, size, &ir[r]);
 	if (json)

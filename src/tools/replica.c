@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "promoted.h"
 #include "replica.h"
 #include "rpmem_tool.h"
 
@@ -269,23 +270,11 @@ replica_sig_str(const char *sig, char out[RPMEM_POOL_HDR_SIG_LEN + 1])
 	out[RPMEM_POOL_HDR_SIG_LEN] = '\0';
 }
 
-/*
- * replica_uuid_str -- the text form pmempool prints: PMDK stores the
- * first three RFC 4122 fields little-endian (see pool_hdr_uuid_generate)
- */
+/* replica_uuid_str -- the text form pmempool prints (promoted.c) */
 void
 replica_uuid_str(const unsigned char *u, char out[37])
 {
-	static const int order[16] = {
-		3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15,
-	};
-	char *p = out;
-	for (int i = 0; i < 16; i++) {
-		p += sprintf(p, "%02x", u[order[i]]);
-		if (i == 3 || i == 5 || i == 7 || i == 9)
-			*p++ = '-';
-	}
-	*p = '\0';
+	promoted_uuid_str(u, out);
 }
 
 /* replica_print_attr -- signature, major and uuids of a header */

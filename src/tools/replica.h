@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "db_int.h"
+#include "db_pool.h"
 #include "librpmem.h"
 #include "poolset.h"
 

@@ -13,5 +13,7 @@ extern const struct cli_cmd cmd_verify;
 extern const struct cli_cmd cmd_sync;
 extern const struct cli_cmd cmd_rm;
 extern const struct cli_cmd cmd_bench;
+extern const struct cli_cmd cmd_promote;
+extern const struct cli_cmd cmd_demote;
 
 #endif /* RPMEM_TOOLS_H */

@@ -37,7 +37,7 @@ trap 'rm -rf -- "$tmp"' EXIT
 set_file=$tmp/local.set
 printf 'PMEMPOOLSET\n8M %s/local.part0\n' "$tmp" >"$set_file"
 
-cmds=(create info verify sync rm bench)
+cmds=(create info verify sync rm bench promote demote)
 version="^rpmem version [0-9]+\.[0-9]+\.[0-9]+\$"
 
 cases=$(cat <<'EOF'

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "db_int.h"
+#include "db_pool.h"
 #include "log.h"
 
 /* uuid_is_zero -- an unset uuid */

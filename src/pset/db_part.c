@@ -20,7 +20,7 @@
 
 #include <libpmem.h>
 
-#include "db_int.h"
+#include "db_pool.h"
 #include "log.h"
 #include "prefault.h"
 

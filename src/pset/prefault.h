@@ -2,8 +2,8 @@
 /*
  * prefault.h -- a pool's pages faulted in ahead of the client's writes
  */
-#ifndef RPMEMD_PREFAULT_H
-#define RPMEMD_PREFAULT_H 1
+#ifndef PSET_PREFAULT_H
+#define PSET_PREFAULT_H 1
 
 #include <stddef.h>
 

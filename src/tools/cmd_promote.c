@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cmd_promote.c -- rpmem promote: a replica becomes a standalone master
+ *
+ * Run on the backup host against the pool set file in rpmemd's
+ * poolset-dir that the lost primary's REPLICA line names.  The writes,
+ * in order, each durable before the next (RELIABILITY F2):
+ *   1. SET.promoted (promoted.c): from here rpmemd refuses the set as a
+ *      replica (F3), so nothing of the old primary lands after it;
+ *   2. each header, the last part first and part 0 last: replica links
+ *      to itself, shutdown state cleared (db_promote.c).
+ * libpmemobj trusts part 0's links, so until write 2 of part 0 it sees
+ * the replica and refuses it ("wrong replica UUID"); after it, the pool.
+ * A rerun finds the marker and rewrites the headers again (one torn by
+ * a power loss within its write too: repair_torn); a pool whose part 0
+ * already names itself is left alone (F5).
+ * RPMEM_PROMOTE_STOP_AFTER=N (tests) kills the command after write N.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db_pool.h"
+#include "fence.h"
+#include "promoted.h"
+#include "replica.h"
+#include "tools.h"
+
+#define EXIT_REFUSED 3		/* a session holds the pool */
+
+static int run_promote(const struct cli_args *a);
+static int run_demote(const struct cli_args *a);
+
+static const struct cli_opt Promote_opts[] = {
+	{ "force", 'f', NULL, "end the rpmemd sessions holding the pool "
+		"first" },
+	CLI_OPT_JSON,
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cmd_promote = {
+	.name = "promote", .operands = "POOLSET", .nmin = 1, .nmax = 1,
+	.summary = "make the replica POOLSET describes a standalone pool",
+	.desc =
+	"Run on a replica's host, against its pool set file in rpmemd's\n"
+	"poolset-dir: the replica becomes a pool of its own that libpmemobj\n"
+	"and pmempool open there, with the same poolset uuid and data; only\n"
+	"its headers are rewritten.  POOLSET.promoted records when and from\n"
+	"which master; rpmemd then refuses the set as a replica.  Refused\n"
+	"(exit status 3) while an rpmemd session holds the pool, unless\n"
+	"--force, which kills that session first.  A promote that stopped\n"
+	"half way is finished by running it again; a pool that is already\n"
+	"a master is left as it is (exit status 0).\n",
+	.opts = Promote_opts,
+	.run = run_promote,
+};
+
+const struct cli_cmd cmd_demote = {
+	.name = "demote", .operands = "POOLSET", .nmin = 1, .nmax = 1,
+	.summary = "let rpmemd serve a promoted POOLSET as a replica again",
+	.desc =
+	"Remove POOLSET.promoted, so that rpmemd accepts the set as a\n"
+	"replica again: the step before 'rpmem sync' on the new master makes\n"
+	"this pool its replica (failing back).  The headers stay as they\n"
+	"are until that sync rewrites them.  Refused (exit status 3) while a\n"
+	"process holds the pool; exit status 0 when it was not promoted.\n",
+	.run = run_demote,
+};
+
+/* what a promote found and did */
+struct promote {
+	const char *cmd;	/* promote or demote, for messages */
+	const char *path;
+	bool json;
+	const char *outcome;	/* promoted, completed, already-... */
+	struct promoted mark;
+	bool has_mark;
+	struct fence_holder held[FENCE_MAX];
+	unsigned nheld;
+	bool fenced;		/* the holders were ended */
+	unsigned nhdrs;
+	unsigned writes;	/* durable writes made */
+	unsigned stop_after;	/* RPMEM_PROMOTE_STOP_AFTER, 0: never */
+	struct timespec t0;
+};
+
+/* wrote -- one more durable write; the test hook may end us here */
+static void
+wrote(struct promote *p)
+{
+	if (++p->writes == p->stop_after)
+		(void) kill(getpid(), SIGKILL);
+}
+
+/* seconds -- since the promote began */
+static double
+seconds(const struct promote *p)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - p->t0.tv_sec) +
+		(double)(t.tv_nsec - p->t0.tv_nsec) / 1e9;
+}
+
+/* load -- POOLSET must be one local replica with headers */
+static struct poolset *
+load(const char *cmd, const char *path)
+{
+	struct poolset *set = replica_load(path);
+	if (set == NULL)
+		return NULL;
+	const char *why = NULL;
+	if (set->nreplicas != 1)
+		why = "it has REPLICA lines; name the replica's own pool set "
+			"file (the one in rpmemd's poolset-dir)";
+	else if (set->options & POOLSET_OPT_NOHDRS)
+		why = "OPTION NOHDRS: a pool without headers has no master "
+			"to be detached from";
+	if (why) {
+		fprintf(stderr, "rpmem %s: %s: %s\n", cmd, path, why);
+		poolset_free(set);
+		return NULL;
+	}
+	return set;
+}
+
+/* fence -- refuse, or with `force` end, the sessions holding the pool */
+static int
+fence(struct promote *p, const struct poolset *set, bool force)
+{
+	int e = fence_find(&set->replicas[0], p->held, &p->nheld);
+	if (e) {
+		fprintf(stderr, "rpmem %s: /proc/locks: %s\n", p->cmd,
+			strerror(-e));
+		return 1;
+	}
+	for (unsigned i = 0; i < p->nheld; i++) {
+		char who[256];
+		fence_describe(&p->held[i], who, sizeof(who));
+		if (!force) {
+			fprintf(stderr, "rpmem %s: %s: held by %s; the "
+				"primary may still be writing (end it%s)\n",
+				p->cmd, p->path, who, strcmp(p->cmd,
+				"promote") ? "" : ", or --force");
+			continue;
+		}
+		e = fence_end(&p->held[i]);
+		if (e) {
+			fprintf(stderr, "rpmem promote: %s: cannot end %s: "
+				"%s\n", p->path, who, e == -EPERM ?
+				"not an rpmemd" : strerror(-e));
+			return EXIT_REFUSED;
+		}
+		fprintf(stderr, "rpmem promote: ended %s\n", who);
+		if (!p->mark.client[0] && p->held[i].client[0])
+			snprintf(p->mark.client, sizeof(p->mark.client),
+				"%.*s", (int)strcspn(p->held[i].client, " "),
+				p->held[i].client);
+	}
+	p->fenced = force && p->nheld;
+	return p->nheld && !force ? EXIT_REFUSED : 0;
+}
+
+/* begin -- the marker, unless an earlier run left it */
+static int
+begin(struct promote *p, const struct pool_hdr *hdr0)
+{
+	if (p->has_mark) {
+		p->outcome = "completed";
+		return 0;
+	}
+	p->mark.time = (int64_t)time(NULL);
+	promoted_uuid_str(hdr0->prev_repl_uuid, p->mark.master);
+	promoted_uuid_str(hdr0->poolset_uuid, p->mark.poolset);
+	int e = promoted_write(p->path, &p->mark);
+	if (e) {
+		fprintf(stderr, "rpmem promote: %s%s: %s\n", p->path,
+			PROMOTED_SUFFIX, strerror(-e));
+		return 1;
+	}
+	wrote(p);
+	p->has_mark = true;
+	p->outcome = "promoted";
+	return 0;
+}
+
+/* promote -- the headers, part 0 last */
+static int
+promote(struct promote *p, struct db_pool *pool)
+{
+	struct pool_hdr hdr0;
+	int e = db_hdr_read(pool, 0, &hdr0);
+	if (e)
+		return 1;
+	if (db_pool_is_master(&hdr0)) {
+		p->outcome = p->writes ? "completed" : p->has_mark ?
+			"already-promoted" : "already-master";
+		return 0;
+	}
+	int ret = begin(p, &hdr0);
+	for (unsigned i = p->nhdrs; !ret && i-- > 0; ) {
+		if (db_hdr_promote(pool, i, hdr0.uuid))
+			ret = 1;
+		else
+			wrote(p);
+	}
+	return ret;
+}
+
+/*
+ * repair_torn -- a power loss in the middle of a header write leaves it
+ * part old, part new: its checksum fails.  Only the replica links, the
+ * shutdown state and the checksum differ between the two, so with the
+ * marker present (a promote was under way) a header whose poolset uuid
+ * is the marker's is finished as promote would have written it; any
+ * other invalid header is left for db_hdrs_verify to refuse.
+ */
+static int
+repair_torn(struct promote *p, struct db_pool *pool)
+{
+	struct pool_hdr hdr0, hdr;
+	if (db_hdr_read(pool, 0, &hdr0))
+		return 1;
+	for (unsigned i = 0; i < p->nhdrs; i++) {
+		char ps[PROMOTED_UUID_STR];
+		if (db_hdr_read(pool, i, &hdr))
+			return 1;
+		promoted_uuid_str(hdr.poolset_uuid, ps);
+		if (pool_hdr_valid(&hdr) || strcmp(ps, p->mark.poolset))
+			continue;
+		if (db_hdr_promote(pool, i, hdr0.uuid))
+			return 1;
+		wrote(p);
+		fprintf(stderr, "rpmem promote: %s: header of part %u torn by "
+			"an interrupted promote; finished\n", p->path, i);
+	}
+	return 0;
+}
+
+/* report_text -- one line of what happened */
+static void
+report_text(const struct promote *p, double secs)
+{
+	char what[384];
+	if (p->has_mark)
+		promoted_describe(&p->mark, what, sizeof(what));
+	if (strcmp(p->outcome, "already-master") == 0)
+		printf("%s: already a master (it was never promoted); "
+			"nothing to do\n", p->path);
+	else if (strcmp(p->outcome, "already-promoted") == 0)
+		printf("%s: already %s; nothing to do\n", p->path, what);
+	else
+		printf("%s: %s%s; %u header(s) rewritten in %.3f s\n",
+			p->path, strcmp(p->outcome, "completed") ? "" :
+			"the interrupted promotion finished: ", what,
+			p->nhdrs, secs);
+}
+
+/* report_json -- the same for scripts */
+static void
+report_json(const struct promote *p, double secs)
+{
+	char date[32] = "";
+	if (p->has_mark)
+		promoted_date(&p->mark, date, sizeof(date));
+	printf("{\"poolset\": ");
+	json_str(stdout, p->path);
+	printf(", \"outcome\": \"%s\", \"promoted\": ", p->outcome);
+	json_str(stdout, p->has_mark ? date : NULL);
+	printf(", \"master_uuid\": ");
+	json_str(stdout, p->has_mark ? p->mark.master : NULL);
+	printf(", \"poolset_uuid\": ");
+	json_str(stdout, p->has_mark ? p->mark.poolset : NULL);
+	printf(", \"fenced\": [");
+	for (unsigned i = 0; p->fenced && i < p->nheld; i++) {
+		printf("%s{\"pid\": %d, \"client\": ", i ? ", " : "",
+			(int)p->held[i].pid);
+		json_str(stdout, p->held[i].client[0] ? p->held[i].client :
+			NULL);
+		printf("}");
+	}
+	printf("], \"headers_written\": %u, \"writes\": %u, "
+		"\"seconds\": %.6f}\n", strncmp(p->outcome, "already", 7) ?
+		p->nhdrs : 0, p->writes, secs);
+}
+
+/* report_refused -- for scripts: who holds the pool */
+static void
+report_refused(const struct promote *p)
+{
+	printf("{\"poolset\": ");
+	json_str(stdout, p->path);
+	printf(", \"outcome\": \"refused\", \"held_by\": [");
+	for (unsigned i = 0; i < p->nheld; i++) {
+		const struct fence_holder *h = &p->held[i];
+		char since[32] = "";
+		time_t t = (time_t)h->since;
+		struct tm tm;
+		if (h->since && gmtime_r(&t, &tm))
+			strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ",
+				&tm);
+		printf("%s{\"pid\": %d, \"program\": ", i ? ", " : "",
+			(int)h->pid);
+		json_str(stdout, h->exe);
+		printf(", \"client\": ");
+		json_str(stdout, h->client[0] ? h->client : NULL);
+		printf(", \"since\": ");
+		json_str(stdout, since[0] ? since : NULL);
+		printf("}");
+	}
+	printf("]}\n");
+}
+
+/* run_promote -- fence, mark, rewrite, report */
+static int
+run_promote(const struct cli_args *a)
+{
+	struct promote p;
+	memset(&p, 0, sizeof(p));
+	clock_gettime(CLOCK_MONOTONIC, &p.t0);
+	p.cmd = "promote";
+	p.path = a->operand[0];
+	p.json = cli_flag(a, "json");
+	const char *stop = getenv("RPMEM_PROMOTE_STOP_AFTER");
+	if (stop)
+		p.stop_after = (unsigned)strtoul(stop, NULL, 10);
+
+	struct poolset *set = load(p.cmd, p.path);
+	if (set == NULL)
+		return 1;
+	int ret = fence(&p, set, cli_flag(a, "force"));
+	if (ret) {
+		if (ret == EXIT_REFUSED && p.json)
+			report_refused(&p);
+		poolset_free(set);
+		return ret;
+	}
+
+	struct db_pool *pool;
+	int e = db_parts_open(set, false, &pool);	/* takes set over */
+	if (e) {
+		fprintf(stderr, "rpmem promote: %s: %s\n", p.path,
+			e == -EBUSY ? "a session took the pool meanwhile; "
+			"run promote again" : strerror(-e));
+		return e == -EBUSY ? EXIT_REFUSED : 1;
+	}
+	p.nhdrs = ((struct db_priv *)pool->priv)->nhdrs;
+	e = promoted_read(p.path, &p.mark);
+	if (e && e != -ENOENT) {
+		fprintf(stderr, "rpmem promote: %s%s: %s\n", p.path,
+			PROMOTED_SUFFIX, strerror(-e));
+		ret = 1;
+		goto out;
+	}
+	p.has_mark = e == 0;
+	if (p.has_mark && (ret = repair_torn(&p, pool)) != 0)
+		goto out;
+	e = db_hdrs_verify(pool);
+	if (e) {
+		fprintf(stderr, "rpmem promote: %s: the headers do not "
+			"verify (%s); nothing changed\n", p.path,
+			strerror(-e));
+		ret = 1;
+		goto out;
+	}
+	ret = promote(&p, pool);
+out:
+	if (db_parts_close(pool, false, false) && !ret)
+		ret = 1;
+	if (ret)
+		return ret;
+	double secs = seconds(&p);
+	if (p.json)
+		report_json(&p, secs);
+	else
+		report_text(&p, secs);
+	return 0;
+}
+
+/* run_demote -- the marker goes, nothing else changes */
+static int
+run_demote(const struct cli_args *a)
+{
+	struct promote p;
+	memset(&p, 0, sizeof(p));
+	p.cmd = "demote";
+	p.path = a->operand[0];
+	struct poolset *set = load(p.cmd, p.path);
+	if (set == NULL)
+		return 1;
+	int ret = fence(&p, set, false);
+	poolset_free(set);
+	if (ret)
+		return ret;
+	int e = promoted_read(p.path, &p.mark);
+	if (e == -ENOENT) {
+		printf("%s: not promoted; nothing to do\n", p.path);
+		return 0;
+	}
+	e = e ? e : promoted_remove(p.path);
+	if (e) {
+		fprintf(stderr, "rpmem demote: %s%s: %s\n", p.path,
+			PROMOTED_SUFFIX, strerror(-e));
+		return 1;
+	}
+	char what[384];
+	promoted_describe(&p.mark, what, sizeof(what));
+	printf("%s: no longer marked as %s; rpmemd serves it as a replica "
+		"again\n", p.path, what);
+	return 0;
+}

@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
+# common.sh -- what the failover tests share: the tree's programs, a temp
+# dir, failed assertions counted.  Source it with `me` set to the
+# script's name; it sources tests/integration/harness.sh.
+#
+#   fo_tmp           make $tmp (under $TMPDIR, else /dev/shm, else /tmp)
+#   fo_rmtmp         remove it (FAILOVER_KEEP=1 keeps it and says where)
+#   bad MSG          one failed assertion, counted in $fails
+#   fo_end           the verdict: exit 1 after failures, else say so
+
+: "${me:?set me to the name of the script before sourcing common.sh}"
+fo_self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top_srcdir=${top_srcdir:-$(cd "$fo_self/../.." && pwd)}
+top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
+export top_srcdir top_builddir
+# shellcheck source-path=SCRIPTDIR source=../integration/harness.sh
+. "$top_srcdir/tests/integration/harness.sh"
+rpmem=$top_builddir/rpmem
+txlog=$top_builddir/tests/failover/txlog
+libs=$top_builddir/.libs
+for p in "$rpmem" "$txlog" "$top_builddir/rpmemd" "$libs/librpmem.so.1"; do
+	[[ -e $p ]] || { echo "$me: $p not built" >&2; exit 1; }
+done
+fails=0
+
+# fo_tmp -- a temp dir of this run in $tmp
+fo_tmp() {
+	local base=${TMPDIR:-/tmp}
+	[[ -z ${TMPDIR:-} && -d /dev/shm && -w /dev/shm ]] && base=/dev/shm
+	tmp=$(mktemp -d "$base/rpmem-${me%.sh}.XXXXXX")
+}
+
+# fo_rmtmp -- remove it, unless FAILOVER_KEEP=1
+fo_rmtmp() {
+	if [[ ${FAILOVER_KEEP:-0} == 1 ]]; then
+		echo "$me: kept $tmp"
+	else
+		rm -rf -- "$tmp"
+	fi
+}
+
+# bad -- one failed assertion
+bad() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+# fo_end -- exit 1 after failures; else print $1
+fo_end() {
+	((fails == 0)) || { echo "$me: $fails failure(s)"; exit 1; }
+	echo "$me: $1"
+}
