@@ -129,16 +129,22 @@ complete(struct fabric *f, struct lane *l, struct op *op, size_t len)
 }
 
 /*
- * progress -- reap this lane's completions, spinning briefly, then
- * sleeping in slices so a broken connection is noticed.
+ * progress -- reap this lane's completions: those already there, else
+ * spinning a while if replies come quickly, then sleeping in slices so
+ * a broken connection is noticed.
  */
 static int
 progress(struct fabric *f, struct lane *l, long long deadline)
 {
 	struct fi_cq_msg_entry ent[CQ_BATCH];
-	ssize_t n = -FI_EAGAIN;
-	for (int i = 0; i < SPIN_READS && n == -FI_EAGAIN; i++)
-		n = fi_cq_read(l->cq, ent, CQ_BATCH);
+	ssize_t n = fi_cq_read(l->cq, ent, CQ_BATCH);
+	uint64_t t0 = 0;
+	bool hit = false;
+	if (n == -FI_EAGAIN) {
+		t0 = spin_now_ns();
+		n = spin_cq_read(&l->spin, l->cq, ent, CQ_BATCH, t0);
+		hit = n != -FI_EAGAIN;
+	}
 	while (n == -FI_EAGAIN) {
 		int err = fabric_error(f);
 		if (err)
@@ -154,6 +160,8 @@ progress(struct fabric *f, struct lane *l, long long deadline)
 		if (n == -FI_ECANCELED)
 			n = -FI_EAGAIN;
 	}
+	if (t0)
+		spin_account(&l->spin, spin_now_ns() - t0, hit);
 	if (n == -FI_EAVAIL) {
 		struct fi_cq_err_entry e;
 		memset(&e, 0, sizeof(e));
