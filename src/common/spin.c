@@ -18,6 +18,7 @@
 #define EST_CAP 4		/* waits count for at most 4 bounds */
 #define PROBE_MAX 64		/* blocking waits between probes, at most */
 #define YIELD_EVERY 4		/* polls between two sched_yield */
+#define YIELD_LOST_NS 20000	/* a yield this long ran another thread */
 
 /* spin_bound_env -- RPMEM_SPIN_US in nanoseconds, else the default */
 uint64_t
@@ -63,23 +64,29 @@ spin_budget(struct spin *s)
 }
 
 /*
- * spin_relax -- let the sibling hyperthread, and every few polls any
- * other runnable thread, have the CPU: on 2 cores the peer this waiter
- * waits for may need this one
+ * spin_relax -- between two polls: pause, and every few polls offer the
+ * CPU to any other runnable thread (on 2 cores the peer this waiter
+ * waits for may need this one).  False when another thread took it for
+ * a while: the CPU is contended, and a waiter that sleeps is woken
+ * sooner than one that spins behind others.
  */
-static void
+static bool
 spin_relax(unsigned polls)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	_mm_pause();
 #endif
-	if (polls % YIELD_EVERY == YIELD_EVERY - 1)
-		(void) sched_yield();
+	if (polls % YIELD_EVERY != YIELD_EVERY - 1)
+		return true;
+	uint64_t t = spin_now_ns();
+	(void) sched_yield();
+	return spin_now_ns() - t < YIELD_LOST_NS;
 }
 
 /*
- * spin_cq_read -- fi_cq_read `cq` until it gives something or this
- * wait's budget, counted from `t0`, is spent; -FI_EAGAIN then
+ * spin_cq_read -- fi_cq_read `cq` until it gives something, this wait's
+ * budget counted from `t0` is spent, or the CPU turns out contended;
+ * -FI_EAGAIN then
  */
 ssize_t
 spin_cq_read(struct spin *s, struct fid_cq *cq, void *buf, size_t count,
@@ -88,9 +95,8 @@ spin_cq_read(struct spin *s, struct fid_cq *cq, void *buf, size_t count,
 	uint64_t budget = spin_budget(s);
 	ssize_t n = -FI_EAGAIN;
 	for (unsigned i = 0; n == -FI_EAGAIN && budget; i++) {
-		if (spin_now_ns() - t0 >= budget)
+		if (spin_now_ns() - t0 >= budget || !spin_relax(i))
 			break;
-		spin_relax(i);
 		n = fi_cq_read(cq, buf, count);
 	}
 	return n;

@@ -60,7 +60,9 @@ uint64_t spin_budget(struct spin *s);
 /*
  * spin_cq_read -- fi_cq_read `cq` until it gives something or this
  * wait's budget (spin_budget), counted from `t0`, is spent; -FI_EAGAIN
- * then.  Between polls it pauses, and yields the CPU every few.
+ * then.  Between polls it pauses, and yields the CPU every few; it
+ * stops early when a yield let another thread run for a while (a
+ * contended CPU wakes a sleeper sooner than it serves a spinner).
  */
 ssize_t spin_cq_read(struct spin *s, struct fid_cq *cq, void *buf,
 		size_t count, uint64_t t0);
