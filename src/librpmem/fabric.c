@@ -387,6 +387,28 @@ rma(struct fabric *f, struct lane *l, bool write, void *buf, void *desc,
 	return 0;
 }
 
+#define TAPER 4		/* sealed flushes: first and last pieces 1/4 */
+
+/*
+ * piece_len -- the next piece of a flush with `len` bytes left.  Sealed,
+ * each end of the pipeline waits for the other to seal or open a whole
+ * piece, once at the start of a flush and once at its end: a quarter
+ * piece first and last shortens both waits; the rest go whole.
+ */
+static size_t
+piece_len(const struct fabric *f, bool first, size_t len)
+{
+	size_t small = f->buff_size / TAPER;
+	if (f->policy == LANESEC_NONE || f->pmdk)
+		return len < f->buff_size ? len : f->buff_size;
+	if (first)
+		return len > f->buff_size ? small : len;
+	if (len > f->buff_size + small)
+		return f->buff_size;
+	/* what is left after this piece is never under a quarter */
+	return len > 2 * small ? len - small : len;
+}
+
 /* fabric_flush -- start making a range durable (see fabric.h) */
 int
 fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
@@ -425,15 +447,15 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 	if (r)
 		return r;
 	uint32_t code = LANE_OP_INLINE | (deep ? LANE_F_DEEP : 0);
-	while (len) {
+	for (bool first = true; len; first = false) {
 		uint32_t more = 0;
 		/*
 		 * Pieces end on 8-byte boundaries of the pool, so no aligned
 		 * word is split between two messages (DESIGN decision 3).
 		 */
-		size_t chunk = len;
-		if (len > f->buff_size) {
-			chunk = ((off + f->buff_size) & ~(size_t)7) - off;
+		size_t chunk = piece_len(f, first, len);
+		if (chunk < len) {
+			chunk = ((off + chunk) & ~(size_t)7) - off;
 			/* PMDK's rpmemd persists each piece on its own */
 			more = f->pmdk ? 0 : LANE_F_MORE;
 		}
