@@ -81,10 +81,22 @@ mkdir -p "$psdir" "$ns_work"
 harness_start_sshd "$work" || exit 1
 lo_target=$HARNESS_TARGET lo_ssh=$RPMEM_SSH
 target=$lo_target
-pin_client=()
-pin_daemon=()
-((${#rt[@]})) && pin_client=("${rt[@]}" taskset -c 1) &&
-	pin_daemon=("${rt[@]}" taskset -c 0)
+core_client=() core_daemon=()
+((${#rt[@]})) && core_client=(taskset -c 1) core_daemon=(taskset -c 0)
+
+# pin_of -- PIN=(what runs a client or daemon of WHO pinned, or nothing):
+# PMDK's client busy-polls beside its provider's progress thread, which
+# SCHED_FIFO on one core would starve, so only ours get real-time
+pin_of() {
+	local who=$1 side=$2
+	PIN=()
+	[[ $who == ours ]] && PIN=("${rt[@]}")
+	if [[ $side == client ]]; then
+		PIN+=("${core_client[@]}")
+	else
+		PIN+=("${core_daemon[@]}")
+	fi
+}
 pidf=$work/daemon.pid
 
 # daemon_cmd -- RPMEM_CMD for a daemon (ours|pmdk) [ARG...]: it writes
@@ -99,7 +111,8 @@ daemon_cmd() {
 	[[ -n ${RPMEM_SPIN_US:-} && $who == ours ]] &&
 		printf 'RPMEM_SPIN_US=%q ' "$RPMEM_SPIN_US"
 	printf 'exec'
-	for a in "${pin_daemon[@]}"; do
+	pin_of "$who" daemon
+	for a in "${PIN[@]}"; do
 		printf ' %q' "$a"
 	done
 	printf ' %q --poolset-dir=%q --log-file=%q' \
@@ -135,7 +148,8 @@ client() {
 		[[ $cl == pmdk ]] && dargs+=(--allow-pmdk-clients)
 	fi
 	env+=(RPMEM_CMD="$(daemon_cmd "$dm" "${dargs[@]}")")
-	timeout 300 env "${env[@]}" "${pin_client[@]}" "$client_bin" \
+	pin_of "$cl" client
+	timeout 300 env "${env[@]}" "${PIN[@]}" "$client_bin" \
 		"$mode" "$target" "$set.set" "$size" "$@" 2>"$work/err" ||
 		sed "s/^/  ($cl -> $dm $pol $mode): /" "$work/err" >&2
 	rm -f -- "$psdir/$set.part" "$psdir/$set.set" "$pidf"
@@ -216,10 +230,11 @@ obj_sessions() {
 			"$work" "$set" "$target" "$set" >"$work/$set.set"
 		local lib=$top_builddir/.libs sock=0
 		[[ $cl == pmdk ]] && lib=$pmdk/lib sock=1
+		pin_of "$cl" client
 		put "obj.$cl" "$(env LD_LIBRARY_PATH="$lib" \
 			RPMEM_ENABLE_SOCKETS=$sock RPMEM_LANE_SECURITY=encrypt \
 			RPMEM_CMD="$(daemon_cmd "$cl")" \
-			timeout 300 "${pin_client[@]}" "$client_bin" obj \
+			timeout 300 "${PIN[@]}" "$client_bin" obj \
 			"$work/$set.set" "$secs" \
 			2>"$work/err")" || true
 		[[ -s $work/err ]] && sed "s/^/  (obj $cl): /" "$work/err" >&2
@@ -240,12 +255,13 @@ sync_session() {
 		"$work" "$set" "$target" "$set" >"$work/$set.set"
 	local -a env=(LD_LIBRARY_PATH="$lib" RPMEM_ENABLE_SOCKETS=$sock
 		RPMEM_CMD="$(daemon_cmd "$cl")")
-	if env "${env[@]}" "${pin_client[@]}" pmempool create obj \
+	pin_of "$cl" client
+	if env "${env[@]}" "${PIN[@]}" pmempool create obj \
 			--layout=perf "$work/$set.set" 2>"$work/err" &&
 			rm -f -- "$psdir/$set.part"; then
 		local t0 t1
 		t0=$(date +%s.%N)
-		env "${env[@]}" "${pin_client[@]}" pmempool sync \
+		env "${env[@]}" "${PIN[@]}" pmempool sync \
 			"$work/$set.set" 2>>"$work/err" && t1=$(date +%s.%N) &&
 			awk -v a="$t0" -v b="$t1" \
 				'BEGIN { printf "%.2f", b - a }'
@@ -263,9 +279,11 @@ openssl_gbs() {
 # --------------------------------------------------------------- loopback
 echo "== sidebyside.sh $(date -u '+%F %T UTC'), $(nproc) CPUs:" \
 	"$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+pinned=
+((${#rt[@]})) && pinned="; clients on core 1, daemons on core 0, ours at
+   chrt -f 10 (ratios to PMDK are then not like for like)"
 echo "   load average: $(cut -d' ' -f1-3 /proc/loadavg); reps $reps," \
-	"${secs}s a point${rt:+; clients on core 1, daemons on core 0," \
-	"chrt -f 10}"
+	"${secs}s a point$pinned"
 for ((rep = 1; rep <= reps; rep++)); do
 	echo "-- rep $rep of $reps"
 	want lat && lat_sessions lo
@@ -302,10 +320,9 @@ if want net; then
 			taskset -a -p -c 0 "$(harness_sshd_pid "$ns_work")" \
 				>/dev/null || exit 1
 		target=$HARNESS_TARGET
-		saved_client=("${pin_client[@]}")
-		saved_daemon=("${pin_daemon[@]}")
-		pin_client=("${rt[@]}" taskset -c 1)
-		pin_daemon=("${rt[@]}")
+		saved_client=("${core_client[@]}")
+		saved_daemon=("${core_daemon[@]}")
+		core_client=(taskset -c 1) core_daemon=()
 		for ((rep = 1; rep <= reps; rep++)); do
 			for rate in 10 25; do
 				shape "$rate" || exit 1
@@ -316,8 +333,8 @@ if want net; then
 				bw_sessions "net$rate" 1
 			done
 		done
-		pin_client=("${saved_client[@]}")
-		pin_daemon=("${saved_daemon[@]}")
+		core_client=("${saved_client[@]}")
+		core_daemon=("${saved_daemon[@]}")
 		target=$lo_target RPMEM_SSH=$lo_ssh
 	else
 		echo "network namespaces unavailable: two-host figures skipped"
