@@ -326,7 +326,9 @@ if want net; then
 		for ((rep = 1; rep <= reps; rep++)); do
 			for rate in 10 25; do
 				shape "$rate" || exit 1
-				V[tcp$rate]+="$(python3 "$self/tcp_stream.py" \
+				# at our clients' priority under --pin
+				V[tcp$rate]+="$("${rt[@]}" python3 \
+					"$self/tcp_stream.py" \
 					"$HARNESS_NETNS" "$HARNESS_NETNS_ADDR" \
 					"$secs") "
 				lat_sessions "net$rate"
