@@ -253,7 +253,7 @@ sync_session() {
 		>"$psdir/$set.set"
 	printf 'PMEMPOOLSET\n1G %s/%s.local\nREPLICA %s %s.set\n' \
 		"$work" "$set" "$target" "$set" >"$work/$set.set"
-	local -a env=(LD_LIBRARY_PATH="$lib" RPMEM_ENABLE_SOCKETS=$sock
+	local -a env=(LD_LIBRARY_PATH="$lib" RPMEM_ENABLE_SOCKETS="$sock"
 		RPMEM_CMD="$(daemon_cmd "$cl")")
 	pin_of "$cl" client
 	if env "${env[@]}" "${PIN[@]}" pmempool create obj \
