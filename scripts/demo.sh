@@ -46,6 +46,9 @@ echo "== pool set $work/demo.set:"
 sed 's/^/   /' "$work/demo.set"
 
 rpmem=("$top/rpmem")
+# Debian's libpmemobj loads librpmem.so.1 by name for REPLICA lines (in
+# rpmem bench's transactions and in act two): the one built here
+export LD_LIBRARY_PATH="$top/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 echo "== rpmem create"
 "${rpmem[@]}" create "$work/demo.set"
 echo "== rpmem info (reopens every replica)"
@@ -66,8 +69,7 @@ echo "== rpmem rm"
 "${rpmem[@]}" rm "$work/demo.set"
 
 # Act two: Debian's unmodified libpmemobj replicating through our
-# librpmem, which it loads by name for REPLICA lines.
-export LD_LIBRARY_PATH="$top/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# librpmem (LD_LIBRARY_PATH above).
 printf 'PMEMPOOLSET\n32M %s/local/app.part0\nREPLICA %s app-remote.set\n' \
 	"$work" "$HARNESS_TARGET" > "$work/app.set"
 printf 'PMEMPOOLSET\n32M %s/remote/app.part0\n' "$work" \

@@ -138,16 +138,22 @@ complete(struct fabric *f, struct lane *l, struct op *op, size_t len)
 }
 
 /*
- * progress -- reap this lane's completions, spinning briefly, then
- * sleeping in slices so a broken connection is noticed.
+ * progress -- reap this lane's completions: those already there, else
+ * spinning a while if replies come quickly, then sleeping in slices so
+ * a broken connection is noticed.
  */
 static int
 progress(struct fabric *f, struct lane *l, long long deadline)
 {
 	struct fi_cq_msg_entry ent[CQ_BATCH];
-	ssize_t n = -FI_EAGAIN;
-	for (int i = 0; i < SPIN_READS && n == -FI_EAGAIN; i++)
-		n = fi_cq_read(l->cq, ent, CQ_BATCH);
+	ssize_t n = fi_cq_read(l->cq, ent, CQ_BATCH);
+	uint64_t t0 = 0;
+	bool hit = false;
+	if (n == -FI_EAGAIN) {
+		t0 = spin_now_ns();
+		n = spin_cq_read(&l->spin, l->cq, ent, CQ_BATCH, t0);
+		hit = n != -FI_EAGAIN;
+	}
 	while (n == -FI_EAGAIN) {
 		int err = fabric_error(f);
 		if (err)
@@ -163,6 +169,8 @@ progress(struct fabric *f, struct lane *l, long long deadline)
 		if (n == -FI_ECANCELED)
 			n = -FI_EAGAIN;
 	}
+	if (t0)
+		spin_account(&l->spin, spin_now_ns() - t0, hit);
 	if (n == -FI_EAVAIL) {
 		struct fi_cq_err_entry e;
 		memset(&e, 0, sizeof(e));
@@ -388,6 +396,28 @@ rma(struct fabric *f, struct lane *l, bool write, void *buf, void *desc,
 	return 0;
 }
 
+#define TAPER 4		/* sealed flushes: first and last pieces 1/4 */
+
+/*
+ * piece_len -- the next piece of a flush with `len` bytes left.  Sealed,
+ * each end of the pipeline waits for the other to seal or open a whole
+ * piece, once at the start of a flush and once at its end: a quarter
+ * piece first and last shortens both waits; the rest go whole.
+ */
+static size_t
+piece_len(const struct fabric *f, bool first, size_t len)
+{
+	size_t small = f->buff_size / TAPER;
+	if (f->policy == LANESEC_NONE || f->pmdk)
+		return len < f->buff_size ? len : f->buff_size;
+	if (first)
+		return len > f->buff_size ? small : len;
+	if (len > f->buff_size + small)
+		return f->buff_size;
+	/* what is left after this piece is never under a quarter */
+	return len > 2 * small ? len - small : len;
+}
+
 /* fabric_flush -- start making a range durable (see fabric.h) */
 int
 fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
@@ -426,15 +456,15 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 	if (r)
 		return r;
 	uint32_t code = LANE_OP_INLINE | (deep ? LANE_F_DEEP : 0);
-	while (len) {
+	for (bool first = true; len; first = false) {
 		uint32_t more = 0;
 		/*
 		 * Pieces end on 8-byte boundaries of the pool, so no aligned
 		 * word is split between two messages (DESIGN decision 3).
 		 */
-		size_t chunk = len;
-		if (len > f->buff_size) {
-			chunk = ((off + f->buff_size) & ~(size_t)7) - off;
+		size_t chunk = piece_len(f, first, len);
+		if (chunk < len) {
+			chunk = ((off + chunk) & ~(size_t)7) - off;
 			/* PMDK's rpmemd persists each piece on its own */
 			more = f->pmdk ? 0 : LANE_F_MORE;
 		}

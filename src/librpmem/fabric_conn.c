@@ -201,6 +201,7 @@ lane_open(struct fabric *f, unsigned i, const struct lanesec_keys *keys)
 {
 	struct lane *l = &f->lanes[i];
 	lane_bufs(f, l, f->bufs + (size_t)i * f->stride);
+	spin_init(&l->spin, f->spin_ns);
 	int r = lanesec_stream_init(&l->tx, keys, LANESEC_C2S, i, true);
 	if (!r)
 		r = lanesec_stream_init(&l->rx, keys, LANESEC_S2C, i, false);
@@ -360,6 +361,7 @@ fabric_connect(const struct fabric_attr *attr, struct fabric **fabp)
 		f->policy == LANESEC_NONE;
 	f->buff_size = attr->buff_size;
 	f->timeout_ms = attr->timeout_ms;
+	f->spin_ns = spin_bound_env();
 	f->ssh_fd = attr->ssh_fd;
 	f->stop_fd = -1;
 	f->eq_fd = -1;

@@ -17,9 +17,9 @@
 #include "fab.h"
 #include "fabric.h"
 #include "lanesec.h"
+#include "spin.h"
 
 #define CQ_BATCH 16
-#define SPIN_READS 64		/* polls before sleeping in the kernel */
 #define SLICE_MS 100		/* recheck the sticky error this often */
 #define SMALL_SLOT 64		/* tag room + a header, or an answer */
 #define BATCH_MAX (64 * 1024)	/* bytes of one batch of small flushes */
@@ -69,6 +69,7 @@ struct lane {
 	int rstatus;			/* first remote error of a read */
 	bool written;			/* APM: writes not yet made durable */
 	bool connected;
+	struct spin spin;		/* polls before sleeping in the kernel */
 	struct lanesec_stream tx;	/* seals our messages */
 	struct lanesec_stream rx;	/* opens rpmemd's answers */
 };
@@ -102,6 +103,7 @@ struct fabric {
 	unsigned nlanes;
 	struct lane *lanes;
 	int timeout_ms;
+	uint64_t spin_ns;		/* the bound of a lane's spin */
 	int ssh_fd;
 	int stop_fd;
 	int eq_fd;			/* -1: the event queue has none */

@@ -14,6 +14,7 @@
 
 #include "fabric.h"
 #include "lanesec.h"
+#include "spin.h"
 
 #define CQ_BATCH 16
 #define WAIT_SLICE_MS 1000
@@ -52,6 +53,7 @@ struct worker {
 	struct fabric *fab;
 	struct fid_cq *cq;		/* receives */
 	struct fid_cq *txcq;		/* sends from send buffers */
+	struct spin spin;		/* polls before sleeping in the kernel */
 	pthread_t thread;
 	bool running;
 };

@@ -314,6 +314,26 @@ handle_recv(struct fabric *f, struct slot *s, size_t len)
 	answer(f, l, (uint32_t)status, lane, data, dlen);
 }
 
+/*
+ * next_batch -- the next completions of the worker's queue: those
+ * already there, else polled for while messages come in quick
+ * succession (spin.h), else waited for in the kernel for up to a slice
+ */
+static ssize_t
+next_batch(struct worker *w, struct fi_cq_msg_entry *ent)
+{
+	ssize_t n = fi_cq_read(w->cq, ent, CQ_BATCH);
+	if (n != -FI_EAGAIN)
+		return n;
+	uint64_t t0 = spin_now_ns();
+	n = spin_cq_read(&w->spin, w->cq, ent, CQ_BATCH, t0);
+	bool hit = n != -FI_EAGAIN;
+	if (!hit)
+		n = fi_cq_sread(w->cq, ent, CQ_BATCH, NULL, WAIT_SLICE_MS);
+	spin_account(&w->spin, spin_now_ns() - t0, hit);
+	return n;
+}
+
 /* fabric_worker_run -- serve the lanes whose completions land on one CQ */
 void *
 fabric_worker_run(void *arg)
@@ -323,8 +343,7 @@ fabric_worker_run(void *arg)
 	struct fi_cq_msg_entry ent[CQ_BATCH];
 
 	while (!atomic_load(&f->stop)) {
-		ssize_t n = fi_cq_sread(w->cq, ent, CQ_BATCH, NULL,
-			WAIT_SLICE_MS);
+		ssize_t n = next_batch(w, ent);
 		if (n == -FI_EAGAIN || n == -FI_ECANCELED)
 			continue;
 		if (n == -FI_EAVAIL) {

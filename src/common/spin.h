@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * spin.h -- bounded, adaptive spinning before a blocking wait
+ *
+ * A waiter that is woken out of the kernel pays a wake-up (tens of
+ * microseconds on a loaded or virtual machine) on top of what it waits
+ * for.  Both ends of a lane therefore poll their completion queue for a
+ * while before they block, but only while it pays: a waiter spins (at
+ * most its bound, yielding the CPU as it goes) only while its recent
+ * waits ended within that bound, and otherwise blocks at once, probing
+ * now and then, less often the longer the waits stay long.  An idle
+ * lane thus burns nothing but the one bound after its last message.
+ */
+#ifndef RPMEM_SPIN_H
+#define RPMEM_SPIN_H 1
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct fid_cq;
+
+#define SPIN_DEFAULT_US 50	/* the bound, unless RPMEM_SPIN_US says */
+#define SPIN_MAX_US 10000	/* the most RPMEM_SPIN_US may ask for */
+
+/* one waiter: one thread at a time */
+struct spin {
+	uint64_t bound_ns;	/* never spin longer; 0: never spin */
+	uint64_t est_ns;	/* recent waits, averaged, capped */
+	unsigned skip;		/* blocking waits before the next probe */
+	unsigned backoff;	/* waits between probes while waits are long */
+	bool spun;		/* this wait was given a budget */
+};
+
+/* spin_now_ns -- CLOCK_MONOTONIC in nanoseconds */
+static inline uint64_t
+spin_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * spin_bound_env -- the bound in nanoseconds from RPMEM_SPIN_US
+ * (microseconds, 0 to SPIN_MAX_US; 0 never spins), else the default
+ */
+uint64_t spin_bound_env(void);
+
+/* spin_init -- a waiter that spins at most `bound_ns` */
+void spin_init(struct spin *s, uint64_t bound_ns);
+
+/*
+ * spin_budget -- how long this wait may spin: the bound while recent
+ * waits ended within it, else 0 but for a probe now and then
+ */
+uint64_t spin_budget(struct spin *s);
+
+/*
+ * spin_cq_read -- fi_cq_read `cq` until it gives something or this
+ * wait's budget (spin_budget), counted from `t0`, is spent; -FI_EAGAIN
+ * then.  Between polls it pauses, and yields the CPU every few; it
+ * stops early when a yield let another thread run for a while (a
+ * contended CPU wakes a sleeper sooner than it serves a spinner).
+ */
+ssize_t spin_cq_read(struct spin *s, struct fid_cq *cq, void *buf,
+		size_t count, uint64_t t0);
+
+/*
+ * spin_account -- a wait that had to wait (its first poll found
+ * nothing) took `waited_ns`; `hit` when it ended while spinning
+ */
+void spin_account(struct spin *s, uint64_t waited_ns, bool hit);
+
+#endif /* RPMEM_SPIN_H */

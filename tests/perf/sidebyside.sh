@@ -1,0 +1,475 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# sidebyside.sh -- issue 15's goals, ours next to PMDK 1.12.1 in one run
+#
+#   tests/perf/sidebyside.sh [--quick] [--pin] [--reps N] [--only SECTION,...]
+#
+# Root (network namespaces, tc); not part of `make check`.  Sections:
+#   lat    strict 64 B persists, p50 and p99, none/authenticate/encrypt
+#          and PMDK, with CPU per persist (client and daemon)
+#   bw     strict 1 MiB persists on 1 and 2 lanes, CPU per GiB (client and
+#          daemon) next to `openssl speed`'s AES-256-GCM of this run
+#   obj    libpmemobj 64 B transactions, p50
+#   sync   `pmempool sync` re-creating a lost 1 GiB replica
+#   net    two hosts: the target in a network namespace behind a veth
+#          pair shaped with tbf at 10 and 25 Gbit/s, its sshd and daemons
+#          on core 0, the client on core 1; the link's single-stream TCP
+#          rate measured in the same run (tcp_stream.py)
+#   mixed  our client with PMDK's rpmemd, PMDK's client with our rpmemd
+# Every figure of a rep is taken for ours and for PMDK one after the
+# other, each in a session of its own (tests/perf/perf_client); --reps
+# repeats the whole and prints medians.  PMDK's figures come from
+# ${PMDK_DIR:-../shared/pmdk-1.12.1}; where it is absent they are skipped
+# with the reason and the goals against it print "skipped".  A set
+# RPMEM_SPIN_US is passed on to our rpmemd as well as our client.
+# --pin runs every client on core 1 and every daemon on core 0 at a
+# real-time priority (chrt -f 10), on loopback too: figures that other
+# work on the machine barely moves (each of ours and PMDK's alike).  Prints each
+# figure, its ratio and PASS or MISS; exits 0 when it could measure.
+set -uo pipefail
+
+self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$self/../.." && pwd)
+top_builddir=$(cd "${top_builddir:-$top}" && pwd)
+export top_builddir top_srcdir=$top
+# shellcheck source=../integration/harness.sh
+. "$top/tests/integration/harness.sh"
+
+quick=0 reps=3 only=lat,bw,obj,sync,net,mixed rt=()
+while (($#)); do
+	case $1 in
+	--quick) quick=1 reps=1 ;;
+	--pin) rt=(chrt -f 10) ;;
+	--reps) reps=${2:?--reps N}; shift ;;
+	--only) only=${2:?--only SECTION,...}; shift ;;
+	*) echo "usage: $0 [--quick] [--pin] [--reps N]" \
+		"[--only SECTION,...]" >&2
+		exit 2 ;;
+	esac
+	shift
+done
+secs=$((quick ? 1 : 3))
+want() { [[ ,$only, == *,$1,* ]]; }
+
+[[ $(id -u) == 0 ]] || { echo "sidebyside.sh: needs root" >&2; exit 77; }
+make -s -C "$top_builddir" rpmemd librpmem.la tests/perf/perf_client \
+	>/dev/null || exit 1
+client_bin=$top_builddir/tests/perf/.libs/perf_client
+[[ -x $client_bin ]] || client_bin=$top_builddir/tests/perf/perf_client
+pmdk=${PMDK_DIR:-$top/../shared/pmdk-1.12.1}
+pmdk=$(cd "$pmdk" 2>/dev/null && pwd) || pmdk=
+if [[ -z $pmdk || ! -x $pmdk/bin/rpmemd || ! -e $pmdk/lib/librpmem.so.1 ]]
+then
+	echo "PMDK 1.12.1 not found (${PMDK_DIR:-../shared/pmdk-1.12.1}):" \
+		"its column is skipped"
+	pmdk=
+fi
+
+base=/dev/shm
+[[ -d $base && -w $base ]] || base=${TMPDIR:-/tmp}
+work=$(mktemp -d "$base/rpmem-perf.XXXXXX") || exit 1
+ns_work=$work/ns
+cleanup() {
+	harness_stop_sshd "$work"
+	harness_stop_sshd "$ns_work"
+	harness_netns_stop
+	rm -rf -- "$work"
+}
+trap cleanup EXIT
+psdir=$work/ps
+mkdir -p "$psdir" "$ns_work"
+harness_start_sshd "$work" || exit 1
+lo_target=$HARNESS_TARGET lo_ssh=$RPMEM_SSH
+target=$lo_target
+core_client=() core_daemon=()
+((${#rt[@]})) && core_client=(taskset -c 1) core_daemon=(taskset -c 0)
+
+# pin_of -- PIN=(what runs a client or daemon of WHO pinned, or nothing):
+# PMDK's client busy-polls beside its provider's progress thread, which
+# SCHED_FIFO on one core would starve, so only ours get real-time
+pin_of() {
+	local who=$1 side=$2
+	PIN=()
+	[[ $who == ours ]] && PIN=("${rt[@]}")
+	if [[ $side == client ]]; then
+		PIN+=("${core_client[@]}")
+	else
+		PIN+=("${core_daemon[@]}")
+	fi
+}
+pidf=$work/daemon.pid
+
+# daemon_cmd -- RPMEM_CMD for a daemon (ours|pmdk) [ARG...]: it writes
+# its pid for perf_client's CPU figures, then becomes the daemon
+daemon_cmd() {
+	local who=$1 bin a
+	shift
+	bin=$top_builddir/rpmemd
+	[[ $who == pmdk ]] && bin=$pmdk/bin/rpmemd
+	printf 'echo $$ >%q; ' "$pidf"
+	# RPMEM_SPIN_US (librpmem(7)) reaches our rpmemd too when set
+	[[ -n ${RPMEM_SPIN_US:-} && $who == ours ]] &&
+		printf 'RPMEM_SPIN_US=%q ' "$RPMEM_SPIN_US"
+	printf 'exec'
+	pin_of "$who" daemon
+	for a in "${PIN[@]}"; do
+		printf ' %q' "$a"
+	done
+	printf ' %q --poolset-dir=%q --log-file=%q' \
+		"$bin" "$psdir" "$work/$who-rpmemd.log"
+	printf ' --log-level=err'
+	for a in "$@"; do
+		printf ' %q' "$a"
+	done
+}
+
+# client -- one session: client (ours|pmdk) to daemon (ours|pmdk) under
+# policy, perf_client MODE [ARG...] after TARGET SET SIZE; its output
+# line on stdout, nothing when it failed (the reason on stderr)
+client() {
+	local cl=$1 dm=$2 pol=$3 mode=$4 size=$5
+	shift 5
+	local set=p$BASHPID$RANDOM
+	printf 'PMEMPOOLSET\n%s %s/%s.part\n' "$size" "$psdir" "$set" \
+		>"$psdir/$set.set"
+	local -a env=(PERF_DAEMON_PIDFILE="$pidf")
+	local -a dargs=()
+	if [[ $cl == ours ]]; then
+		env+=(LD_LIBRARY_PATH="$top_builddir/.libs"
+			RPMEM_LANE_SECURITY="$pol")
+		# PMDK's rpmemd speaks sockets, not tcp
+		[[ $dm == pmdk ]] && env+=(RPMEM_ALLOW_PMDK_DAEMON=1
+			RPMEM_PROVIDER=sockets)
+	else
+		env+=(LD_LIBRARY_PATH="$pmdk/lib" RPMEM_ENABLE_SOCKETS=1)
+	fi
+	if [[ $dm == ours ]]; then
+		dargs=(--lane-security=none)
+		[[ $cl == pmdk ]] && dargs+=(--allow-pmdk-clients)
+	fi
+	env+=(RPMEM_CMD="$(daemon_cmd "$dm" "${dargs[@]}")")
+	pin_of "$cl" client
+	timeout 300 env "${env[@]}" "${PIN[@]}" "$client_bin" \
+		"$mode" "$target" "$set.set" "$size" "$@" 2>"$work/err" ||
+		sed "s/^/  ($cl -> $dm $pol $mode): /" "$work/err" >&2
+	rm -f -- "$psdir/$set.part" "$psdir/$set.set" "$pidf"
+}
+
+declare -A V	# figure name -> values of every rep, space-separated
+
+# put -- keep the `key=value` fields of a perf_client line under NAME.key
+put() {
+	local name=$1 line=$2 kv
+	[[ -n $line ]] || { V[$name.failed]+="1 "; return; }
+	for kv in $line; do
+		V[$name.${kv%%=*}]+="${kv#*=} "
+	done
+}
+
+# med -- the median of a figure, or empty
+med() {
+	local v=${V[$1]:-}
+	[[ -n $v ]] || return 0
+	tr ' ' '\n' <<<"$v" | grep -v '^$' | sort -g |
+		awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'
+}
+
+passes=0 misses=0
+# check -- GOAL, what, ours, other, limit, le|ge: print ratio and verdict
+check() {
+	local goal=$1 what=$2 a=$3 b=$4 limit=$5 dir=$6 r verdict
+	if [[ -z $a || -z $b || $a == -1 || $b == -1 ]]; then
+		printf '  %-3s %-56s %10s\n' "$goal" "$what" "skipped"
+		return
+	fi
+	r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b ? a / b : 0 }')
+	verdict=$(awk -v r="$r" -v l="$limit" -v d="$dir" 'BEGIN {
+		ok = d == "le" ? r <= l : r >= l; print ok ? "PASS" : "MISS" }')
+	[[ $verdict == PASS ]] && passes=$((passes + 1)) ||
+		misses=$((misses + 1))
+	printf '  %-3s %-56s %9s / %-9s = %5sx (%s %s) %s\n' "$goal" "$what" \
+		"$a" "$b" "$r" "${dir/le/<=}" "$limit" "$verdict" |
+		sed 's/(ge /(>= /'
+}
+
+# sum -- a + b, empty if either is
+sum() {
+	[[ -n $1 && -n $2 && $1 != -1 && $2 != -1 ]] || return 0
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a + b }'
+}
+
+lat_sessions() {
+	local p tag=$1
+	for p in none authenticate encrypt; do
+		put "$tag.ours.$p.lat" \
+			"$(client ours ours "$p" lat 64M "$secs")"
+		[[ -n $pmdk && $p == none ]] && put "$tag.pmdk.lat" \
+			"$(client pmdk pmdk - lat 64M "$secs")"
+	done
+}
+
+bw_sessions() {
+	local p n tag=$1 lanes=$2
+	for n in $lanes; do
+		for p in none encrypt; do
+			put "$tag.ours.$p.bw$n" \
+				"$(client ours ours "$p" bw 256M "$n" "$secs")"
+		done
+		[[ -n $pmdk ]] && put "$tag.pmdk.bw$n" \
+			"$(client pmdk pmdk - bw 256M "$n" "$secs")"
+	done
+}
+
+obj_sessions() {
+	local cl
+	for cl in ours ${pmdk:+pmdk}; do
+		local set=o$BASHPID$RANDOM
+		printf 'PMEMPOOLSET\n64M %s/%s.part\n' "$psdir" "$set" \
+			>"$psdir/$set.set"
+		printf 'PMEMPOOLSET\n64M %s/%s.local\nREPLICA %s %s.set\n' \
+			"$work" "$set" "$target" "$set" >"$work/$set.set"
+		local lib=$top_builddir/.libs sock=0
+		[[ $cl == pmdk ]] && lib=$pmdk/lib sock=1
+		pin_of "$cl" client
+		put "obj.$cl" "$(env LD_LIBRARY_PATH="$lib" \
+			RPMEM_ENABLE_SOCKETS=$sock RPMEM_LANE_SECURITY=encrypt \
+			RPMEM_CMD="$(daemon_cmd "$cl")" \
+			timeout 300 "${PIN[@]}" "$client_bin" obj \
+			"$work/$set.set" "$secs" \
+			2>"$work/err")" || true
+		[[ -s $work/err ]] && sed "s/^/  (obj $cl): /" "$work/err" >&2
+		rm -f -- "$psdir/$set".* "$work/$set".*
+	done
+}
+
+# sync_session -- seconds `pmempool sync` takes to re-create a lost
+# 1 GiB replica through client (ours|pmdk)
+sync_session() {
+	local cl=$1 set=s$BASHPID$RANDOM lib=$top_builddir/.libs sock=0
+	# RPMEM_ENABLE_SOCKETS=1, which PMDK's client needs, would make ours
+	# prefer sockets to tcp, as PMDK's does
+	[[ $cl == pmdk ]] && lib=$pmdk/lib sock=1
+	printf 'PMEMPOOLSET\n1G %s/%s.part\n' "$psdir" "$set" \
+		>"$psdir/$set.set"
+	printf 'PMEMPOOLSET\n1G %s/%s.local\nREPLICA %s %s.set\n' \
+		"$work" "$set" "$target" "$set" >"$work/$set.set"
+	local -a env=(LD_LIBRARY_PATH="$lib" RPMEM_ENABLE_SOCKETS="$sock"
+		RPMEM_CMD="$(daemon_cmd "$cl")")
+	pin_of "$cl" client
+	if env "${env[@]}" "${PIN[@]}" pmempool create obj \
+			--layout=perf "$work/$set.set" 2>"$work/err" &&
+			rm -f -- "$psdir/$set.part"; then
+		local t0 t1
+		t0=$(date +%s.%N)
+		env "${env[@]}" "${PIN[@]}" pmempool sync \
+			"$work/$set.set" 2>>"$work/err" && t1=$(date +%s.%N) &&
+			awk -v a="$t0" -v b="$t1" \
+				'BEGIN { printf "%.2f", b - a }'
+	fi
+	[[ -s $work/err ]] && sed "s/^/  (sync $cl): /" "$work/err" >&2
+	rm -f -- "$psdir/$set".* "$work/$set".*
+}
+
+openssl_gbs() {
+	openssl speed -evp aes-256-gcm -bytes 1048576 -seconds 1 2>/dev/null |
+		awk '/^(AES|aes)/ { v = $NF } END { sub("k", "", v);
+			if (v) printf "%.2f", v * 1000 / 1e9 }'
+}
+
+# --------------------------------------------------------------- loopback
+echo "== sidebyside.sh $(date -u '+%F %T UTC'), $(nproc) CPUs:" \
+	"$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+pinned=
+((${#rt[@]})) && pinned="; clients on core 1, daemons on core 0, ours at
+   chrt -f 10 (ratios to PMDK are then not like for like)"
+echo "   load average: $(cut -d' ' -f1-3 /proc/loadavg); reps $reps," \
+	"${secs}s a point$pinned"
+for ((rep = 1; rep <= reps; rep++)); do
+	echo "-- rep $rep of $reps"
+	want lat && lat_sessions lo
+	want bw && bw_sessions lo "1 2"
+	want bw && V[ossl]+="$(openssl_gbs) "
+	want obj && obj_sessions
+	if want sync; then
+		V[sync.ours]+="$(sync_session ours) "
+		[[ -n $pmdk ]] && V[sync.pmdk]+="$(sync_session pmdk) "
+	fi
+done
+
+# ---------------------------------------------------------- two hosts
+# shape -- tbf at $1 Gbit/s on both ends of the veth pair
+shape() {
+	local rate=$1 dev
+	for dev in "$HARNESS_NETNS_IF" "ns:${HARNESS_NETNS_IF}n"; do
+		local -a in_ns=()
+		if [[ $dev == ns:* ]]; then
+			in_ns=(ip netns exec "$HARNESS_NETNS")
+			dev=${dev#ns:}
+		fi
+		"${in_ns[@]}" tc qdisc replace dev "$dev" root tbf \
+			rate "${rate}gbit" burst $((rate * 128))kb \
+			latency 5ms ||
+			return 1
+	done
+}
+
+if want net; then
+	if harness_netns_start perf; then
+		HARNESS_ADDR=$HARNESS_NETNS_ADDR \
+			harness_start_sshd "$ns_work" &&
+			taskset -a -p -c 0 "$(harness_sshd_pid "$ns_work")" \
+				>/dev/null || exit 1
+		target=$HARNESS_TARGET
+		saved_client=("${core_client[@]}")
+		saved_daemon=("${core_daemon[@]}")
+		core_client=(taskset -c 1) core_daemon=()
+		for ((rep = 1; rep <= reps; rep++)); do
+			for rate in 10 25; do
+				shape "$rate" || exit 1
+				# at our clients' priority under --pin
+				V[tcp$rate]+="$("${rt[@]}" python3 \
+					"$self/tcp_stream.py" \
+					"$HARNESS_NETNS" "$HARNESS_NETNS_ADDR" \
+					"$secs") "
+				lat_sessions "net$rate"
+				bw_sessions "net$rate" 1
+			done
+		done
+		core_client=("${saved_client[@]}")
+		core_daemon=("${saved_daemon[@]}")
+		target=$lo_target RPMEM_SSH=$lo_ssh
+	else
+		echo "network namespaces unavailable: two-host figures skipped"
+	fi
+fi
+
+if want mixed && [[ -n $pmdk ]]; then
+	for ((rep = 1; rep <= reps; rep++)); do
+		put mixed.o2p.lat "$(client ours pmdk none lat 64M "$secs")"
+		put mixed.p2o.lat "$(client pmdk ours - lat 64M "$secs")"
+		put mixed.o2p.bw1 "$(client ours pmdk none bw 256M 1 "$secs")"
+		put mixed.p2o.bw1 "$(client pmdk ours - bw 256M 1 "$secs")"
+	done
+fi
+
+# ------------------------------------------------------------- figures
+echo
+echo "== figures (medians of $reps; ratio = left / right)"
+if want lat; then
+	echo "-- strict 64 B persist, loopback (us; CPU us per persist" \
+		"client+daemon)"
+	for w in ours.none ours.authenticate ours.encrypt pmdk; do
+		k=lo.$w.lat
+		[[ -n ${V[$k.failed]:-} ]] && { echo "  $w: failed"; continue; }
+		[[ -n ${V[$k.p50]:-} ]] || continue
+		printf '  %-18s p50 %7s p99 %7s cpu %6s + %6s\n' "$w" \
+			"$(med "$k.p50")" "$(med "$k.p99")" \
+			"$(med "$k.cpu_client_us")" "$(med "$k.cpu_daemon_us")"
+	done
+	for p in authenticate encrypt; do
+		check 1 "64 B p50, $p / none" "$(med "lo.ours.$p.lat.p50")" \
+			"$(med lo.ours.none.lat.p50)" 1.1 le
+		check 1 "64 B p99, $p / none" "$(med "lo.ours.$p.lat.p99")" \
+			"$(med lo.ours.none.lat.p99)" 1.2 le
+	done
+	check 2 "64 B p50, encrypt / PMDK" "$(med lo.ours.encrypt.lat.p50)" \
+		"$(med lo.pmdk.lat.p50)" 0.5 le
+	check 2 "64 B p99, encrypt / PMDK" "$(med lo.ours.encrypt.lat.p99)" \
+		"$(med lo.pmdk.lat.p99)" 1.0 le
+fi
+if want bw; then
+	ossl=$(med ossl)
+	echo "-- strict 1 MiB persists, loopback (MiB/s; CPU s per GiB" \
+		"client+daemon); openssl AES-256-GCM ${ossl:-?} GB/s"
+	for n in 1 2; do
+		for w in ours.none ours.encrypt pmdk; do
+			k=lo.$w.bw$n
+			[[ -n ${V[$k.failed]:-} ]] &&
+				{ echo "  $w $n lanes: failed"; continue; }
+			[[ -n ${V[$k.mibs]:-} ]] || continue
+			printf '  %-13s %u lane(s) %8s MiB/s cpu %6s + %6s\n' \
+				"$w" "$n" "$(med "$k.mibs")" \
+				"$(med "$k.cpu_client_s_gib")" \
+				"$(med "$k.cpu_daemon_s_gib")"
+		done
+	done
+	check 1 "1 MiB 1 lane, encrypt / none" \
+		"$(med lo.ours.encrypt.bw1.mibs)" \
+		"$(med lo.ours.none.bw1.mibs)" 0.8 ge
+	check 2 "1 MiB 1 lane, encrypt / PMDK" \
+		"$(med lo.ours.encrypt.bw1.mibs)" \
+		"$(med lo.pmdk.bw1.mibs)" 0.7 ge
+	check 2 "1 MiB 2 lanes, encrypt / PMDK" \
+		"$(med lo.ours.encrypt.bw2.mibs)" "$(med lo.pmdk.bw2.mibs)" \
+		1.0 ge
+	check 2 "1 MiB 1 lane, none / PMDK" "$(med lo.ours.none.bw1.mibs)" \
+		"$(med lo.pmdk.bw1.mibs)" 1.0 ge
+	check 2 "1 MiB 2 lanes, none / PMDK" "$(med lo.ours.none.bw2.mibs)" \
+		"$(med lo.pmdk.bw2.mibs)" 1.5 ge
+	ours_cpu=$(sum "$(med lo.ours.encrypt.bw1.cpu_client_s_gib)" \
+		"$(med lo.ours.encrypt.bw1.cpu_daemon_s_gib)")
+	pmdk_cpu=$(sum "$(med lo.pmdk.bw1.cpu_client_s_gib)" \
+		"$(med lo.pmdk.bw1.cpu_daemon_s_gib)")
+	allowed=
+	[[ -n $pmdk_cpu && -n $ossl ]] && allowed=$(awk -v p="$pmdk_cpu" \
+		-v g="$ossl" 'BEGIN { printf "%.3f", p + 2 * 1.073741824 / g }')
+	check 2 "CPU s/GiB encrypt / (PMDK + 2 GiB of cipher)" "$ours_cpu" \
+		"$allowed" 1.0 le
+fi
+if want obj; then
+	echo "-- libpmemobj 64 B transaction p50 (us): ours (encrypt)" \
+		"$(med obj.ours.p50), PMDK $(med obj.pmdk.p50)"
+	check 2 "tx 64 B p50, encrypt / PMDK" "$(med obj.ours.p50)" \
+		"$(med obj.pmdk.p50)" 0.5 le
+fi
+if want sync; then
+	echo "-- pmempool sync of a lost 1 GiB replica (s): ours" \
+		"$(med sync.ours), PMDK $(med sync.pmdk)"
+	check 2 "sync 1 GiB, ours / PMDK" "$(med sync.ours)" \
+		"$(med sync.pmdk)" 0.7 le
+fi
+if want net && [[ -n ${V[tcp10]:-} ]]; then
+	for rate in 10 25; do
+		echo "-- two hosts, $rate Gbit/s: TCP single stream" \
+			"$(med "tcp$rate") MiB/s"
+		for w in ours.none ours.encrypt pmdk; do
+			printf '  %-13s 64 B p50 %7s us,' "$w" \
+				"$(med "net$rate.$w.lat.p50")"
+			printf ' 1 MiB 1 lane %8s MiB/s\n' \
+				"$(med "net$rate.$w.bw1.mibs")"
+		done
+		check 3 "64 B p50 @$rate, encrypt / PMDK" \
+			"$(med "net$rate.ours.encrypt.lat.p50")" \
+			"$(med "net$rate.pmdk.lat.p50")" 0.5 le
+	done
+	check 3 "1 MiB 1 lane @10, encrypt / TCP" \
+		"$(med net10.ours.encrypt.bw1.mibs)" "$(med tcp10)" 0.9 ge
+	check 3 "1 MiB 1 lane @10, encrypt / PMDK" \
+		"$(med net10.ours.encrypt.bw1.mibs)" \
+		"$(med net10.pmdk.bw1.mibs)" \
+		1.0 ge
+	check 3 "1 MiB 1 lane @25, encrypt / none" \
+		"$(med net25.ours.encrypt.bw1.mibs)" \
+		"$(med net25.ours.none.bw1.mibs)" 0.9 ge
+fi
+if want mixed && [[ -n $pmdk ]]; then
+	echo "-- mixed directions, loopback, lane security none"
+	for d in o2p p2o; do
+		name="our client -> PMDK rpmemd"
+		[[ $d == p2o ]] && name="PMDK client -> our rpmemd"
+		for f in lat bw1; do
+			k=mixed.$d.$f
+			if [[ -n ${V[$k.failed]:-} ]]; then
+				v=failed
+			elif [[ $f == lat ]]; then
+				v="64 B p50 $(med "$k.p50") us"
+			else
+				v="1 MiB 1 lane $(med "$k.mibs") MiB/s"
+			fi
+			printf '  %-28s %s\n' "$name" "$v"
+		done
+	done
+fi
+echo
+echo "== $passes PASS, $misses MISS"
+exit 0

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# tcp_stream.py -- a link's single-stream TCP rate, for sidebyside.sh
+#
+#   tcp_stream.py NETNS ADDR SECONDS
+#
+# A receiver in network namespace NETNS on core 0 listens on ADDR; this
+# process, on core 1, sends it 1 MiB writes for SECONDS.  Prints the
+# receiver's MiB/s (bytes over the time from its first to its last byte).
+import os
+import socket
+import subprocess
+import sys
+import time
+
+CHUNK = 1 << 20
+
+
+def receive(addr):
+    """serve one connection; print the port first, the rate last"""
+    os.sched_setaffinity(0, {0})
+    srv = socket.socket()
+    srv.bind((addr, 0))
+    srv.listen(1)
+    print(srv.getsockname()[1], flush=True)
+    conn, _ = srv.accept()
+    buf = bytearray(CHUNK)
+    total, first, last = 0, None, None
+    while True:
+        n = conn.recv_into(buf)
+        if not n:
+            break
+        last = time.monotonic()
+        first = first or last
+        total += n
+    rate = total / (last - first) / CHUNK if last and last > first else 0
+    print("%.1f" % rate, flush=True)
+
+
+def send(netns, addr, secs):
+    """start the receiver in netns, stream to it, print its rate"""
+    rx = subprocess.Popen(["ip", "netns", "exec", netns, sys.executable,
+                           __file__, "--receive", addr],
+                          stdout=subprocess.PIPE, text=True)
+    port = int(rx.stdout.readline())
+    os.sched_setaffinity(0, {1 % os.cpu_count()})
+    buf = b"\x5a" * CHUNK
+    with socket.create_connection((addr, port)) as s:
+        end = time.monotonic() + secs
+        while time.monotonic() < end:
+            s.sendall(buf)
+    print(rx.stdout.readline().strip())
+    rx.wait()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--receive":
+        receive(sys.argv[2])
+    elif len(sys.argv) == 4:
+        send(sys.argv[1], sys.argv[2], float(sys.argv[3]))
+    else:
+        sys.exit("usage: tcp_stream.py NETNS ADDR SECONDS")
