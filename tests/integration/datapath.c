@@ -62,6 +62,7 @@
 
 #include "fab.h"	/* struct lane_conn: what a stray client imitates */
 #include "itest.h"
+#include "tu.h"
 #include "librpmem.h"
 
 #define KIB ((size_t)1 << 10)
@@ -128,34 +129,6 @@ note(const char *f, ...)
 	fflush(stdout);
 }
 
-/* now_ms -- CLOCK_MONOTONIC in milliseconds */
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* nap -- sleep for `ms` milliseconds between two polls of a condition */
-static void
-nap(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/* rnd -- splitmix64 */
-static uint64_t
-rnd(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* seed_for -- a per-test seed derived from DATAPATH_SEED and a name */
 static uint64_t
 seed_for(const char *name)
@@ -171,13 +144,13 @@ static void
 fill_random(char *p, size_t len, uint64_t *rng)
 {
 	while (len >= 8) {
-		uint64_t v = rnd(rng);
+		uint64_t v = tu_rnd(rng);
 		memcpy(p, &v, 8);
 		p += 8;
 		len -= 8;
 	}
 	if (len) {
-		uint64_t v = rnd(rng);
+		uint64_t v = tu_rnd(rng);
 		memcpy(p, &v, len);
 	}
 }
@@ -504,11 +477,11 @@ log_count(const char *path, const char *needle)
 static bool
 log_wait(const char *path, const char *needle, unsigned count, int ms)
 {
-	long long deadline = now_ms() + ms;
+	long long deadline = tu_now_ms() + ms;
 	while (log_count(path, needle) < count) {
-		if (now_ms() > deadline)
+		if (tu_now_ms() > deadline)
 			return false;
-		nap(10);
+		tu_nap(10);
 	}
 	return true;
 }
@@ -520,7 +493,7 @@ log_wait(const char *path, const char *needle, unsigned count, int ms)
 static pid_t
 session_find(const struct logsnap *before, char *path, size_t len, int ms)
 {
-	long long deadline = now_ms() + ms;
+	long long deadline = tu_now_ms() + ms;
 	for (;;) {
 		struct logsnap *now = log_snapshot();
 		const char *found = NULL;
@@ -546,34 +519,10 @@ session_find(const struct logsnap *before, char *path, size_t len, int ms)
 		free(now);
 		if (pid)
 			return pid;
-		ck_assert_msg(now_ms() < deadline, "no rpmemd session log "
+		ck_assert_msg(tu_now_ms() < deadline, "no rpmemd session log "
 			"in %s after %d ms", env.log_dir, ms);
-		nap(10);
+		tu_nap(10);
 	}
-}
-
-/* proc_state -- state letter of a process (0: gone) and its parent */
-static char
-proc_state(pid_t pid, pid_t *ppid)
-{
-	char path[64], buf[512];
-	fmt(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
-	char st;
-	int pp;
-	if (!p || sscanf(p + 1, " %c %d", &st, &pp) != 2)
-		return 0;
-	if (ppid)
-		*ppid = pp;
-	return st;
 }
 
 /*
@@ -583,71 +532,21 @@ proc_state(pid_t pid, pid_t *ppid)
 static bool
 rpmemd_running(pid_t pid)
 {
-	char st = proc_state(pid, NULL);
-	if (st == 0 || st == 'Z' || st == 'X')
-		return false;
-	char path[64];
-	fmt(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	char cmd[4096];
-	ssize_t n = read(fd, cmd, sizeof(cmd) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	for (ssize_t i = 0; i < n; i++)
-		if (cmd[i] == '\0')
-			cmd[i] = ' ';
-	cmd[n] = '\0';
-	return strstr(cmd, "rpmemd") && strstr(cmd, env.poolset_dir);
+	return tu_proc_live(pid) && tu_proc_argv_has(pid, "rpmemd") &&
+		tu_proc_argv_has(pid, env.poolset_dir);
 }
 
 /* wait_gone -- until rpmemd `pid` has exited; false after `ms` */
 static bool
 wait_gone(pid_t pid, int ms)
 {
-	long long deadline = now_ms() + ms;
+	long long deadline = tu_now_ms() + ms;
 	while (rpmemd_running(pid)) {
-		if (now_ms() > deadline)
+		if (tu_now_ms() > deadline)
 			return false;
-		nap(10);
+		tu_nap(10);
 	}
 	return true;
-}
-
-/* all_stopped -- is every thread of pid in the stopped state? */
-static bool
-all_stopped(pid_t pid)
-{
-	char path[64];
-	fmt(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return false;
-	bool stopped = true;
-	unsigned n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		char tpath[128], buf[512];
-		fmt(tpath, sizeof(tpath), "%s/%s/stat", path, de->d_name);
-		int fd = open(tpath, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t r = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (r <= 0)
-			continue;
-		buf[r] = '\0';
-		char *p = strrchr(buf, ')');
-		n++;
-		if (!p || (p[2] != 'T' && p[2] != 't'))
-			stopped = false;
-	}
-	closedir(d);
-	return stopped && n > 0;
 }
 
 /*
@@ -698,14 +597,9 @@ stdin_has_writer(pid_t pid)
 static unsigned
 count_dir(const char *path)
 {
-	DIR *d = opendir(path);
-	ck_assert_msg(d != NULL, "%s: %s", path, strerror(errno));
-	unsigned n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL)
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n;
+	int n = tu_dir_entries(path);
+	ck_assert_msg(n >= 0, "%s: %s", path, strerror(errno));
+	return (unsigned)n;
 }
 
 /* --------------------------------------------------- 1. random mixes */
@@ -732,11 +626,11 @@ static void
 mix_range(struct mixer *m, size_t *off, size_t *len)
 {
 	size_t span = m->hi - m->lo;
-	unsigned bits = (unsigned)(rnd(&m->rng) % 21);
-	size_t l = 1 + (size_t)(rnd(&m->rng) % ((uint64_t)1 << bits));
+	unsigned bits = (unsigned)(tu_rnd(&m->rng) % 21);
+	size_t l = 1 + (size_t)(tu_rnd(&m->rng) % ((uint64_t)1 << bits));
 	if (l > span)
 		l = span;
-	*off = m->lo + (size_t)(rnd(&m->rng) % (span - l + 1));
+	*off = m->lo + (size_t)(tu_rnd(&m->rng) % (span - l + 1));
 	*len = l;
 }
 
@@ -744,7 +638,7 @@ mix_range(struct mixer *m, size_t *off, size_t *len)
 static int
 mix_one(struct mixer *m, unsigned i)
 {
-	unsigned op = (unsigned)(rnd(&m->rng) % 5);
+	unsigned op = (unsigned)(tu_rnd(&m->rng) % 5);
 	size_t off, len;
 	int r = 0;
 	if (op > MIX_FLUSH)
@@ -759,14 +653,14 @@ mix_one(struct mixer *m, unsigned i)
 				op == MIX_RELAXED ? RPMEM_PERSIST_RELAXED : 0);
 	} else {
 		size_t offs[4], lens[4];
-		unsigned k = 1 + (unsigned)(rnd(&m->rng) % 4);
+		unsigned k = 1 + (unsigned)(tu_rnd(&m->rng) % 4);
 		for (unsigned j = 0; j < k; j++) {
 			mix_range(m, &offs[j], &lens[j]);
 			fill_random(m->pool + offs[j], lens[j], &m->rng);
 		}
 		for (unsigned j = 0; j < k && !r; j++)
 			r = rpmem_flush(m->rpp, offs[j], lens[j], m->lane,
-				rnd(&m->rng) & 1 ? RPMEM_FLUSH_RELAXED : 0);
+				tu_rnd(&m->rng) & 1 ? RPMEM_FLUSH_RELAXED : 0);
 		if (!r)
 			r = rpmem_drain(m->rpp, m->lane, 0);
 		off = offs[0];
@@ -780,7 +674,7 @@ mix_one(struct mixer *m, unsigned i)
 		return -1;
 	}
 	m->count[op]++;
-	if (rnd(&m->rng) % 8)
+	if (tu_rnd(&m->rng) % 8)
 		return 0;
 	/* read-after-persist on the same lane */
 	m->reads++;
@@ -857,8 +751,8 @@ read_back(const struct tset *s, const char *img, uint64_t *rng)
 	ck_assert_ptr_nonnull(cut);
 	cut[n++] = 0;
 	while (cut[n - 1] < s->size) {
-		unsigned bits = (unsigned)(rnd(rng) % 23);
-		size_t l = 1 + (size_t)(rnd(rng) % ((uint64_t)1 << bits));
+		unsigned bits = (unsigned)(tu_rnd(rng) % 23);
+		size_t l = 1 + (size_t)(tu_rnd(rng) % ((uint64_t)1 << bits));
 		size_t left = s->size - cut[n - 1];
 		if (n == cap) {
 			cap *= 2;
@@ -919,11 +813,11 @@ mix_case(const char *name, unsigned nparts, size_t part_size,
 		m[t] = (struct mixer){ .rpp = rpp, .pool = mem, .lane = t,
 			.lo = lo + t * q,
 			.hi = t + 1 == NLANES ? s.size : lo + (t + 1) * q,
-			.rng = rnd(&rng), .ops = env.ops,
+			.rng = tu_rnd(&rng), .ops = env.ops,
 			.back = malloc(MIB) };
 		ck_assert_ptr_nonnull(m[t].back);
 	}
-	long long t0 = now_ms();
+	long long t0 = tu_now_ms();
 	for (unsigned t = 0; t < NLANES; t++)
 		ck_assert_int_eq(pthread_create(&m[t].thread, NULL, mix_run,
 			&m[t]), 0);
@@ -939,7 +833,7 @@ mix_case(const char *name, unsigned nparts, size_t part_size,
 	note("%s: %u persists, %u relaxed, %u deep, %u flush batches, "
 		"%u read-backs in %lld ms", name, count[MIX_PERSIST],
 		count[MIX_RELAXED], count[MIX_DEEP], count[MIX_FLUSH], reads,
-		now_ms() - t0);
+		tu_now_ms() - t0);
 	/* every kind of call across each seam between parts, one per lane */
 	for (unsigned i = 1; i < s.nparts; i++) {
 		size_t seam = i * s.part_size - (s.part_hdrs ? (i - 1) * HDR :
@@ -1070,11 +964,11 @@ torn_reader(const char *part, size_t off, size_t len, int stop_fd,
 static bool
 read_full(int fd, void *buf, size_t len, int ms)
 {
-	long long deadline = now_ms() + ms;
+	long long deadline = tu_now_ms() + ms;
 	char *p = buf;
 	while (len) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		long long left = deadline - now_ms();
+		long long left = deadline - tu_now_ms();
 		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
 			return false;
 		ssize_t n = read(fd, p, len);
@@ -1126,7 +1020,7 @@ START_TEST(strict_persist_never_tears_an_aligned_word)
 	ck_assert_msg(read_full(pfd[0], &ready, 1, 10000) && ready == 'r',
 		"the reader did not start");
 
-	long long t0 = now_ms();
+	long long t0 = tu_now_ms();
 	char msg[MSG_MAX];
 	for (unsigned i = 0; i < env.torn_iters; i++) {
 		unsigned k = 1 + i % NPAT;
@@ -1162,7 +1056,7 @@ START_TEST(strict_persist_never_tears_an_aligned_word)
 			"%zu)", i, kind, len, off);
 		ok(r, msg);
 	}
-	long long dt = now_ms() - t0;
+	long long dt = tu_now_ms() - t0;
 	uint64_t one = 1;
 	ck_assert_int_eq(write(stop, &one, sizeof(one)), (int)sizeof(one));
 	struct torn_report rep;
@@ -1531,7 +1425,7 @@ stream_run(void *arg)
 	for (unsigned it = 0; it < 1000000; it++) {
 		if (blk_write(st->rpp, st->mem, st->s, it, 0)) {
 			st->err = errno;
-			st->t_fail = now_ms();
+			st->t_fail = tu_now_ms();
 			return NULL;
 		}
 		atomic_store(&st->acked, it + 1);
@@ -1543,22 +1437,22 @@ stream_run(void *arg)
 static bool
 wait_acks(struct streamer *st, unsigned n, int ms)
 {
-	long long deadline = now_ms() + ms;
+	long long deadline = tu_now_ms() + ms;
 	while (atomic_load(&st->acked) < n && !st->t_fail) {
-		if (now_ms() > deadline)
+		if (tu_now_ms() > deadline)
 			return false;
-		nap(1);
+		tu_nap(1);
 	}
 	return atomic_load(&st->acked) >= n;
 }
 
-/* join_by -- join a thread by an absolute now_ms() deadline */
+/* join_by -- join a thread by an absolute tu_now_ms() deadline */
 static bool
 join_by(pthread_t t, long long deadline)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	long long left = deadline - now_ms();
+	long long left = deadline - tu_now_ms();
 	if (left < 0)
 		left = 0;
 	ts.tv_sec += left / 1000;
@@ -1627,7 +1521,7 @@ START_TEST(rpmemd_killed_fails_econnreset_and_keeps_acked_data)
 	ck_assert_msg(wait_acks(&st, FAULT_ACKS, 30000), "only %u acks "
 		"before the kill (err %s)", atomic_load(&st.acked),
 		ename(st.err));
-	long long t_kill = now_ms();
+	long long t_kill = tu_now_ms();
 	ck_assert_int_eq(kill(pid, SIGKILL), 0);
 	ck_assert_msg(join_by(st.thread, t_kill + bound + 3000),
 		"the persisting thread hung after rpmemd was killed");
@@ -1648,23 +1542,23 @@ START_TEST(rpmemd_killed_fails_econnreset_and_keeps_acked_data)
 	for (int c = 0; c < 6; c++) {
 		static const char *const what[] = { "persist", "flush",
 			"drain", "read", "deep persist", "set_attr" };
-		long long t0 = now_ms();
+		long long t0 = tu_now_ms();
 		int r = c == 0 ? rpmem_persist(rpp, HDR, 8, 1, 0) :
 			c == 1 ? rpmem_flush(rpp, HDR, 8, 2, 0) :
 			c == 2 ? rpmem_drain(rpp, 2, 0) :
 			c == 3 ? rpmem_read(rpp, buf, 0, sizeof(buf), 1) :
 			c == 4 ? rpmem_deep_persist(rpp, HDR, 8, 0) :
 			rpmem_set_attr(rpp, &attr);
-		long long dt = now_ms() - t0;
+		long long dt = tu_now_ms() - t0;
 		char msg[MSG_MAX];
 		fmt(msg, sizeof(msg), "%s after the kill", what[c]);
 		failed(r, ECONNRESET, msg);
 		ck_assert_msg(dt < bound, "%s took %lld ms", msg, dt);
 	}
-	long long t0 = now_ms();
+	long long t0 = tu_now_ms();
 	int r = rpmem_close(rpp);
 	int e = errno;
-	long long dt = now_ms() - t0;
+	long long dt = tu_now_ms() - t0;
 	note("kill9: close returned %d (%s) in %lld ms", r,
 		r ? ename(e) : "ok", dt);
 	ck_assert_msg(dt < bound, "close took %lld ms", dt);
@@ -1728,7 +1622,7 @@ START_TEST(ssh_dropped_ends_the_session_on_both_sides)
 		0);
 	ck_assert_msg(wait_acks(&st, FAULT_ACKS, 30000), "only %u acks "
 		"before ssh was killed", atomic_load(&st.acked));
-	long long t_kill = now_ms();
+	long long t_kill = tu_now_ms();
 	ck_assert_int_eq(kill(ssh, SIGKILL), 0);
 	ck_assert_msg(join_by(st.thread, t_kill + bound + 3000),
 		"the persisting thread hung after ssh was killed");
@@ -1823,7 +1717,7 @@ START_TEST(client_killed_rpmemd_exits_and_acked_data_stays)
 		}
 		acked = it + 1;
 	}
-	long long t_kill = now_ms();
+	long long t_kill = tu_now_ms();
 	ck_assert_int_eq(kill(child, SIGKILL), 0);
 	int status;
 	ck_assert_int_eq(waitpid(child, &status, 0), child);
@@ -1838,7 +1732,7 @@ START_TEST(client_killed_rpmemd_exits_and_acked_data_stays)
 	ck_assert_msg(wait_gone(pid, 10000), "rpmemd %d still runs 10 s "
 		"after its client was killed", (int)pid);
 	note("clientkill: %u acked; rpmemd %d gone %lld ms after the kill",
-		acked, (int)pid, now_ms() - t_kill);
+		acked, (int)pid, tu_now_ms() - t_kill);
 	ck_assert_msg(log_count(log, "session ended") == 1 &&
 		log_count(log, "session ended with an error") == 0,
 		"rpmemd did not end its session cleanly, see %s", log);
@@ -1876,7 +1770,7 @@ stall_run(void *arg)
 {
 	struct stalled *c = arg;
 	memset(c->mem + c->off, 0xa0 + c->kind, c->len);
-	long long t0 = now_ms();
+	long long t0 = tu_now_ms();
 	switch (c->kind) {
 	case 0:
 		c->ret = rpmem_persist(c->rpp, c->off, c->len, c->lane, 0);
@@ -1892,7 +1786,7 @@ stall_run(void *arg)
 		break;
 	}
 	c->err = errno;
-	c->dt = now_ms() - t0;
+	c->dt = tu_now_ms() - t0;
 	return NULL;
 }
 
@@ -1900,11 +1794,11 @@ stall_run(void *arg)
 static bool
 wait_cond(bool (*pred)(pid_t), pid_t pid, bool want, int ms)
 {
-	long long deadline = now_ms() + ms;
+	long long deadline = tu_now_ms() + ms;
 	while (pred(pid) != want) {
-		if (now_ms() > deadline)
+		if (tu_now_ms() > deadline)
 			return false;
-		nap(10);
+		tu_nap(10);
 	}
 	return true;
 }
@@ -1934,7 +1828,7 @@ START_TEST(rpmemd_stopped_fails_in_bound_and_drops_stale_writes)
 		probe(rpp, mem, HDR + l * 64, 64, l, 0, &rng, "warm-up");
 
 	ck_assert_int_eq(kill(pid, SIGSTOP), 0);
-	ck_assert_msg(wait_cond(all_stopped, pid, true, 5000),
+	ck_assert_msg(wait_cond(tu_proc_stopped, pid, true, 5000),
 		"rpmemd %d did not stop", (int)pid);
 	struct stalled c[3];
 	for (int k = 0; k < 3; k++) {
@@ -1944,7 +1838,7 @@ START_TEST(rpmemd_stopped_fails_in_bound_and_drops_stale_writes)
 		ck_assert_int_eq(pthread_create(&c[k].thread, NULL, stall_run,
 			&c[k]), 0);
 	}
-	long long t0 = now_ms();
+	long long t0 = tu_now_ms();
 	for (int k = 0; k < 3; k++) {
 		ck_assert_msg(join_by(c[k].thread, t0 + bound + 3000),
 			"%s hangs with rpmemd stopped", Stall_names[k]);
@@ -1957,18 +1851,18 @@ START_TEST(rpmemd_stopped_fails_in_bound_and_drops_stale_writes)
 		ck_assert_msg(c[k].dt < bound, "%s failed after %lld ms, "
 			"bound %lld", Stall_names[k], c[k].dt, bound);
 	}
-	long long t1 = now_ms();
+	long long t1 = tu_now_ms();
 	/* the call that waited out the peer says ETIMEDOUT; the link is
 	 * dropped then, so later calls see ECONNRESET */
 	failed(rpmem_persist(rpp, HDR, 8, 3, 0), ECONNRESET, "persist after "
 		"the timeout");
-	ck_assert_msg(now_ms() - t1 < 1000, "a call on a dead handle "
-		"waited %lld ms", now_ms() - t1);
-	t1 = now_ms();
+	ck_assert_msg(tu_now_ms() - t1 < 1000, "a call on a dead handle "
+		"waited %lld ms", tu_now_ms() - t1);
+	t1 = tu_now_ms();
 	(void) rpmem_close(rpp);
-	note("stopped: close took %lld ms", now_ms() - t1);
-	ck_assert_msg(now_ms() - t1 < bound, "close took %lld ms",
-		now_ms() - t1);
+	note("stopped: close took %lld ms", tu_now_ms() - t1);
+	ck_assert_msg(tu_now_ms() - t1 < bound, "close took %lld ms",
+		tu_now_ms() - t1);
 
 	/* the client has hung up: sshd closes rpmemd's stdin */
 	ck_assert_msg(wait_cond(stdin_has_writer, pid, false, 10000),
@@ -2001,107 +1895,6 @@ START_TEST(rpmemd_stopped_fails_in_bound_and_drops_stale_writes)
 END_TEST
 
 /* ------------------------------------------------ 6. stray connections */
-
-/*
- * stray_fabric -- a libfabric FI_EP_MSG connection request to the fabric
- * port carrying `len` bytes of connection data: 1 accepted, 0 refused,
- * else a negative libfabric code (-FI_ETIMEDOUT: no answer in 5 s)
- */
-static int
-stray_fabric(const char *prov, unsigned port, const void *data, size_t len)
-{
-	char service[16];
-	fmt(service, sizeof(service), "%u", port);
-	struct fi_info *hints = fi_allocinfo(), *info = NULL;
-	ck_assert_ptr_nonnull(hints);
-	hints->ep_attr->type = FI_EP_MSG;
-	hints->caps = FI_MSG;
-	hints->mode = FI_CONTEXT;
-	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
-		FI_MR_PROV_KEY | FI_MR_LOCAL;
-	hints->fabric_attr->prov_name = strdup(prov);
-	int r = fi_getinfo(FI_VERSION(1, 10), "127.0.0.1", service, 0, hints,
-		&info);
-	fi_freeinfo(hints);
-	if (r)
-		return r;
-	struct fid_fabric *fab = NULL;
-	struct fid_domain *dom = NULL;
-	struct fid_eq *eq = NULL;
-	struct fid_cq *cq = NULL;
-	struct fid_ep *ep = NULL;
-	struct fi_eq_attr eq_attr = { .wait_obj = FI_WAIT_UNSPEC };
-	struct fi_cq_attr cq_attr = { .size = 8, .format = FI_CQ_FORMAT_MSG,
-		.wait_obj = FI_WAIT_UNSPEC };
-	r = fi_fabric(info->fabric_attr, &fab, NULL);
-	if (!r)
-		r = fi_domain(fab, info, &dom, NULL);
-	if (!r)
-		r = fi_eq_open(fab, &eq_attr, &eq, NULL);
-	if (!r)
-		r = fi_cq_open(dom, &cq_attr, &cq, NULL);
-	if (!r)
-		r = fi_endpoint(dom, info, &ep, NULL);
-	if (!r)
-		r = fi_ep_bind(ep, &eq->fid, 0);
-	if (!r)
-		r = fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV);
-	if (!r)
-		r = fi_enable(ep);
-	if (!r)
-		r = fi_connect(ep, info->dest_addr, data, len);
-	int ret = r ? r : -FI_ETIMEDOUT;
-	long long deadline = now_ms() + 5000;
-	while (!r && now_ms() < deadline) {
-		uint32_t event;
-		char buf[sizeof(struct fi_eq_cm_entry) + 256];
-		ssize_t m = fi_eq_sread(eq, &event, buf, sizeof(buf), 100, 0);
-		if (m == -FI_EAVAIL) {
-			struct fi_eq_err_entry e;
-			memset(&e, 0, sizeof(e));
-			(void) fi_eq_readerr(eq, &e, 0);
-			ret = e.err == FI_ECONNREFUSED ? 0 : -e.err;
-			break;
-		}
-		if (m > 0 && event == FI_CONNECTED) {
-			ret = 1;
-			break;
-		}
-		if (m > 0 && event == FI_SHUTDOWN) {
-			ret = 0;
-			break;
-		}
-	}
-	if (ep)
-		fi_close(&ep->fid);
-	if (cq)
-		fi_close(&cq->fid);
-	if (eq)
-		fi_close(&eq->fid);
-	if (dom)
-		fi_close(&dom->fid);
-	if (fab)
-		fi_close(&fab->fid);
-	fi_freeinfo(info);
-	return ret;
-}
-
-/* tcp_connect -- a plain TCP connection to 127.0.0.1:port; fd or -errno */
-static int
-tcp_connect(unsigned port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	ck_assert_int_ge(fd, 0);
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-		.sin_port = htons((uint16_t)port),
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin))) {
-		int e = errno;
-		close(fd);
-		return -e;
-	}
-	return fd;
-}
 
 /* a create made in a thread, while the test plays the stranger */
 struct creator {
@@ -2164,13 +1957,13 @@ START_TEST(stray_connections_are_refused_without_taking_a_lane)
 		port, prov);
 
 	/* plain TCP: garbage, then a connection that stays silent */
-	int fd = tcp_connect(port);
+	int fd = tu_tcp_stranger("127.0.0.1", port);
 	ck_assert_msg(fd >= 0, "connect to the listener: %s", ename(-fd));
 	char junk[64];
 	memset(junk, 0xff, sizeof(junk));
 	ck_assert_int_eq(write(fd, junk, sizeof(junk)), (int)sizeof(junk));
 	close(fd);
-	int silent = tcp_connect(port);
+	int silent = tu_tcp_stranger("127.0.0.1", port);
 	ck_assert_msg(silent >= 0, "connect: %s", ename(-silent));
 
 	/* libfabric: no data, short data, bad magic, wrong tokens */
@@ -2207,7 +2000,8 @@ START_TEST(stray_connections_are_refused_without_taking_a_lane)
 		fmt(why, sizeof(why), "refused a lane connection: %s",
 			st[i].why);
 		unsigned had = log_count(log, why);
-		int r = stray_fabric(prov, port, st[i].data, st[i].len);
+		int r = tu_fabric_stranger(prov, "127.0.0.1", port,
+			st[i].data, st[i].len, 5000);
 		ck_assert_msg(r == 0, "stray libfabric client with %s: %s",
 			st[i].what, r == 1 ? "ACCEPTED" : fi_strerror(-r));
 		ck_assert_msg(log_wait(log, why, had + 1, 5000), "stray "
@@ -2218,7 +2012,7 @@ START_TEST(stray_connections_are_refused_without_taking_a_lane)
 
 	/* now let the real client hear its response and connect */
 	ck_assert_int_eq(write(gate, "go\n", 3), 3);
-	ck_assert_msg(join_by(cr.thread, now_ms() + 2 * env.timeout_ms +
+	ck_assert_msg(join_by(cr.thread, tu_now_ms() + 2 * env.timeout_ms +
 		5000), "create hangs after the strays");
 	ck_assert_msg(cr.rpp != NULL, "create after the strays: %s: %s",
 		ename(cr.err), cr.msg);
@@ -2228,7 +2022,7 @@ START_TEST(stray_connections_are_refused_without_taking_a_lane)
 			"persist after the strays");
 	ck_assert_msg(log_wait(log, "lanes connected; listener closed", 1,
 		5000), "rpmemd did not close its listener");
-	int late = tcp_connect(port);
+	int late = tu_tcp_stranger("127.0.0.1", port);
 	ck_assert_msg(late == -ECONNREFUSED, "connect after admission: %s",
 		late >= 0 ? "accepted" : ename(-late));
 

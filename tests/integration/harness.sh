@@ -22,6 +22,13 @@
 #                            HARNESS_NETNS_ADDR (the namespace's);
 #                            returns 77 where namespaces cannot be made
 #   harness_netns_stop       delete them again
+#   harness_netns_target TAG DIR
+#                            harness_netns_start TAG and an sshd for DIR
+#                            in it, both removed with DIR at exit; DIR
+#                            gets poolsets/, parts/ and logs/; exits 77
+#                            where namespaces cannot be made
+#
+# It sources tests/common/tu.sh (checks, bounded runs, sessions gone).
 #
 # Every function returns non-zero with a message on stderr when it fails,
 # so callers may use `|| exit 1` even where `set -e` does not apply.
@@ -35,6 +42,8 @@
 # is stopped by the pid it wrote.
 
 HARNESS_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/common/tu.sh
+. "$HARNESS_LIB_DIR/../common/tu.sh"
 
 # harness_err -- print a message prefixed with "harness:" to stderr
 harness_err() {
@@ -356,6 +365,31 @@ harness_netns_stop() {
 	[[ -n ${HARNESS_NETNS:-} ]] && ip netns del "$HARNESS_NETNS" 2>/dev/null
 	unset HARNESS_NETNS HARNESS_NETNS_IF
 	return 0
+}
+
+# harness_netns_cleanup -- the exit trap of harness_netns_target
+harness_netns_cleanup() {
+	harness_stop_sshd "$HARNESS_NETNS_DIR" || :
+	harness_netns_stop
+	rm -rf -- "$HARNESS_NETNS_DIR"
+}
+
+# harness_netns_target -- a target (sshd) in a namespace of its own, for
+# DIR; the caller's name ($0) in the skip message
+harness_netns_target() {
+	local tag=${1:?harness_netns_target: tag expected} rc=0
+	HARNESS_NETNS_DIR=${2:?harness_netns_target: directory expected}
+	trap harness_netns_cleanup EXIT
+	harness_netns_start "$tag" || rc=$?
+	if ((rc == 77)); then
+		echo "${0##*/}: cannot make a network namespace; skipped"
+		exit 77
+	fi
+	((rc == 0)) || exit 1
+	HARNESS_ADDR=$HARNESS_NETNS_ADDR harness_start_sshd \
+		"$HARNESS_NETNS_DIR" || exit 1
+	mkdir -p "$HARNESS_NETNS_DIR/poolsets" "$HARNESS_NETNS_DIR/parts" \
+		"$HARNESS_NETNS_DIR/logs"
 }
 
 # harness_rpmemd_cmd -- print an RPMEM_CMD that runs the built rpmemd

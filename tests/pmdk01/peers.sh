@@ -48,49 +48,7 @@ for set in a b c; do
 		>"$ours/$set.set"
 done
 
-passed=0
-failed=0
-
-# check -- record one result: check NAME COMMAND...
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "ok - $name"
-	else
-		failed=$((failed + 1))
-		echo "not ok - $name"
-	fi
-}
-
-# run -- a client bounded in time; output in $tmp/out, shown indented
-run() {
-	timeout 120 "$@" >"$tmp/out" 2>&1
-	local rc=$?
-	sed 's/^/    # /' "$tmp/out"
-	return $rc
-}
-
-# says -- run "$@" to exit status $1, every later line in its output:
-# says STATUS COMMAND... -- LINE...
-says() {
-	local want=$1 line
-	shift
-	local -a cmd=()
-	while [[ $1 != -- ]]; do
-		cmd+=("$1")
-		shift
-	done
-	shift
-	run "${cmd[@]}"
-	local rc=$?
-	[[ $rc == "$want" ]] || { echo "    # exit $rc, not $want"; return 1; }
-	for line in "$@"; do
-		grep -qF -- "$line" "$tmp/out" ||
-			{ echo "    # missing: $line"; return 1; }
-	done
-}
+TU_OUT=$tmp/out
 
 # logged -- a line in a log file: logged FILE TEXT
 logged() {
@@ -105,25 +63,25 @@ daemon="env SSH_CONNECTION='127.0.0.1 50000 127.0.0.1 22'"
 daemon+=" $top_builddir/rpmemd --poolset-dir=$ours --log-level=info"
 pc=("$bin/pmdk_client" --provider sockets --size "$size" --timeout 60)
 
-check "PMDK client, default rpmemd: refused with words it prints" \
-	says 1 "${pc[@]}" --cmd "$daemon --log-file=$tmp/d1.log" --desc a.set \
+tu_check "PMDK client, default rpmemd: refused with words it prints" \
+	tu_says 1 "${pc[@]}" --cmd "$daemon --log-file=$tmp/d1.log" --desc a.set \
 	--create -- "is PMDK 1.12's librpmem (protocol 0.1)" \
 	"allow-pmdk-clients = yes"
-check "the refusal is in rpmemd's log" \
+tu_check "the refusal is in rpmemd's log" \
 	logged "$tmp/d1.log" "refused a PMDK 1.12 client"
-check "no part was made for the refused client" test ! -e "$ours/a.part"
+tu_check "no part was made for the refused client" test ! -e "$ours/a.part"
 
 allow="$daemon --allow-pmdk-clients --lane-security=none"
-check "PMDK client, allow-pmdk-clients: create, persists, reads, close" \
-	says 0 "${pc[@]}" --cmd "$allow --log-file=$tmp/d2.log" --desc a.set \
+tu_check "PMDK client, allow-pmdk-clients: create, persists, reads, close" \
+	tu_says 0 "${pc[@]}" --cmd "$allow --log-file=$tmp/d2.log" --desc a.set \
 	--create --lanes 4 --seed 7 -- "pmdk_client: OK "
-check "the session was warned about in rpmemd's log" \
+tu_check "the session was warned about in rpmemd's log" \
 	logged "$tmp/d2.log" "serving a PMDK 1.12 client (protocol 0.1"
-check "a second PMDK session finds the first one's data" \
-	says 0 "${pc[@]}" --cmd "$allow --log-file=$tmp/d3.log" --desc a.set \
+tu_check "a second PMDK session finds the first one's data" \
+	tu_says 0 "${pc[@]}" --cmd "$allow --log-file=$tmp/d3.log" --desc a.set \
 	--open --lanes 2 --reverify 7 --seed 8 -- "pmdk_client: OK "
-check "PMDK client, allowed but lane-security=encrypt: refused" \
-	says 1 "${pc[@]}" --cmd "$daemon --allow-pmdk-clients --lane-security=encrypt \
+tu_check "PMDK client, allowed but lane-security=encrypt: refused" \
+	tu_says 1 "${pc[@]}" --cmd "$daemon --allow-pmdk-clients --lane-security=encrypt \
 	--log-file=$tmp/d4.log" --desc b.set --create -- \
 	"which has no lane security" "lane-security = encrypt"
 
@@ -136,22 +94,21 @@ export RPMEM_CMD RPMEM_TIMEOUT=60
 target=$HARNESS_TARGET
 rc=$bin/rpmem_client
 
-check "our client, PMDK rpmemd: rpmem_create names target, both, the fix" \
-	says 1 "$rc" create "$target" p1 "$size" 1 "$tmp/expect" -- \
+tu_check "our client, PMDK rpmemd: rpmem_create names target, both, the fix" \
+	tu_says 1 "$rc" create "$target" p1 "$size" 1 "$tmp/expect" -- \
 	"FAIL rpmem_create: EPROTONOSUPPORT" "rpmemd on 127.0.0.1 is PMDK" \
 	"protocol 0.1" "speaks 0.3" "RPMEM_ALLOW_PMDK_DAEMON=1"
-check "no pool was made by the refused create" test ! -e "$theirs/p1.pool"
-check "RPMEM_ALLOW_PMDK_DAEMON=1 with lane security asked: refused" \
-	says 1 env RPMEM_ALLOW_PMDK_DAEMON=1 RPMEM_LANE_SECURITY=encrypt \
+tu_check "no pool was made by the refused create" test ! -e "$theirs/p1.pool"
+tu_check "RPMEM_ALLOW_PMDK_DAEMON=1 with lane security asked: refused" \
+	tu_says 1 env RPMEM_ALLOW_PMDK_DAEMON=1 RPMEM_LANE_SECURITY=encrypt \
 	"$rc" create "$target" p1 "$size" 1 "$tmp/expect" -- \
 	"FAIL rpmem_create: EPROTONOSUPPORT" "which has no lane security"
 export RPMEM_ALLOW_PMDK_DAEMON=1
-check "opted in: create, strict, relaxed and deep persists, reads" \
-	says 0 "$rc" create "$target" p1 "$size" 5 "$tmp/expect" -- "OK create"
-check "the PMDK daemon's file holds every byte persisted" \
+tu_check "opted in: create, strict, relaxed and deep persists, reads" \
+	tu_says 0 "$rc" create "$target" p1 "$size" 5 "$tmp/expect" -- "OK create"
+tu_check "the PMDK daemon's file holds every byte persisted" \
 	cmp -i 4096 "$tmp/expect" "$theirs/p1.pool"
-check "opted in: open returns create's attributes and the data" \
-	says 0 "$rc" open "$target" p1 "$size" 5 -- "OK open"
+tu_check "opted in: open returns create's attributes and the data" \
+	tu_says 0 "$rc" open "$target" p1 "$size" 5 -- "OK open"
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+tu_summary

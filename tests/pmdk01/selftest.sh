@@ -20,6 +20,9 @@ for p in "$fake" "$client"; do
 	[[ -x $p ]] || { echo "selftest: $p is not built" >&2; exit 1; }
 done
 
+# shellcheck source=../common/tu.sh
+. "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common/tu.sh"
+
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmdk01-selftest.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 pools=$tmp/pools
@@ -27,52 +30,17 @@ mkdir "$pools"
 log=$tmp/rpmemd.log
 daemon="$fake --poolset-dir=$pools --log-file=$log --log-level=info"
 
-passed=0
-failed=0
-
-# check -- record one result: check NAME COMMAND...
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "ok - $name"
-	else
-		failed=$((failed + 1))
-		echo "not ok - $name"
-	fi
-}
-
-# run_client -- pmdk_client with a bound on its time; output in $tmp/out
-run_client() {
-	timeout 120 "$client" "$@" > "$tmp/out" 2>&1
-	local rc=$?
-	sed 's/^/    # /' "$tmp/out"
-	return $rc
-}
+TU_OUT=$tmp/out
 
 # client_ok -- the session went through and the summary line says so
 client_ok() {
-	run_client "$@" && grep -q "^pmdk_client: OK " "$tmp/out"
+	tu_run "$client" "$@" && grep -q "^pmdk_client: OK " "$TU_OUT"
 }
 
-# client_fails -- exit status 1 and every given line in the output
+# client_fails -- exit status 1 and every given line in the output:
+# client_fails ARG... -- LINE...
 client_fails() {
-	local -a args=()
-	while [[ $1 != -- ]]; do
-		args+=("$1")
-		shift
-	done
-	shift
-	run_client "${args[@]}"
-	[[ $? -eq 1 ]] || return 1
-	local line
-	for line in "$@"; do
-		grep -qF -- "$line" "$tmp/out" || {
-			echo "    # missing: $line"
-			return 1
-		}
-	done
+	tu_says 1 "$client" "$@"
 }
 
 # logged -- a line of the fake daemon's log
@@ -136,82 +104,81 @@ removed() {
 size=1048576
 s="--size $size --timeout 60"
 
-check "create, every persist mode, read back, set_attr, close" \
+tu_check "create, every persist mode, read back, set_attr, close" \
 	client_ok --cmd "$daemon" --desc p1 $s --lanes 4 --create
-check "the pool file has the requested size" \
+tu_check "the pool file has the requested size" \
 	test "$(stat -c %s "$pools/p1.pool")" -eq $size
-check "the attributes of SET_ATTR are stored" attr_is_b p1
-check "the daemon logged the create request" \
+tu_check "the attributes of SET_ATTR are stored" attr_is_b p1
+tu_check "the daemon logged the create request" \
 	logged "create request: descriptor 'p1', pool size $size, nlanes 4"
-check "open returns them and the data of the first session" \
+tu_check "open returns them and the data of the first session" \
 	client_ok --cmd "$daemon" --desc p1 $s --lanes 2 --open \
 	--reverify 1 --seed 2
-check "a third session finds the second one's data" \
+tu_check "a third session finds the second one's data" \
 	client_ok --cmd "$daemon" --desc p1 $s --open --reverify 2 \
 	--no-inline --seed 3
-check "a single lane" \
+tu_check "a single lane" \
 	client_ok --cmd "$daemon" --desc p1 $s --open --lanes 1 --seed 4
 
-check "create of an existing pool: Pool already exists" \
+tu_check "create of an existing pool: Pool already exists" \
 	client_fails --cmd "$daemon" --desc p1 $s --create -- \
 	"pmdk_client: Pool already exists" "errno EEXIST"
 exec 9< "$pools/p1.pool"
 flock -x 9
-check "open of a pool another session holds: Pool already in use" \
+tu_check "open of a pool another session holds: Pool already in use" \
 	client_fails --cmd "$daemon" --desc p1 $s --open -- \
 	"pmdk_client: Pool already in use" "errno EBUSY"
-check "create over a held pool is BUSY too" \
+tu_check "create over a held pool is BUSY too" \
 	client_fails --cmd "$daemon" --desc p1 $s --create -- \
 	"pmdk_client: Pool already in use" "errno EBUSY"
 exec 9<&-
-check "open of a missing pool: doesn't exist" \
+tu_check "open of a missing pool: doesn't exist" \
 	client_fails --cmd "$daemon" --desc nosuch $s --open -- \
 	"pmdk_client: Pool set or its part doesn't exist or it is unavailable" \
 	"errno ENOENT"
-check "open bigger than the pool: Invalid pool size" \
+tu_check "open bigger than the pool: Invalid pool size" \
 	client_fails --cmd "$daemon" --desc p1 --size $((2 * size)) --open -- \
 	"pmdk_client: Invalid pool size" "errno EFBIG"
-check "an absolute descriptor: Invalid pool descriptor" \
+tu_check "an absolute descriptor: Invalid pool descriptor" \
 	client_fails --cmd "$daemon" --desc /abs $s -- \
 	"pmdk_client: Invalid pool descriptor" "errno EINVAL"
 
-check "unknown option: glibc's line, usage, 255, nothing on stdout" \
+tu_check "unknown option: glibc's line, usage, 255, nothing on stdout" \
 	unknown_option
-check "unknown option seen by the client: the stderr line, ECONNRESET" \
+tu_check "unknown option seen by the client: the stderr line, ECONNRESET" \
 	client_fails --cmd "$daemon --xyz" --desc p2 $s -- \
 	"pmdk_client: $fake: unrecognized option '--xyz'" \
 	"out-of-band connection failed: Connection reset by peer" \
 	"remote command exited with status 255" "errno ECONNRESET"
-check "a relative pool directory: start-up status EINVAL" \
+tu_check "a relative pool directory: start-up status EINVAL" \
 	client_fails --cmd "$fake --poolset-dir=rel" --desc p2 $s -- \
 	"127.0.0.1: unexpected status received -- '22'" "errno EINVAL"
 
-check "protocol 0.3: a stray status word, exit 255" stray_word 3 2
-check "the daemon logged the version" \
+tu_check "protocol 0.3: a stray status word, exit 255" stray_word 3 2
+tu_check "the daemon logged the version" \
 	logged "unsupported protocol version -- 0.3"
-check "protocol 0.3 seen by the client: ECONNRESET" \
+tu_check "protocol 0.3 seen by the client: ECONNRESET" \
 	client_fails --cmd "$daemon" --desc p2 $s --minor 3 -- \
 	"receiving create request response failed: Connection reset by peer" \
 	"remote command exited with status 255" "errno ECONNRESET"
-check "provider tcp (3): a stray status word, exit 255" stray_word 1 3
-check "the daemon logged the provider" logged "invalid provider -- 3"
-check "provider verbs where there is none: Invalid provider" \
+tu_check "provider tcp (3): a stray status word, exit 255" stray_word 1 3
+tu_check "the daemon logged the provider" logged "invalid provider -- 3"
+tu_check "provider verbs where there is none: Invalid provider" \
 	client_fails --cmd "$daemon" --desc p2 $s --provider-id 1 -- \
 	"pmdk_client: Invalid provider" "errno EINVAL"
-check "no pool was left behind by the refusals" test ! -e "$pools/p2.pool"
+tu_check "no pool was left behind by the refusals" test ! -e "$pools/p2.pool"
 
-check "a lane number past the last lane goes unanswered" \
+tu_check "a lane number past the last lane goes unanswered" \
 	client_ok --cmd "$daemon" --desc p3 $s --bad-persist lane \
 	--timeout 3 --remove-on-close
-check "the other lanes still answer" \
+tu_check "the other lanes still answer" \
 	grep -qF "lane 1 after it: persist answered" "$tmp/out"
-check "the daemon logged the lane" logged "invalid lane number -- 4"
-check "close with the remove flag deleted the pool" \
+tu_check "the daemon logged the lane" logged "invalid lane number -- 4"
+tu_check "close with the remove flag deleted the pool" \
 	test ! -e "$pools/p3.pool"
-check "a range past the pool goes unanswered" \
+tu_check "a range past the pool goes unanswered" \
 	client_ok --cmd "$daemon" --desc p4 $s --bad-persist range \
 	--timeout 3 --lanes 1
-check "--remove deletes a pool, exit 0, then exit ENOENT" removed p4
+tu_check "--remove deletes a pool, exit 0, then exit ENOENT" removed p4
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+tu_summary
