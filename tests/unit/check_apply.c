@@ -9,6 +9,7 @@
 
 #include "apply.h"
 #include "pool_hdr.h"
+#include "tu_check.h"
 
 #define POOL_SIZE (64 * 1024)
 #define RADDR 0x10000000ULL
@@ -223,9 +224,5 @@ main(void)
 	tcase_add_test(tc, test_batch_with_a_bad_record_stores_nothing);
 	tcase_add_test(tc, test_copy8_every_alignment);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(s);
 }

@@ -15,6 +15,7 @@
 #include <check.h>
 
 #include "config.h"
+#include "tu_check.h"
 
 static struct config Cfg;
 static char Err[CONFIG_ERR_MAX];
@@ -718,9 +719,5 @@ config_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(config_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(config_suite());
 }

@@ -10,6 +10,7 @@
 
 #include "hash.h"
 #include "proto.h"
+#include "tu_check.h"
 
 START_TEST(test_hash_depends_on_every_byte_and_length)
 {
@@ -174,9 +175,5 @@ main(void)
 	tcase_add_test(tc, test_hash_request_refuses_bad_counts);
 	tcase_add_test(tc, test_hash_response_round_trip_and_size_rules);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(s);
 }

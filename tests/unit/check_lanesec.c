@@ -11,6 +11,7 @@
 
 #include "lanesec.h"
 #include "proto.h"
+#include "tu_check.h"
 
 /* every sealing policy with every cipher: the loop tests run over these */
 static const struct {
@@ -384,9 +385,5 @@ main(void)
 	tcase_add_test(tc,
 		defaults_encrypt_except_on_rdma_and_chacha_without_aes);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(s);
 }

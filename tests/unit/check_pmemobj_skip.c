@@ -13,6 +13,7 @@
 #include <libpmemobj.h>
 
 #include "pmemobj_skip.h"
+#include "tu_check.h"
 
 #define POOL_SIZE ((size_t)8 << 20)
 #define DESC_END 8192		/* end of libpmemobj's pool descriptor */
@@ -136,11 +137,5 @@ pmemobj_skip_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(pmemobj_skip_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(pmemobj_skip_suite());
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pool_hdr.h"
+#include "tu_check.h"
 
 /*
  * ref_checksum -- an independent byte-wise model of PMDK's header
@@ -303,10 +304,5 @@ pool_hdr_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(pool_hdr_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(pool_hdr_suite());
 }

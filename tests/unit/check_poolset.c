@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "poolset.h"
+#include "tu_check.h"
 
 #define NAME "pool.set"
 #define HDR "PMEMPOOLSET\n"
@@ -740,9 +741,5 @@ poolset_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(poolset_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(poolset_suite());
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "tu_check.h"
 
 #define BUF_LEN (PROTO_REQ_MAX + 64)
 #define DESC "pool.set"
@@ -1031,11 +1032,5 @@ proto_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(proto_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(proto_suite());
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "range.h"
+#include "tu_check.h"
 
 #define MAX UINT64_MAX
 
@@ -99,11 +100,5 @@ range_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(range_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(range_suite());
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "target.h"
+#include "tu_check.h"
 
 struct good_case {
 	const char *str;
@@ -234,11 +235,5 @@ target_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(target_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(target_suite());
 }

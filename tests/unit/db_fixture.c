@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "db_fixture.h"
+#include "tu_check.h"
 
 static char Root[24];
 char dbt_base[48];
@@ -68,13 +69,9 @@ dbt_run(Suite *s)
 		return EXIT_FAILURE;
 	}
 
-	SRunner *sr = srunner_create(s);
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int ret = tu_run(s);
 	nftw(Root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ret;
 }
 
 /* dbt_path -- "<dir>/<name>" in a static buffer ring */

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tu_check.c -- a Check suite run the way every unit test runs it
+ */
+#include <stdlib.h>
+
+#include "tu_check.h"
+
+/* tu_run -- run every test of `s` (CK_VERBOSITY may raise the output) */
+int
+tu_run(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
