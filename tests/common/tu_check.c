@@ -16,3 +16,11 @@ tu_run(Suite *s)
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+/* tu_suite_add -- add test case `tc` to suite `s`; returns `s` */
+Suite *
+tu_suite_add(Suite *s, TCase *tc)
+{
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -208,8 +208,9 @@ START_TEST(test_copy8_every_alignment)
 }
 END_TEST
 
-int
-main(void)
+/* apply_suite -- every test above, in one case */
+static Suite *
+apply_suite(void)
 {
 	Suite *s = suite_create("apply");
 	TCase *tc = tcase_create("apply");
@@ -223,6 +224,8 @@ main(void)
 	tcase_add_test(tc, test_batch_applies_every_record_in_order);
 	tcase_add_test(tc, test_batch_with_a_bad_record_stores_nothing);
 	tcase_add_test(tc, test_copy8_every_alignment);
-	suite_add_tcase(s, tc);
-	return tu_run(s);
+	return tu_suite_add(s, tc);
 }
+
+/* main -- run apply_suite() (tu_check.h) */
+TU_MAIN(apply_suite)

@@ -711,13 +711,8 @@ config_suite(void)
 	tcase_add_test(tc,
 		test_config_free_is_safe_on_zeroed_and_failed_configs);
 	tcase_add_test(tc, test_usage_lists_every_option);
-	suite_add_tcase(s, tc);
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-/* main -- run the suite; non-zero exit when any test fails */
-int
-main(void)
-{
-	return tu_run(config_suite());
-}
+/* main -- run config_suite() (tu_check.h) */
+TU_MAIN(config_suite)

@@ -18,6 +18,7 @@
 
 #include "db.h"
 #include "db_fixture.h"
+#include "tu_check.h"
 #include "pool_hdr.h"
 
 START_TEST(test_create_then_open_returns_identical_attrs)
@@ -550,8 +551,7 @@ db_suite(void)
 	tcase_add_test(tc, test_multi_part_pool_is_contiguous_across_parts);
 	tcase_add_test(tc, test_persist_refuses_ranges_outside_the_pool);
 	tcase_add_test(tc, test_failed_allocation_removes_created_parts);
-	suite_add_tcase(s, tc);
-	return s;
+	return tu_suite_add(s, tc);
 }
 
 int

@@ -16,6 +16,7 @@
 
 #include "db.h"
 #include "db_fixture.h"
+#include "tu_check.h"
 #include "pool_hdr.h"
 
 /* attributes a headers pool cannot take: zero, or SINGLEHDR disagreeing */
@@ -141,8 +142,7 @@ db_errors_suite(void)
 	tcase_add_loop_test(tc,
 		test_open_refuses_singlehdr_edited_into_or_out_of_the_set, 0, 2);
 	tcase_add_loop_test(tc, test_remove_that_cannot_unlink_says_so, 0, 4);
-	suite_add_tcase(s, tc);
-	return s;
+	return tu_suite_add(s, tc);
 }
 
 int

@@ -15,6 +15,7 @@
 
 #include "db.h"
 #include "db_fixture.h"
+#include "tu_check.h"
 #include "log.h"
 
 START_TEST(test_descriptors_leaving_poolset_dir_are_refused)
@@ -176,8 +177,7 @@ db_path_suite(void)
 	tcase_add_test(tc, test_links_and_subdirs_beneath_are_followed);
 	tcase_add_test(tc, test_init_refuses_relative_missing_or_file_dir);
 	tcase_add_test(tc, test_descriptors_naming_no_set_file_are_refused);
-	suite_add_tcase(s, tc);
-	return s;
+	return tu_suite_add(s, tc);
 }
 
 int

@@ -162,8 +162,9 @@ START_TEST(test_hash_response_round_trip_and_size_rules)
 }
 END_TEST
 
-int
-main(void)
+/* hash_suite -- every test above, in one case */
+static Suite *
+hash_suite(void)
 {
 	Suite *s = suite_create("hash");
 	TCase *tc = tcase_create("hash");
@@ -174,6 +175,8 @@ main(void)
 	tcase_add_test(tc, test_hash_request_round_trip_and_layout);
 	tcase_add_test(tc, test_hash_request_refuses_bad_counts);
 	tcase_add_test(tc, test_hash_response_round_trip_and_size_rules);
-	suite_add_tcase(s, tc);
-	return tu_run(s);
+	return tu_suite_add(s, tc);
 }
+
+/* main -- run hash_suite() (tu_check.h) */
+TU_MAIN(hash_suite)

@@ -361,9 +361,9 @@ START_TEST(defaults_encrypt_except_on_rdma_and_chacha_without_aes)
 }
 END_TEST
 
-/* main -- run the suite; non-zero exit when any test failed */
-int
-main(void)
+/* lanesec_suite -- every test above, in one case */
+static Suite *
+lanesec_suite(void)
 {
 	Suite *s = suite_create("lanesec");
 	TCase *tc = tcase_create("lanesec");
@@ -384,6 +384,8 @@ main(void)
 	tcase_add_test(tc, policy_and_cipher_names_round_trip);
 	tcase_add_test(tc,
 		defaults_encrypt_except_on_rdma_and_chacha_without_aes);
-	suite_add_tcase(s, tc);
-	return tu_run(s);
+	return tu_suite_add(s, tc);
 }
+
+/* main -- run lanesec_suite() (tu_check.h) */
+TU_MAIN(lanesec_suite)

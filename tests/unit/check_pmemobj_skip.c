@@ -128,14 +128,8 @@ pmemobj_skip_suite(void)
 	tcase_add_loop_test(tc, test_other_headers_skip_nothing, 0,
 		(int)(sizeof(Not_obj) / sizeof(Not_obj[0])));
 	tcase_add_test(tc, test_ends_match_the_installed_libpmemobj);
-	suite_add_tcase(s, tc);
-
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-/* main -- run the suite; non-zero exit when any test failed */
-int
-main(void)
-{
-	return tu_run(pmemobj_skip_suite());
-}
+/* main -- run pmemobj_skip_suite() (tu_check.h) */
+TU_MAIN(pmemobj_skip_suite)

@@ -297,12 +297,8 @@ pool_hdr_suite(void)
 	tcase_add_test(tc, test_zero_user_flags_become_this_machine);
 	tcase_add_test(tc, test_sds_is_clean_zero_state_with_valid_checksum);
 	tcase_add_test(tc, test_uuid_is_random_v4_in_pmdk_byte_order);
-	suite_add_tcase(s, tc);
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-int
-main(void)
-{
-	return tu_run(pool_hdr_suite());
-}
+/* main -- run pool_hdr_suite() (tu_check.h) */
+TU_MAIN(pool_hdr_suite)

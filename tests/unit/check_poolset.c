@@ -737,9 +737,5 @@ poolset_suite(void)
 	return s;
 }
 
-/* main -- run every test, fail the process when any test failed */
-int
-main(void)
-{
-	return tu_run(poolset_suite());
-}
+/* main -- run poolset_suite() (tu_check.h) */
+TU_MAIN(poolset_suite)

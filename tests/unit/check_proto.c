@@ -1023,14 +1023,8 @@ proto_suite(void)
 	tcase_add_test(tc, test_attr_is_zero_notices_any_nonzero_byte);
 	tcase_add_test(tc, test_status_maps_to_errno_and_text);
 	tcase_add_test(tc, test_provider_and_pm_names);
-	suite_add_tcase(s, tc);
-
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-/* main -- run the suite; non-zero exit when any test failed */
-int
-main(void)
-{
-	return tu_run(proto_suite());
-}
+/* main -- run proto_suite() (tu_check.h) */
+TU_MAIN(proto_suite)

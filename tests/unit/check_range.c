@@ -91,14 +91,8 @@ range_suite(void)
 	tcase_add_test(tc, test_within_refuses_ranges_whose_end_wraps);
 	tcase_add_test(tc, test_add_ok_stores_sums_that_fit);
 	tcase_add_test(tc, test_add_ok_refuses_sums_that_wrap);
-	suite_add_tcase(s, tc);
-
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-/* main -- run the suite; non-zero exit when any test failed */
-int
-main(void)
-{
-	return tu_run(range_suite());
-}
+/* main -- run range_suite() (tu_check.h) */
+TU_MAIN(range_suite)

@@ -226,14 +226,8 @@ target_suite(void)
 	tcase_add_test(tc, test_port_with_many_leading_zeros_is_canonicalised);
 	tcase_add_test(tc, test_null_arguments_are_refused);
 	tcase_add_test(tc, test_reused_target_struct_is_fully_overwritten);
-	suite_add_tcase(s, tc);
-
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-/* main -- run the suite; non-zero exit when any test failed */
-int
-main(void)
-{
-	return tu_run(target_suite());
-}
+/* main -- run target_suite() (tu_check.h) */
+TU_MAIN(target_suite)
