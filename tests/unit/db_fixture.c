@@ -164,3 +164,43 @@ dbt_read_hdr(const char *path, struct pool_hdr *hdr)
 	ck_assert_int_eq(pread(fd, hdr, sizeof(*hdr), 0), sizeof(*hdr));
 	close(fd);
 }
+
+/* dbt_made -- create the pool of set `set` with `attr`, then close it */
+void
+dbt_made(const char *set, const struct rpmem_pool_attr *attr)
+{
+	struct db_pool *pool;
+	int ret = db_pool_create(dbt_db, set, attr, &pool);
+	ck_assert_msg(ret == 0, "create of %s: %d", set, ret);
+	ret = db_pool_close(pool, false);
+	ck_assert_msg(ret == 0, "close of %s after create: %d", set, ret);
+}
+
+/* dbt_reopens -- the pool of set `set` opens, then closes */
+void
+dbt_reopens(const char *set)
+{
+	struct db_pool *pool;
+	int ret = db_pool_open(dbt_db, set, &pool);
+	ck_assert_msg(ret == 0, "open of %s: %d", set, ret);
+	ret = db_pool_close(pool, false);
+	ck_assert_msg(ret == 0, "close of %s after open: %d", set, ret);
+}
+
+/* dbt_parts_gone -- none of parts 0..n-1 of `prefix` exists */
+void
+dbt_parts_gone(const char *prefix, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		ck_assert_msg(!dbt_exists(dbt_part(prefix, i)), "%s is left",
+			dbt_part(prefix, i));
+}
+
+/* dbt_parts_kept -- every one of parts 0..n-1 of `prefix` exists */
+void
+dbt_parts_kept(const char *prefix, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		ck_assert_msg(dbt_exists(dbt_part(prefix, i)), "%s is gone",
+			dbt_part(prefix, i));
+}
