@@ -24,6 +24,30 @@ void tu_nap(long ms);
 /* tu_rnd -- splitmix64 step: the next number of the sequence in *s */
 uint64_t tu_rnd(uint64_t *s);
 
+/* ----------------------------------------------------------- tu_env.c */
+
+/* failed expectations so far (TU_EXPECT) */
+extern int tu_failures;
+
+/* TU_EXPECT -- count and report a failed expectation, then go on */
+#define TU_EXPECT(cond, ...) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+		fprintf(stderr, __VA_ARGS__); \
+		fprintf(stderr, "\n"); \
+		tu_failures++; \
+	} \
+} while (0)
+
+/*
+ * tu_need -- the value of variable `name` that prog.sh sets, or NULL
+ * with *missing set and a message naming it
+ */
+const char *tu_need(const char *prog, const char *name, bool *missing);
+
+/* tu_need_or_exit -- the same; exit 2 when it is not set */
+const char *tu_need_or_exit(const char *prog, const char *name);
+
 /* ---------------------------------------------------------- tu_proc.c */
 
 /* tu_slurp -- up to len - 1 bytes of a small file, NUL-terminated; or -1 */

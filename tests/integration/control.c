@@ -38,6 +38,9 @@
 
 struct ctest_env env;
 
+/* the program, in the messages of a missing variable */
+static const char PROG[] = "control";
+
 /* suite_main -- the real daemon */
 static Suite *
 suite_main(void)
@@ -68,20 +71,6 @@ static Suite *
 suite_fakedaemon(void)
 {
 	return ctest_suite_refused("fakedaemon");
-}
-
-/* need -- the value of a required environment variable, or NULL */
-static const char *
-need(const char *name, bool *missing)
-{
-	const char *v = getenv(name);
-	if (v == NULL || v[0] == '\0') {
-		fprintf(stderr, "control: %s is not set (run control.sh)\n",
-			name);
-		*missing = true;
-		return NULL;
-	}
-	return v;
 }
 
 /* errno_parse -- "EPROTO,ECONNRESET" into env.expect_errno */
@@ -116,19 +105,22 @@ static int
 env_load(const char *group)
 {
 	bool missing = false;
-	env.target = need("RPMEM_TEST_TARGET", &missing);
-	env.poolset_dir = need("RPMEM_TEST_POOLSET_DIR", &missing);
-	env.outside_dir = need("RPMEM_TEST_OUTSIDE_DIR", &missing);
-	env.part_dir = need("RPMEM_TEST_PART_DIR", &missing);
+	env.target = tu_need(PROG, "RPMEM_TEST_TARGET", &missing);
+	env.poolset_dir = tu_need(PROG, "RPMEM_TEST_POOLSET_DIR", &missing);
+	env.outside_dir = tu_need(PROG, "RPMEM_TEST_OUTSIDE_DIR", &missing);
+	env.part_dir = tu_need(PROG, "RPMEM_TEST_PART_DIR", &missing);
 	env.ssh_calls = getenv("RPMEM_TEST_SSH_CALLS");
 	if (env.ssh_calls && env.ssh_calls[0] == '\0')
 		env.ssh_calls = NULL;
 	if (strcmp(group, "badconfig") == 0 || strcmp(group, "nodaemon") == 0)
-		env.expect_msg = need("RPMEM_TEST_EXPECT_MSG", &missing);
+		env.expect_msg = tu_need(PROG, "RPMEM_TEST_EXPECT_MSG",
+			&missing);
 	if (strcmp(group, "nodaemon") == 0)
-		env.dead_target = need("RPMEM_TEST_DEAD_TARGET", &missing);
+		env.dead_target = tu_need(PROG, "RPMEM_TEST_DEAD_TARGET",
+			&missing);
 	if (strcmp(group, "fakedaemon") == 0) {
-		const char *l = need("RPMEM_TEST_EXPECT_ERRNO", &missing);
+		const char *l = tu_need(PROG, "RPMEM_TEST_EXPECT_ERRNO",
+			&missing);
 		if (l && errno_parse(l))
 			missing = true;
 		/* optional there */

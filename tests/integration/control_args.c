@@ -31,7 +31,7 @@ START_TEST(bad_create_open_arguments_are_einval_without_ssh)
 	struct tset s;
 	struct rpmem_pool_attr attr;
 	size_t pg = page_size();
-	char *mem = pool_map(POOL_SIZE);
+	char *mem = tu_pool_map(POOL_SIZE);
 	pool_set(&s, "bad-args", 1, POOL_SIZE, NULL);
 	attr_make(&attr, 13);
 	static char long_desc[4097];
@@ -111,7 +111,7 @@ START_TEST(bad_settings_are_refused_without_a_session)
 			"RPMEM_LANE_CIPHER=none", 0 },
 	};
 	struct rpmem_pool_attr attr;
-	void *mem = pool_map(POOL_SIZE);
+	void *mem = tu_pool_map(POOL_SIZE);
 	attr_make(&attr, 16);
 	char what[128];
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -139,7 +139,7 @@ START_TEST(option_like_targets_are_refused_without_ssh)
 	char t[4][PATH_MAX + 64];
 	char what[PATH_MAX + 128];
 	struct rpmem_pool_attr attr;
-	void *mem = pool_map(POOL_SIZE);
+	void *mem = tu_pool_map(POOL_SIZE);
 	attr_make(&attr, 14);
 	fmt(marker, sizeof(marker), "%s/proxy-marker", env.outside_dir);
 	fmt(t[0], sizeof(t[0]), "-oProxyCommand=touch %s", marker);
@@ -174,7 +174,7 @@ START_TEST(malformed_targets_are_einval_without_ssh)
 		"user@[::1", "a b", "host\n-oProxyCommand=x", "u@h@h" };
 	char what[128];
 	struct rpmem_pool_attr attr;
-	void *mem = pool_map(POOL_SIZE);
+	void *mem = tu_pool_map(POOL_SIZE);
 	attr_make(&attr, 15);
 
 	unsigned before = ssh_runs();

@@ -35,7 +35,7 @@ expect_confined(const struct tset *s, const char *desc, int err,
 	struct rpmem_pool_attr attr;
 	unsigned nlanes = NLANES;
 	char what[PATH_MAX + 64];
-	void *mem = pool_map(POOL_SIZE);
+	void *mem = tu_pool_map(POOL_SIZE);
 	attr_make(&attr, 16);
 
 	fmt(what, sizeof(what), "create via \"%s\"", desc);
@@ -56,7 +56,7 @@ expect_confined(const struct tset *s, const char *desc, int err,
 	ck_assert_msg(exists(s->path), "%s deleted the set file", what);
 	no_children(what);
 	for (unsigned i = 0; i < s->nparts; i++)
-		unlink_quiet(s->part[i]);
+		tu_unlink_quiet(s->part[i]);
 	munmap(mem, POOL_SIZE);
 }
 

@@ -32,19 +32,17 @@
 START_TEST(create_then_open_returns_attrs_byte_for_byte)
 {
 	struct tset s;
-	struct rpmem_pool_attr want, got;
-	void *mem = pool_map(POOL_SIZE);
+	struct rpmem_pool_attr want;
+	void *mem = tu_pool_map(POOL_SIZE);
 	pool_set(&s, "roundtrip", 1, POOL_SIZE, NULL);
 	attr_make(&want, 0);
 
 	RPMEMpool *rpp = create_ok(&s, mem, POOL_SIZE, &want);
-	ok(rpmem_close(rpp), "close after create");
+	tu_ok(rpmem_close(rpp), "close after create");
 	no_children("close after create");
 	ck_assert_uint_eq(parts_exist(&s), 1);
 
-	rpp = open_ok(&s, mem, POOL_SIZE, &got);
-	attr_eq(&got, &want, "open after create");
-	ok(rpmem_close(rpp), "close after open");
+	reopens_with(&s, mem, POOL_SIZE, &want, "open after create");
 	no_children("close after open");
 	set_unlink(&s);
 }
@@ -53,21 +51,19 @@ END_TEST
 START_TEST(set_attr_survives_close_and_reopen_on_every_part)
 {
 	struct tset s;
-	struct rpmem_pool_attr first, second, got;
+	struct rpmem_pool_attr first, second;
 	size_t size = 4 * MIB;
-	void *mem = pool_map(size);
+	void *mem = tu_pool_map(size);
 	pool_set(&s, "setattr", 2, 4 * MIB, NULL);
 	attr_make(&first, 1);
 	attr_make(&second, 2);
 
 	RPMEMpool *rpp = create_ok(&s, mem, size, &first);
-	ok(rpmem_set_attr(rpp, &second), "set_attr");
-	ok(rpmem_close(rpp), "close");
+	tu_ok(rpmem_set_attr(rpp, &second), "set_attr");
+	tu_ok(rpmem_close(rpp), "close");
 
 	/* an open checks every part header against part 0's */
-	rpp = open_ok(&s, mem, size, &got);
-	attr_eq(&got, &second, "open after set_attr");
-	ok(rpmem_close(rpp), "close after open");
+	reopens_with(&s, mem, size, &second, "open after set_attr");
 	for (unsigned i = 0; i < s.nparts; i++)
 		part_signature_is(s.part[i], second.signature);
 	no_children("close");
@@ -79,19 +75,19 @@ START_TEST(nohdrs_pool_opens_with_zeroed_attrs)
 {
 	struct tset s;
 	struct rpmem_pool_attr got, zero, some;
-	void *mem = pool_map(POOL_SIZE);
+	void *mem = tu_pool_map(POOL_SIZE);
 	pool_set(&s, "nohdrs", 1, POOL_SIZE, "NOHDRS");
 	memset(&zero, 0, sizeof(zero));
 	attr_make(&some, 3);
 
 	RPMEMpool *rpp = create_ok(&s, mem, POOL_SIZE, NULL);
-	ok(rpmem_close(rpp), "close after create");
+	tu_ok(rpmem_close(rpp), "close after create");
 
 	rpp = open_ok(&s, mem, POOL_SIZE, &got);
 	attr_eq(&got, &zero, "open of a NOHDRS pool");
 	/* a pool without headers has nowhere to keep attributes */
 	failed(rpmem_set_attr(rpp, &some), EINVAL, "set_attr on NOHDRS");
-	ok(rpmem_close(rpp), "close after refused set_attr");
+	tu_ok(rpmem_close(rpp), "close after refused set_attr");
 	no_children("close");
 	set_unlink(&s);
 }
@@ -102,7 +98,7 @@ START_TEST(nohdrs_set_with_attrs_is_einval)
 	struct tset s;
 	struct rpmem_pool_attr attr;
 	unsigned nlanes = NLANES;
-	void *mem = pool_map(POOL_SIZE);
+	void *mem = tu_pool_map(POOL_SIZE);
 	pool_set(&s, "nohdrs-attrs", 1, POOL_SIZE, "NOHDRS");
 	attr_make(&attr, 4);
 
@@ -119,7 +115,7 @@ START_TEST(headers_set_without_attrs_is_einval)
 	struct tset s;
 	struct rpmem_pool_attr zero;
 	unsigned nlanes = NLANES;
-	void *mem = pool_map(POOL_SIZE);
+	void *mem = tu_pool_map(POOL_SIZE);
 	pool_set(&s, "hdrs-noattrs", 1, POOL_SIZE, NULL);
 	memset(&zero, 0, sizeof(zero));
 
@@ -137,20 +133,18 @@ END_TEST
 START_TEST(subdirectory_descriptor_is_allowed)
 {
 	struct tset s;
-	struct rpmem_pool_attr want, got;
+	struct rpmem_pool_attr want;
 	char dir[PATH_MAX];
-	void *mem = pool_map(POOL_SIZE);
+	void *mem = tu_pool_map(POOL_SIZE);
 	fmt(dir, sizeof(dir), "%s/sub-ok", env.poolset_dir);
 	ck_assert_msg(mkdir(dir, 0755) == 0, "%s: %s", dir, strerror(errno));
 	set_write(&s, dir, "sub", env.part_dir, 1, POOL_SIZE, NULL);
 	fmt(s.desc, sizeof(s.desc), "sub-ok/sub.set");
 	attr_make(&want, 5);
 
-	ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &want)), "close");
-	RPMEMpool *rpp = open_ok(&s, mem, POOL_SIZE, &got);
-	attr_eq(&got, &want, "open in a subdirectory");
-	ok(rpmem_close(rpp), "close");
-	ok(rpmem_remove(env.target, s.desc, RPMEM_REMOVE_POOL_SET),
+	tu_ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &want)), "close");
+	reopens_with(&s, mem, POOL_SIZE, &want, "open in a subdirectory");
+	tu_ok(rpmem_remove(env.target, s.desc, RPMEM_REMOVE_POOL_SET),
 		"remove in a subdirectory");
 	ck_assert_msg(!exists(s.path) && parts_exist(&s) == 0,
 		"remove left files behind");
@@ -165,12 +159,12 @@ START_TEST(remove_deletes_parts_and_open_says_enoent)
 	struct tset s;
 	struct rpmem_pool_attr attr;
 	unsigned nlanes = NLANES;
-	void *mem = pool_map(POOL_SIZE);
+	void *mem = tu_pool_map(POOL_SIZE);
 	pool_set(&s, "rm-parts", 1, POOL_SIZE, NULL);
 	attr_make(&attr, 6);
 
-	ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &attr)), "close");
-	ok(rpmem_remove(env.target, s.desc, 0), "remove");
+	tu_ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &attr)), "close");
+	tu_ok(rpmem_remove(env.target, s.desc, 0), "remove");
 	no_children("remove");
 	ck_assert_msg(parts_exist(&s) == 0, "remove kept the part");
 	ck_assert_msg(exists(s.path), "remove without POOL_SET took the set");
@@ -186,12 +180,12 @@ START_TEST(remove_pool_set_flag_deletes_the_set_file)
 {
 	struct tset s;
 	struct rpmem_pool_attr attr;
-	void *mem = pool_map(POOL_SIZE);
+	void *mem = tu_pool_map(POOL_SIZE);
 	pool_set(&s, "rm-set", 1, POOL_SIZE, NULL);
 	attr_make(&attr, 7);
 
-	ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &attr)), "close");
-	ok(rpmem_remove(env.target, s.desc, RPMEM_REMOVE_POOL_SET),
+	tu_ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &attr)), "close");
+	tu_ok(rpmem_remove(env.target, s.desc, RPMEM_REMOVE_POOL_SET),
 		"remove with POOL_SET");
 	ck_assert_msg(parts_exist(&s) == 0, "remove kept the part");
 	ck_assert_msg(!exists(s.path), "POOL_SET kept the set file");
@@ -204,7 +198,7 @@ START_TEST(remove_force_ignores_missing_parts)
 	struct tset s;
 	pool_set(&s, "rm-force", 2, 4 * MIB, NULL);
 
-	ok(rpmem_remove(env.target, s.desc,
+	tu_ok(rpmem_remove(env.target, s.desc,
 		RPMEM_REMOVE_FORCE | RPMEM_REMOVE_POOL_SET),
 		"forced remove of a never created pool");
 	ck_assert_msg(!exists(s.path), "POOL_SET kept the set file");
@@ -249,7 +243,7 @@ START_TEST(open_missing_set_is_enoent_naming_it)
 	const char *desc = "no-such-pool.set";
 	struct rpmem_pool_attr attr;
 	unsigned nlanes = NLANES;
-	void *mem = pool_map(POOL_SIZE);
+	void *mem = tu_pool_map(POOL_SIZE);
 
 	refused(rpmem_open(env.target, desc, mem, POOL_SIZE, &nlanes, &attr),
 		ENOENT, "open of a missing set");
@@ -263,21 +257,19 @@ END_TEST
 START_TEST(create_over_existing_pool_is_eexist_and_keeps_it)
 {
 	struct tset s;
-	struct rpmem_pool_attr first, second, got;
+	struct rpmem_pool_attr first, second;
 	unsigned nlanes = NLANES;
-	void *mem = pool_map(POOL_SIZE);
+	void *mem = tu_pool_map(POOL_SIZE);
 	pool_set(&s, "exists", 1, POOL_SIZE, NULL);
 	attr_make(&first, 8);
 	attr_make(&second, 9);
 
-	ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &first)), "close");
+	tu_ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &first)), "close");
 	refused(rpmem_create(env.target, s.desc, mem, POOL_SIZE, &nlanes,
 		&second), EEXIST, "second create");
 	no_children("refused create");
 
-	RPMEMpool *rpp = open_ok(&s, mem, POOL_SIZE, &got);
-	attr_eq(&got, &first, "open after refused create");
-	ok(rpmem_close(rpp), "close");
+	reopens_with(&s, mem, POOL_SIZE, &first, "open after refused create");
 	set_unlink(&s);
 }
 END_TEST
@@ -288,7 +280,7 @@ START_TEST(create_bigger_than_set_is_efbig_and_leaves_nothing)
 	struct rpmem_pool_attr attr;
 	unsigned nlanes = NLANES;
 	size_t size = 32 * MIB;
-	void *mem = pool_map(size);
+	void *mem = tu_pool_map(size);
 	pool_set(&s, "too-small", 1, POOL_SIZE, NULL);
 	attr_make(&attr, 10);
 
@@ -306,18 +298,16 @@ START_TEST(open_bigger_than_pool_is_efbig)
 	struct rpmem_pool_attr attr, got;
 	unsigned nlanes = NLANES;
 	size_t size = 32 * MIB;
-	void *mem = pool_map(size);
+	void *mem = tu_pool_map(size);
 	pool_set(&s, "open-big", 1, POOL_SIZE, NULL);
 	attr_make(&attr, 11);
 
-	ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &attr)), "close");
+	tu_ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &attr)), "close");
 	refused(rpmem_open(env.target, s.desc, mem, size, &nlanes, &got),
 		EFBIG, "open of 32 MiB from an 8 MiB pool");
 	no_children("refused open");
 
-	RPMEMpool *rpp = open_ok(&s, mem, POOL_SIZE, &got);
-	attr_eq(&got, &attr, "open after refused open");
-	ok(rpmem_close(rpp), "close");
+	reopens_with(&s, mem, POOL_SIZE, &attr, "open after refused open");
 	set_unlink(&s);
 }
 END_TEST
@@ -331,8 +321,8 @@ START_TEST(second_handle_on_same_pool_is_ebusy)
 	struct tset s;
 	struct rpmem_pool_attr attr, got;
 	unsigned nlanes = NLANES;
-	void *mem1 = pool_map(POOL_SIZE);
-	void *mem2 = pool_map(POOL_SIZE);
+	void *mem1 = tu_pool_map(POOL_SIZE);
+	void *mem2 = tu_pool_map(POOL_SIZE);
 	pool_set(&s, "busy", 1, POOL_SIZE, NULL);
 	attr_make(&attr, 12);
 
@@ -346,18 +336,16 @@ START_TEST(second_handle_on_same_pool_is_ebusy)
 		"remove while created");
 	ck_assert_msg(parts_exist(&s) == 1 && exists(s.path),
 		"a refused remove deleted files of a pool in use");
-	ok(rpmem_set_attr(first, &attr), "set_attr on the first handle");
-	ok(rpmem_close(first), "close of the first handle");
+	tu_ok(rpmem_set_attr(first, &attr), "set_attr on the first handle");
+	tu_ok(rpmem_close(first), "close of the first handle");
 
 	first = open_ok(&s, mem1, POOL_SIZE, &got);
 	nlanes = NLANES;
 	refused(rpmem_open(env.target, s.desc, mem2, POOL_SIZE, &nlanes,
 		&got), EBUSY, "open while opened");
-	ok(rpmem_close(first), "close");
+	tu_ok(rpmem_close(first), "close");
 
-	RPMEMpool *rpp = open_ok(&s, mem2, POOL_SIZE, &got);
-	attr_eq(&got, &attr, "open after the holder closed");
-	ok(rpmem_close(rpp), "close");
+	reopens_with(&s, mem2, POOL_SIZE, &attr, "open after the holder closed");
 	no_children("close");
 	set_unlink(&s);
 }

@@ -69,7 +69,7 @@ refusal_check(const struct refusal *r)
 	unsigned nlanes = NLANES;
 	const int one[] = { r->err, 0 };
 	const int *errs = r->err ? one : env.expect_errno;
-	void *mem = pool_map(POOL_SIZE);
+	void *mem = tu_pool_map(POOL_SIZE);
 	attr_make(&attr, 17);
 
 	/* an open names a set that is not there: the far end never looks */
@@ -142,7 +142,7 @@ START_TEST(unreachable_sshd_is_econnreset_with_ssh_message)
 {
 	struct rpmem_pool_attr attr;
 	unsigned nlanes = NLANES;
-	void *mem = pool_map(POOL_SIZE);
+	void *mem = tu_pool_map(POOL_SIZE);
 	attr_make(&attr, 19);
 
 	refused(rpmem_create(env.dead_target, "dead.set", mem, POOL_SIZE,

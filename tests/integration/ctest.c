@@ -33,14 +33,6 @@ exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
-/* unlink_quiet -- remove path; a missing file is fine */
-void
-unlink_quiet(const char *path)
-{
-	ck_assert_msg(unlink(path) == 0 || errno == ENOENT,
-		"cannot remove %s: %s", path, strerror(errno));
-}
-
 /* set_write -- write set_dir/name.set naming nparts parts in part_dir */
 void
 set_write(struct tset *s, const char *set_dir, const char *name,
@@ -52,23 +44,10 @@ set_write(struct tset *s, const char *set_dir, const char *name,
 	fmt(s->desc, sizeof(s->desc), "%s.set", name);
 	fmt(s->path, sizeof(s->path), "%s/%s.set", set_dir, name);
 	s->nparts = nparts;
-	for (unsigned i = 0; i < nparts; i++) {
+	for (unsigned i = 0; i < nparts; i++)
 		fmt(s->part[i], sizeof(s->part[i]), "%s/%s.part%u", part_dir,
 			name, i);
-		/* what an earlier, failed run of this test may have left */
-		unlink_quiet(s->part[i]);
-	}
-
-	FILE *f = fopen(s->path, "w");
-	ck_assert_msg(f != NULL, "cannot create %s: %s", s->path,
-		strerror(errno));
-	fprintf(f, "PMEMPOOLSET\n");
-	if (option)
-		fprintf(f, "OPTION %s\n", option);
-	for (unsigned i = 0; i < nparts; i++)
-		fprintf(f, "%zuM %s\n", part_size / MIB, s->part[i]);
-	ck_assert_msg(fclose(f) == 0, "writing %s: %s", s->path,
-		strerror(errno));
+	tu_poolset_write(s->path, s->part, nparts, part_size, option);
 }
 
 /* pool_set -- a set in the poolset dir with parts in the part dir */
@@ -85,8 +64,8 @@ void
 set_unlink(const struct tset *s)
 {
 	for (unsigned i = 0; i < s->nparts; i++)
-		unlink_quiet(s->part[i]);
-	unlink_quiet(s->path);
+		tu_unlink_quiet(s->part[i]);
+	tu_unlink_quiet(s->path);
 }
 
 /* parts_exist -- how many of the set's part files exist */
@@ -110,16 +89,6 @@ victims_make(const struct tset *s)
 		fputs("victim\n", f);
 		ck_assert_int_eq(fclose(f), 0);
 	}
-}
-
-/* pool_map -- page-aligned anonymous memory standing for the local pool */
-void *
-pool_map(size_t size)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	ck_assert_msg(p != MAP_FAILED, "mmap %zu: %s", size, strerror(errno));
-	return p;
 }
 
 /* page_size -- the system page size */
@@ -262,17 +231,6 @@ opened(RPMEMpool *rpp, const unsigned *nlanes, const char *what)
 	return rpp;
 }
 
-/* ok -- an int-returning call succeeded */
-void
-ok(int ret, const char *what)
-{
-	if (ret != 0) {
-		int e = errno;
-		ck_abort_msg("%s returned %d: %s (%s): %s", what, ret,
-			ename(e), strerror(e), errmsg());
-	}
-}
-
 /* attr_make -- attributes with NUL and newline bytes, non-zero uuids */
 void
 attr_make(struct rpmem_pool_attr *a, unsigned char seed)
@@ -357,4 +315,17 @@ ctest_tcase(Suite *s, const char *name)
 	TCase *tc = tcase_create(name);
 	suite_add_tcase(s, tc);
 	return tc;
+}
+
+/* reopens_with -- the set's pool opens with attributes `want`, closes */
+void
+reopens_with(const struct tset *s, void *mem, size_t size,
+	const struct rpmem_pool_attr *want, const char *what)
+{
+	struct rpmem_pool_attr got;
+	char msg[128];
+	RPMEMpool *rpp = open_ok(s, mem, size, &got);
+	attr_eq(&got, want, what);
+	fmt(msg, sizeof(msg), "close after %s", what);
+	tu_ok(rpmem_close(rpp), msg);
 }

@@ -14,6 +14,8 @@
 
 #include "itest.h"
 #include "librpmem.h"
+#include "tu.h"
+#include "tu_check.h"
 
 #define MIB ((size_t)1 << 20)
 #define POOL_SIZE (8 * MIB)
@@ -49,9 +51,6 @@ extern char last_msg[MSG_MAX];
 /* exists -- is there a directory entry (even a dangling link) at path? */
 bool exists(const char *path);
 
-/* unlink_quiet -- remove path; a missing file is fine */
-void unlink_quiet(const char *path);
-
 /* set_write -- write set_dir/name.set naming nparts parts in part_dir */
 void set_write(struct tset *s, const char *set_dir, const char *name,
 	const char *part_dir, unsigned nparts, size_t part_size,
@@ -69,9 +68,6 @@ unsigned parts_exist(const struct tset *s);
 
 /* victims_make -- create the set's parts as plain files, "victim" inside */
 void victims_make(const struct tset *s);
-
-/* pool_map -- page-aligned anonymous memory standing for the local pool */
-void *pool_map(size_t size);
 
 /* page_size -- the system page size */
 size_t page_size(void);
@@ -97,9 +93,6 @@ void failed(int ret, int err, const char *what);
 /* msg_has -- last_msg contains `needle` */
 void msg_has(const char *needle, const char *what);
 
-/* ok -- an int-returning call succeeded */
-void ok(int ret, const char *what);
-
 /* attr_make -- attributes with NUL and newline bytes, non-zero uuids */
 void attr_make(struct rpmem_pool_attr *a, unsigned char seed);
 
@@ -117,6 +110,10 @@ RPMEMpool *create_ok(const struct tset *s, void *mem, size_t size,
 /* open_ok -- open the set's pool, attributes into `attr` */
 RPMEMpool *open_ok(const struct tset *s, void *mem, size_t size,
 	struct rpmem_pool_attr *attr);
+
+/* reopens_with -- the set's pool opens with attributes `want`, closes */
+void reopens_with(const struct tset *s, void *mem, size_t size,
+	const struct rpmem_pool_attr *want, const char *what);
 
 /* ctest_tcase -- a new test case `name`, added to suite `s` */
 TCase *ctest_tcase(Suite *s, const char *name);

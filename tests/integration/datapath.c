@@ -44,6 +44,9 @@
 
 struct dpath_env env;
 
+/* the program, in the messages of a missing variable */
+static const char PROG[] = "datapath";
+
 /* ---------------------------------------------------------------- main */
 
 /* tcase -- a new test case `name` with a timeout, added to suite `s` */
@@ -90,20 +93,6 @@ suite_stray(void)
 	return s;
 }
 
-/* need -- the value of a required environment variable, or NULL */
-static const char *
-need(const char *name, bool *missing)
-{
-	const char *v = getenv(name);
-	if (v == NULL || v[0] == '\0') {
-		fprintf(stderr, "datapath: %s is not set (run datapath.sh)\n",
-			name);
-		*missing = true;
-		return NULL;
-	}
-	return v;
-}
-
 /* env_num -- a decimal environment variable, or `def` */
 static unsigned long long
 env_num(const char *name, unsigned long long def, bool *bad)
@@ -126,13 +115,13 @@ static int
 env_load(const char *group)
 {
 	bool missing = false;
-	env.target = need("RPMEM_TEST_TARGET", &missing);
-	env.poolset_dir = need("RPMEM_TEST_POOLSET_DIR", &missing);
-	env.part_dir = need("RPMEM_TEST_PART_DIR", &missing);
-	env.log_dir = need("RPMEM_TEST_LOG_DIR", &missing);
-	(void) need("RPMEM_TIMEOUT", &missing);
+	env.target = tu_need(PROG, "RPMEM_TEST_TARGET", &missing);
+	env.poolset_dir = tu_need(PROG, "RPMEM_TEST_POOLSET_DIR", &missing);
+	env.part_dir = tu_need(PROG, "RPMEM_TEST_PART_DIR", &missing);
+	env.log_dir = tu_need(PROG, "RPMEM_TEST_LOG_DIR", &missing);
+	(void) tu_need(PROG, "RPMEM_TIMEOUT", &missing);
 	if (strcmp(group, "stray") == 0)
-		env.gate = need("RPMEM_TEST_GATE", &missing);
+		env.gate = tu_need(PROG, "RPMEM_TEST_GATE", &missing);
 	env.seed = env_num("DATAPATH_SEED", (unsigned long long)time(NULL),
 		&missing);
 	env.ops = (unsigned)env_num("DATAPATH_OPS", 400, &missing);

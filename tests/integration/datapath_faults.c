@@ -179,6 +179,20 @@ wait_acks(struct streamer *st, unsigned n, int ms)
 	return atomic_load(&st->acked) >= n;
 }
 
+/* stream_start -- a streamer on rpp, once it has FAULT_ACKS acks */
+static void
+stream_start(struct streamer *st, RPMEMpool *rpp, char *mem,
+	const struct tset *s, const char *fault)
+{
+	*st = (struct streamer){ .rpp = rpp, .mem = mem, .s = s };
+	atomic_init(&st->acked, 0);
+	ck_assert_int_eq(pthread_create(&st->thread, NULL, stream_run, st),
+		0);
+	ck_assert_msg(wait_acks(st, FAULT_ACKS, 30000), "only %u acks "
+		"before %s (err %s)", atomic_load(&st->acked), fault,
+		ename(st->err));
+}
+
 /* reopen_works -- no stale lock: open, persist on every lane, close */
 static void
 reopen_works(const struct tset *s, char *mem, const char *img,
@@ -188,7 +202,7 @@ reopen_works(const struct tset *s, char *mem, const char *img,
 	RPMEMpool *rpp = pool_open(s, mem, &n);
 	char *back = malloc(s->size);
 	ck_assert_ptr_nonnull(back);
-	ok(rpmem_read(rpp, back, 0, s->size, 0), "read after reopen");
+	tu_ok(rpmem_read(rpp, back, 0, s->size, 0), "read after reopen");
 	same_bytes(back + HDR, img + HDR, s->size - HDR, HDR,
 		"rpmem_read after reopen vs the part files");
 	free(back);
@@ -196,7 +210,7 @@ reopen_works(const struct tset *s, char *mem, const char *img,
 	for (unsigned l = 0; l < n; l++)
 		probe(rpp, mem, HDR + l * 64, 64, l, 0, rng,
 			"persist after reopen");
-	ok(rpmem_close(rpp), "close after reopen");
+	tu_ok(rpmem_close(rpp), "close after reopen");
 }
 
 /* -------------------------------------------------- 3. rpmemd killed */
@@ -212,30 +226,23 @@ START_TEST(rpmemd_killed_fails_econnreset_and_keeps_acked_data)
 	struct tset s;
 	uint64_t rng = seed_for("kill9");
 	set_make(&s, "kill9", 1, 16 * MIB, NULL);
-	char *mem = pool_map(s.size);
+	char *mem = tu_pool_map(s.size);
 	const long long bound = env.timeout_ms + 2000;
 	unsigned n = NLANES;
 
 	/* a first session, so lazily made library state is in the baseline */
-	ok(rpmem_close(pool_create(&s, mem, &n, 5)), "close after create");
+	tu_ok(rpmem_close(pool_create(&s, mem, &n, 5)), "close after create");
 	unsigned fds0 = count_dir("/proc/self/fd");
 	unsigned threads0 = count_dir("/proc/self/task");
 
-	struct logsnap *before = log_snapshot();
 	n = NLANES;
-	RPMEMpool *rpp = pool_open(&s, mem, &n);
-	ck_assert_uint_ge(n, 3);
 	char log[PATH_MAX];
-	pid_t pid = session_find(before, log, sizeof(log), 5000);
-	free(before);
+	pid_t pid;
+	RPMEMpool *rpp = pool_served(&s, mem, &n, 0, &pid, log, sizeof(log));
+	ck_assert_uint_ge(n, 3);
 
-	struct streamer st = { .rpp = rpp, .mem = mem, .s = &s };
-	atomic_init(&st.acked, 0);
-	ck_assert_int_eq(pthread_create(&st.thread, NULL, stream_run, &st),
-		0);
-	ck_assert_msg(wait_acks(&st, FAULT_ACKS, 30000), "only %u acks "
-		"before the kill (err %s)", atomic_load(&st.acked),
-		ename(st.err));
+	struct streamer st;
+	stream_start(&st, rpp, mem, &s, "the kill");
 	long long t_kill = tu_now_ms();
 	ck_assert_int_eq(kill(pid, SIGKILL), 0);
 	ck_assert_msg(join_by(st.thread, t_kill + bound + 3000),
@@ -321,22 +328,16 @@ START_TEST(ssh_dropped_ends_the_session_on_both_sides)
 	struct tset s;
 	uint64_t rng = seed_for("sshdrop");
 	set_make(&s, "sshdrop", 1, 16 * MIB, NULL);
-	char *mem = pool_map(s.size);
+	char *mem = tu_pool_map(s.size);
 	const long long bound = env.timeout_ms + 2000;
-	struct logsnap *before = log_snapshot();
 	unsigned n = NLANES;
-	RPMEMpool *rpp = pool_create(&s, mem, &n, 6);
 	char log[PATH_MAX];
-	pid_t pid = session_find(before, log, sizeof(log), 5000);
-	free(before);
+	pid_t pid;
+	RPMEMpool *rpp = pool_served(&s, mem, &n, 6, &pid, log, sizeof(log));
 	pid_t ssh = ssh_child();
 
-	struct streamer st = { .rpp = rpp, .mem = mem, .s = &s };
-	atomic_init(&st.acked, 0);
-	ck_assert_int_eq(pthread_create(&st.thread, NULL, stream_run, &st),
-		0);
-	ck_assert_msg(wait_acks(&st, FAULT_ACKS, 30000), "only %u acks "
-		"before ssh was killed", atomic_load(&st.acked));
+	struct streamer st;
+	stream_start(&st, rpp, mem, &s, "ssh was killed");
 	long long t_kill = tu_now_ms();
 	ck_assert_int_eq(kill(ssh, SIGKILL), 0);
 	ck_assert_msg(join_by(st.thread, t_kill + bound + 3000),
@@ -454,7 +455,7 @@ START_TEST(client_killed_rpmemd_exits_and_acked_data_stays)
 
 	char *img = replica_image(&s);
 	blk_check(&s, img, acked);
-	char *mem = pool_map(s.size);
+	char *mem = tu_pool_map(s.size);
 	reopen_works(&s, mem, img, &rng);
 	free(img);
 	munmap(mem, s.size);
@@ -530,15 +531,13 @@ START_TEST(rpmemd_stopped_fails_in_bound_and_drops_stale_writes)
 	struct tset s;
 	uint64_t rng = seed_for("stopped");
 	set_make(&s, "stopped", 1, 16 * MIB, NULL);
-	char *mem = pool_map(s.size);
+	char *mem = tu_pool_map(s.size);
 	const long long bound = env.timeout_ms + 2000;
-	struct logsnap *before = log_snapshot();
 	unsigned n = NLANES;
-	RPMEMpool *rpp = pool_create(&s, mem, &n, 9);
-	ck_assert_uint_ge(n, 4);
 	char log[PATH_MAX];
-	pid_t pid = session_find(before, log, sizeof(log), 5000);
-	free(before);
+	pid_t pid;
+	RPMEMpool *rpp = pool_served(&s, mem, &n, 9, &pid, log, sizeof(log));
+	ck_assert_uint_ge(n, 4);
 	for (unsigned l = 0; l < n; l++)
 		probe(rpp, mem, HDR + l * 64, 64, l, 0, &rng, "warm-up");
 
@@ -617,5 +616,6 @@ dpath_add_faults(TCase *tc)
 	tcase_add_test(tc, rpmemd_killed_fails_econnreset_and_keeps_acked_data);
 	tcase_add_test(tc, client_killed_rpmemd_exits_and_acked_data_stays);
 	tcase_add_test(tc, ssh_dropped_ends_the_session_on_both_sides);
-	tcase_add_test(tc, rpmemd_stopped_fails_in_bound_and_drops_stale_writes);
+	tcase_add_test(tc,
+		rpmemd_stopped_fails_in_bound_and_drops_stale_writes);
 }

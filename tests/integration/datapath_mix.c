@@ -187,7 +187,7 @@ static void
 read_back(const struct tset *s, const char *img, uint64_t *rng)
 {
 	unsigned nlanes = NLANES;
-	char *mem = pool_map(s->size);
+	char *mem = tu_pool_map(s->size);
 	RPMEMpool *rpp = pool_open(s, mem, &nlanes);
 	ck_assert_uint_eq(nlanes, NLANES);
 
@@ -228,7 +228,7 @@ read_back(const struct tset *s, const char *img, uint64_t *rng)
 		n - 1, NLANES);
 	same_bytes(buf + 1, img, s->size, 0, "rpmem_read after reopen vs "
 		"the part files");
-	ok(rpmem_close(rpp), "close after read-back");
+	tu_ok(rpmem_close(rpp), "close after read-back");
 	free(buf);
 	free(cut);
 	munmap(mem, s->size);
@@ -246,7 +246,7 @@ mix_case(const char *name, unsigned nparts, size_t part_size,
 	struct tset s;
 	uint64_t rng = seed_for(name);
 	set_make(&s, name, nparts, part_size, option);
-	char *mem = pool_map(s.size);
+	char *mem = tu_pool_map(s.size);
 	unsigned nlanes = NLANES;
 	RPMEMpool *rpp = pool_create(&s, mem, &nlanes, 1);
 	ck_assert_uint_eq(nlanes, NLANES);
@@ -289,7 +289,7 @@ mix_case(const char *name, unsigned nparts, size_t part_size,
 			fill_random(mem + off, len, &rng);
 			say(msg, sizeof(msg), "call %u across the seam at %zu",
 				k, seam);
-			ok(k == 0 ? rpmem_persist(rpp, off, len, k, 0) :
+			tu_ok(k == 0 ? rpmem_persist(rpp, off, len, k, 0) :
 				k == 1 ? rpmem_persist(rpp, off, len, k,
 					RPMEM_PERSIST_RELAXED) :
 				k == 2 ? rpmem_deep_persist(rpp, off, len, k) :
@@ -297,7 +297,7 @@ mix_case(const char *name, unsigned nparts, size_t part_size,
 				rpmem_drain(rpp, k, 0), msg);
 		}
 	}
-	ok(rpmem_close(rpp), "close after the mix");
+	tu_ok(rpmem_close(rpp), "close after the mix");
 
 	char *img = replica_image(&s);
 	same_bytes(img + lo, mem + lo, s.size - lo, lo,
@@ -424,12 +424,12 @@ START_TEST(strict_persist_never_tears_an_aligned_word)
 	const size_t A = MIB, L = 600 * KIB;
 	struct tset s;
 	set_make(&s, "torn", 1, 8 * MIB, NULL);
-	char *mem = pool_map(s.size);
+	char *mem = tu_pool_map(s.size);
 	unsigned nlanes = 1;
 	RPMEMpool *rpp = pool_create(&s, mem, &nlanes, 2);
 
 	memset(mem + A, 0x11, L);
-	ok(rpmem_persist(rpp, A, L, 0, 0), "initial persist");
+	tu_ok(rpmem_persist(rpp, A, L, 0, 0), "initial persist");
 
 	int stop = eventfd(0, EFD_CLOEXEC);
 	int pfd[2];
@@ -479,7 +479,7 @@ START_TEST(strict_persist_never_tears_an_aligned_word)
 		}
 		say(msg, sizeof(msg), "iteration %u (kind %u, %zu bytes at "
 			"%zu)", i, kind, len, off);
-		ok(r, msg);
+		tu_ok(r, msg);
 	}
 	long long dt = tu_now_ms() - t0;
 	uint64_t one = 1;
@@ -509,7 +509,7 @@ START_TEST(strict_persist_never_tears_an_aligned_word)
 		"patterns in %" PRIu64 " passes: it proved nothing", nseen,
 		rep.passes);
 
-	ok(rpmem_close(rpp), "close");
+	tu_ok(rpmem_close(rpp), "close");
 	char *img = malloc(L);
 	ck_assert_ptr_nonnull(img);
 	replica_read(&s, img, A, L);

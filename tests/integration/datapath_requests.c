@@ -91,7 +91,7 @@ START_TEST(bad_requests_are_einval_and_leave_the_lane_usable)
 	struct tset s;
 	uint64_t rng = seed_for("bad");
 	set_make(&s, "bad", 1, 8 * MIB, NULL);
-	char *mem = pool_map(s.size);
+	char *mem = tu_pool_map(s.size);
 	unsigned n = NLANES;
 	RPMEMpool *rpp = pool_create(&s, mem, &n, 3);
 	const size_t Z = s.size, M = SIZE_MAX;
@@ -169,21 +169,21 @@ START_TEST(bad_requests_are_einval_and_leave_the_lane_usable)
 	/* a pending flush survives a refused call on its lane */
 	size_t off = 512 * KIB + 3;
 	fill_random(mem + off, 100, &rng);
-	ok(rpmem_flush(rpp, off, 100, 1 % n, 0), "flush before a refusal");
+	tu_ok(rpmem_flush(rpp, off, 100, 1 % n, 0), "flush before a refusal");
 	failed(rpmem_flush(rpp, 0, 8, 1 % n, 0), EINVAL,
 		"flush in the header with a flush pending");
 	failed(rpmem_drain(rpp, 1 % n, 2), EINVAL,
 		"drain flags 2 with a flush pending");
-	ok(rpmem_drain(rpp, 1 % n, 0), "drain after the refusals");
+	tu_ok(rpmem_drain(rpp, 1 % n, 0), "drain after the refusals");
 	char back[100];
-	ok(rpmem_read(rpp, back, off, sizeof(back), 1 % n), "read back");
+	tu_ok(rpmem_read(rpp, back, off, sizeof(back), 1 % n), "read back");
 	same_bytes(back, mem + off, sizeof(back), off, "flush + refusals");
 
 	/* zero-length calls inside the pool are fine, even at its end */
-	ok(rpmem_persist(rpp, Z, 0, 0, 0), "empty persist at the end");
-	ok(rpmem_flush(rpp, Z, 0, 0, 0), "empty flush at the end");
-	ok(rpmem_read(rpp, NULL, Z, 0, 0), "empty read at the end");
-	ok(rpmem_close(rpp), "close");
+	tu_ok(rpmem_persist(rpp, Z, 0, 0, 0), "empty persist at the end");
+	tu_ok(rpmem_flush(rpp, Z, 0, 0, 0), "empty flush at the end");
+	tu_ok(rpmem_read(rpp, NULL, Z, 0, 0), "empty read at the end");
+	tu_ok(rpmem_close(rpp), "close");
 
 	/* the replica: probes arrived, poison did not, header intact */
 	char *img = replica_image(&s);
@@ -205,7 +205,7 @@ START_TEST(bad_requests_are_einval_and_leave_the_lane_usable)
 	RPMEMpool *again = pool_open(&s, mem, &n);
 	probe(again, mem, Z - 1, 1, n - 1, 0, &rng, "persist of the last "
 		"byte");
-	ok(rpmem_close(again), "close after reopen");
+	tu_ok(rpmem_close(again), "close after reopen");
 	char last;
 	replica_read(&s, &last, Z - 1, 1);
 	ck_assert_int_eq(last, mem[Z - 1]);
@@ -227,7 +227,7 @@ START_TEST(nlanes_is_clamped_and_every_lane_works)
 	struct tset s;
 	uint64_t rng = seed_for("nlanes");
 	set_make(&s, "nlanes", 1, 8 * MIB, NULL);
-	char *mem = pool_map(s.size);
+	char *mem = tu_pool_map(s.size);
 	char what[MSG_MAX], buf[8];
 
 	for (size_t i = 0; i < sizeof(req) / sizeof(req[0]); i++) {
@@ -253,7 +253,7 @@ START_TEST(nlanes_is_clamped_and_every_lane_works)
 		failed(rpmem_read(rpp, buf, 8192, 8, n), EINVAL,
 			"read on lane nlanes");
 		failed(rpmem_drain(rpp, n, 0), EINVAL, "drain on lane nlanes");
-		ok(rpmem_close(rpp), "close");
+		tu_ok(rpmem_close(rpp), "close");
 	}
 	char *img = replica_image(&s);
 	same_bytes(img + HDR, mem + HDR, s.size - HDR, HDR,

@@ -85,7 +85,7 @@ START_TEST(stray_connections_are_refused_without_taking_a_lane)
 	int gate = open(env.gate, O_RDWR | O_CLOEXEC);
 	ck_assert_msg(gate >= 0, "%s: %s", env.gate, strerror(errno));
 	struct logsnap *before = log_snapshot();
-	struct creator cr = { .s = &s, .mem = pool_map(s.size),
+	struct creator cr = { .s = &s, .mem = tu_pool_map(s.size),
 		.nlanes = NLANES };
 	ck_assert_int_eq(pthread_create(&cr.thread, NULL, create_run, &cr),
 		0);
@@ -184,7 +184,7 @@ START_TEST(stray_connections_are_refused_without_taking_a_lane)
 		"reset");
 	close(silent);
 
-	ok(rpmem_close(cr.rpp), "close");
+	tu_ok(rpmem_close(cr.rpp), "close");
 	ck_assert_msg(wait_gone(pid, 10000), "rpmemd %d did not exit",
 		(int)pid);
 	close(gate);

@@ -127,35 +127,6 @@ same_bytes(const char *got, const char *want, size_t len, size_t base,
 		(unsigned char)got[d], (unsigned char)want[d]);
 }
 
-/* unlink_quiet -- remove path; a missing file is fine */
-void
-unlink_quiet(const char *path)
-{
-	ck_assert_msg(unlink(path) == 0 || errno == ENOENT,
-		"cannot remove %s: %s", path, strerror(errno));
-}
-
-/* pool_map -- page-aligned anonymous memory standing for the local pool */
-char *
-pool_map(size_t size)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	ck_assert_msg(p != MAP_FAILED, "mmap %zu: %s", size, strerror(errno));
-	return p;
-}
-
-/* ok -- an int-returning call succeeded */
-void
-ok(int ret, const char *what)
-{
-	if (ret != 0) {
-		int e = errno;
-		ck_abort_msg("%s returned %d: %s (%s): %s", what, ret,
-			ename(e), strerror(e), errmsg());
-	}
-}
-
 /* failed -- the call gave -1 with errno `err` and said why */
 void
 failed(int ret, int err, const char *what)
@@ -198,22 +169,10 @@ set_make(struct tset *s, const char *name, unsigned nparts,
 	s->headers = option == NULL || strcmp(option, "NOHDRS") != 0;
 	s->part_hdrs = option == NULL;
 	s->size = part_size * nparts - (s->part_hdrs ? (nparts - 1) * HDR : 0);
-	for (unsigned i = 0; i < nparts; i++) {
+	for (unsigned i = 0; i < nparts; i++)
 		fmt(s->part[i], sizeof(s->part[i]), "%s/%s.part%u",
 			env.part_dir, name, i);
-		/* what an earlier, failed run of this test may have left */
-		unlink_quiet(s->part[i]);
-	}
-	FILE *f = fopen(s->path, "w");
-	ck_assert_msg(f != NULL, "cannot create %s: %s", s->path,
-		strerror(errno));
-	fprintf(f, "PMEMPOOLSET\n");
-	if (option)
-		fprintf(f, "OPTION %s\n", option);
-	for (unsigned i = 0; i < nparts; i++)
-		fprintf(f, "%zuM %s\n", part_size / MIB, s->part[i]);
-	ck_assert_msg(fclose(f) == 0, "writing %s: %s", s->path,
-		strerror(errno));
+	tu_poolset_write(s->path, s->part, nparts, part_size, option);
 }
 
 /* set_unlink -- remove the set file and its parts */
@@ -221,8 +180,8 @@ void
 set_unlink(const struct tset *s)
 {
 	for (unsigned i = 0; i < s->nparts; i++)
-		unlink_quiet(s->part[i]);
-	unlink_quiet(s->path);
+		tu_unlink_quiet(s->part[i]);
+	tu_unlink_quiet(s->path);
 }
 
 /* set_locate -- the part and file offset holding pool offset `off` */
@@ -329,10 +288,10 @@ probe(RPMEMpool *rpp, char *mem, size_t off, size_t len, unsigned lane,
 	fill_random(mem + off, len, rng);
 	say(msg, sizeof(msg), "%s: persist of %zu bytes at %zu on lane %u",
 		what, len, off, lane);
-	ok(rpmem_persist(rpp, off, len, lane, flags), msg);
+	tu_ok(rpmem_persist(rpp, off, len, lane, flags), msg);
 	memset(back, 0, sizeof(back));
 	say(msg, sizeof(msg), "%s: read back on lane %u", what, lane);
-	ok(rpmem_read(rpp, back, off, len, lane), msg);
+	tu_ok(rpmem_read(rpp, back, off, len, lane), msg);
 	same_bytes(back, mem + off, len, off, msg);
 }
 

@@ -18,6 +18,7 @@
 #include "itest.h"
 #include "librpmem.h"
 #include "tu.h"
+#include "tu_check.h"
 
 #define KIB ((size_t)1 << 10)
 #define MIB ((size_t)1 << 20)
@@ -87,15 +88,6 @@ size_t count_diff(const char *a, const char *b, size_t len);
 void same_bytes(const char *got, const char *want, size_t len, size_t base,
 	const char *what);
 
-/* unlink_quiet -- remove path; a missing file is fine */
-void unlink_quiet(const char *path);
-
-/* pool_map -- page-aligned anonymous memory standing for the local pool */
-char *pool_map(size_t size);
-
-/* ok -- an int-returning call succeeded */
-void ok(int ret, const char *what);
-
 /* failed -- the call gave -1 with errno `err` and said why */
 void failed(int ret, int err, const char *what);
 
@@ -157,6 +149,14 @@ pid_t session_find(const struct logsnap *before, char *path, size_t len,
  * argv must name our poolset dir, so a recycled pid does not count.
  */
 bool rpmemd_running(pid_t pid);
+
+/*
+ * pool_served -- create (seed > 0, attributes by it) or open (seed 0)
+ * the set's pool on *nlanes lanes, and find the rpmemd serving it: its
+ * pid, its log's path into log
+ */
+RPMEMpool *pool_served(const struct tset *s, char *mem, unsigned *nlanes,
+	unsigned char seed, pid_t *pid, char *log, size_t loglen);
 
 /* wait_gone -- until rpmemd `pid` has exited; false after `ms` */
 bool wait_gone(pid_t pid, int ms);

@@ -239,3 +239,19 @@ count_dir(const char *path)
 	return (unsigned)n;
 }
 
+/*
+ * pool_served -- create (seed > 0, attributes by it) or open (seed 0)
+ * the set's pool on *nlanes lanes, and find the rpmemd serving it: its
+ * pid, its log's path into log
+ */
+RPMEMpool *
+pool_served(const struct tset *s, char *mem, unsigned *nlanes,
+	unsigned char seed, pid_t *pid, char *log, size_t loglen)
+{
+	struct logsnap *before = log_snapshot();
+	RPMEMpool *rpp = seed ? pool_create(s, mem, nlanes, seed) :
+		pool_open(s, mem, nlanes);
+	*pid = session_find(before, log, loglen, 5000);
+	free(before);
+	return rpp;
+}
