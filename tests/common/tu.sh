@@ -17,11 +17,14 @@
 #   tu_sessions_gone WHO MS LOG...
 #                            every rpmemd whose "session: pid N" is in a
 #                            LOG has exited within MS ms; names the others
+#   tu_need_built FILE...    exit 1 naming the first FILE not built (a
+#                            program must be executable)
 #
 # TU_OUT must be set to a file before tu_run or tu_says.
 
 TU_PASSED=0
 TU_FAILED=0
+# shellcheck disable=SC2034 # read by the caller
 TU_SESSIONS=0
 
 # tu_check -- record one result: tu_check NAME COMMAND...
@@ -78,6 +81,7 @@ tu_sessions_gone() {
 	shift 2
 	local -a pids
 	mapfile -t pids < <(sed -n 's/.*session: pid \([0-9]*\) .*/\1/p' "$@")
+	# shellcheck disable=SC2034 # read by the caller
 	TU_SESSIONS=${#pids[@]}
 	for pid in "${pids[@]}"; do
 		for ((try = 0; try < ms / 50; try++)); do
@@ -90,4 +94,15 @@ tu_sessions_gone() {
 		fi
 	done
 	return $rc
+}
+
+# tu_need_built -- every file exists (a program is executable), or exit 1
+tu_need_built() {
+	local p
+	for p in "$@"; do
+		if [[ ! -e $p || ($p != *.so* && ! -x $p) ]]; then
+			echo "${0##*/}: $p not built (run make check)" >&2
+			exit 1
+		fi
+	done
 }

@@ -28,10 +28,8 @@ export top_srcdir top_builddir
 . "$top_srcdir/tests/integration/harness.sh"
 
 bin=$top_builddir/tests/pmdk01
-for p in "$bin/fake_rpmemd" "$bin/pmdk_client" "$bin/rpmem_client" \
-		"$top_builddir/rpmemd"; do
-	[[ -x $p ]] || { echo "peers.sh: $p is not built" >&2; exit 1; }
-done
+tu_need_built "$bin/fake_rpmemd" "$bin/pmdk_client" "$bin/rpmem_client" \
+	"$top_builddir/rpmemd"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-peers.XXXXXX")
 cleanup() {
