@@ -17,6 +17,18 @@ tu_run(Suite *s)
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* tu_suite -- a suite and its first test case, with a fixture if any */
+Suite *
+tu_suite(const char *name, const char *tcase, void (*setup)(void),
+	void (*teardown)(void), TCase **tc)
+{
+	Suite *s = suite_create(name);
+	*tc = tcase_create(tcase);
+	if (setup || teardown)
+		tcase_add_checked_fixture(*tc, setup, teardown);
+	return s;
+}
+
 /* tu_suite_add -- add test case `tc` to suite `s`; returns `s` */
 Suite *
 tu_suite_add(Suite *s, TCase *tc)

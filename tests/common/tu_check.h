@@ -12,6 +12,13 @@
 /* tu_run -- run every test of `s`; EXIT_SUCCESS or EXIT_FAILURE */
 int tu_run(Suite *s);
 
+/*
+ * tu_suite -- a suite `name` with a first test case `tcase` (into *tc),
+ * its checked fixture `setup` and `teardown` unless both are NULL
+ */
+Suite *tu_suite(const char *name, const char *tcase, void (*setup)(void),
+	void (*teardown)(void), TCase **tc);
+
 /* tu_suite_add -- add test case `tc` to suite `s`; returns `s` */
 Suite *tu_suite_add(Suite *s, TCase *tc);
 

@@ -212,9 +212,8 @@ END_TEST
 static Suite *
 apply_suite(void)
 {
-	Suite *s = suite_create("apply");
-	TCase *tc = tcase_create("apply");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	TCase *tc;
+	Suite *s = tu_suite("apply", "apply", setup, teardown, &tc);
 	tcase_add_test(tc, test_inline_copies_and_persists);
 	tcase_add_test(tc, test_refuses_header_offsets);
 	tcase_add_test(tc, test_refuses_ranges_outside_or_wrapping);

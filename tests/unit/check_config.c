@@ -660,9 +660,8 @@ END_TEST
 static Suite *
 config_suite(void)
 {
-	Suite *s = suite_create("config");
-	TCase *tc = tcase_create("config");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	TCase *tc;
+	Suite *s = tu_suite("config", "config", setup, teardown, &tc);
 	tcase_add_test(tc, test_defaults_apply_without_files_or_options);
 	tcase_add_test(tc, test_long_options_accept_equals_form);
 	tcase_add_test(tc, test_long_options_accept_separate_argument);

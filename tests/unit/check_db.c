@@ -504,10 +504,8 @@ END_TEST
 static Suite *
 db_suite(void)
 {
-	Suite *s = suite_create("db");
-	TCase *tc = tcase_create("core");
-
-	tcase_add_checked_fixture(tc, dbt_setup, dbt_teardown);
+	TCase *tc;
+	Suite *s = tu_suite("db", "core", dbt_setup, dbt_teardown, &tc);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_create_then_open_returns_identical_attrs);
 	tcase_add_test(tc, test_headers_are_valid_pmdk_ring_of_three_parts);

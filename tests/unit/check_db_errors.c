@@ -130,10 +130,9 @@ END_TEST
 static Suite *
 db_errors_suite(void)
 {
-	Suite *s = suite_create("db-errors");
-	TCase *tc = tcase_create("errors");
-
-	tcase_add_checked_fixture(tc, dbt_setup, dbt_teardown);
+	TCase *tc;
+	Suite *s = tu_suite("db-errors", "errors", dbt_setup, dbt_teardown,
+		&tc);
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_set_attr_refuses_zero_or_disagreeing_attrs,
 		0, 3);

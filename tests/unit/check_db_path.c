@@ -165,10 +165,8 @@ END_TEST
 static Suite *
 db_path_suite(void)
 {
-	Suite *s = suite_create("db_path");
-	TCase *tc = tcase_create("core");
-
-	tcase_add_checked_fixture(tc, dbt_setup, dbt_teardown);
+	TCase *tc;
+	Suite *s = tu_suite("db_path", "core", dbt_setup, dbt_teardown, &tc);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_descriptors_leaving_poolset_dir_are_refused);
 	tcase_add_test(tc, test_refusal_log_names_the_descriptor);

@@ -166,8 +166,8 @@ END_TEST
 static Suite *
 hash_suite(void)
 {
-	Suite *s = suite_create("hash");
-	TCase *tc = tcase_create("hash");
+	TCase *tc;
+	Suite *s = tu_suite("hash", "hash", NULL, NULL, &tc);
 	tcase_add_test(tc, test_hash_depends_on_every_byte_and_length);
 	tcase_add_test(tc, test_hash_word_order_matters);
 	tcase_add_test(tc, test_hash_chunks_cover_a_short_tail);

@@ -365,8 +365,8 @@ END_TEST
 static Suite *
 lanesec_suite(void)
 {
-	Suite *s = suite_create("lanesec");
-	TCase *tc = tcase_create("lanesec");
+	TCase *tc;
+	Suite *s = tu_suite("lanesec", "lanesec", NULL, NULL, &tc);
 	tcase_add_loop_test(tc,
 		sealed_messages_open_in_order_with_their_contents, 0, NMODES);
 	tcase_add_loop_test(tc, any_flipped_bit_of_body_or_tag_fails_to_open,

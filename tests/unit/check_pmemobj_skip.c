@@ -121,8 +121,8 @@ END_TEST
 static Suite *
 pmemobj_skip_suite(void)
 {
-	Suite *s = suite_create("pmemobj_skip");
-	TCase *tc = tcase_create("list");
+	TCase *tc;
+	Suite *s = tu_suite("pmemobj_skip", "list", NULL, NULL, &tc);
 
 	tcase_add_test(tc, test_pmemobj_format_6_skips_the_run_time_fields);
 	tcase_add_loop_test(tc, test_other_headers_skip_nothing, 0,

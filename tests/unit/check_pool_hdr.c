@@ -282,8 +282,8 @@ END_TEST
 static Suite *
 pool_hdr_suite(void)
 {
-	Suite *s = suite_create("pool_hdr");
-	TCase *tc = tcase_create("core");
+	TCase *tc;
+	Suite *s = tu_suite("pool_hdr", "core", NULL, NULL, &tc);
 
 	tcase_add_test(tc, test_layout_matches_pmdk_offsets);
 	tcase_add_test(tc, test_fletcher64_small_vector_by_hand);

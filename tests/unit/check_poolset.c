@@ -686,8 +686,8 @@ END_TEST
 static Suite *
 poolset_suite(void)
 {
-	Suite *s = suite_create("poolset");
-	TCase *tc = tcase_create("good");
+	TCase *tc;
+	Suite *s = tu_suite("poolset", "good", NULL, NULL, &tc);
 	tcase_add_test(tc, test_single_part_is_master_replica);
 	tcase_add_test(tc, test_many_parts_keep_order_sizes_and_lines);
 	tcase_add_test(tc, test_size_suffixes_are_powers_of_1024_any_case);

@@ -311,8 +311,8 @@ END_TEST
 static Suite *
 proto_suite(void)
 {
-	Suite *s = suite_create("proto");
-	TCase *tc = tcase_create("layout");
+	TCase *tc;
+	Suite *s = tu_suite("proto", "layout", NULL, NULL, &tc);
 
 	tcase_add_loop_test(tc, test_every_request_survives_a_round_trip,
 			0, NREQ_TYPES);

@@ -83,8 +83,8 @@ END_TEST
 static Suite *
 range_suite(void)
 {
-	Suite *s = suite_create("range");
-	TCase *tc = tcase_create("bounds");
+	TCase *tc;
+	Suite *s = tu_suite("range", "bounds", NULL, NULL, &tc);
 
 	tcase_add_test(tc, test_within_accepts_ranges_touching_the_end);
 	tcase_add_test(tc, test_within_refuses_ranges_past_the_end);

@@ -214,8 +214,8 @@ END_TEST
 static Suite *
 target_suite(void)
 {
-	Suite *s = suite_create("target");
-	TCase *tc = tcase_create("parse");
+	TCase *tc;
+	Suite *s = tu_suite("target", "parse", NULL, NULL, &tc);
 
 	tcase_add_loop_test(tc, test_valid_targets_split_into_user_node_service,
 			0, (int)(sizeof(good_cases) / sizeof(good_cases[0])));
