@@ -97,15 +97,12 @@ START_TEST(nohdrs_set_with_attrs_is_einval)
 {
 	struct tset s;
 	struct rpmem_pool_attr attr;
-	unsigned nlanes = NLANES;
 	void *mem = tu_pool_map(POOL_SIZE);
 	pool_set(&s, "nohdrs-attrs", 1, POOL_SIZE, "NOHDRS");
 	attr_make(&attr, 4);
 
-	refused(rpmem_create(env.target, s.desc, mem, POOL_SIZE, &nlanes,
-		&attr), EINVAL, "create NOHDRS with attrs");
-	ck_assert_msg(parts_exist(&s) == 0, "refused create left parts");
-	no_children("refused create");
+	create_refused(&s, mem, POOL_SIZE, &attr, EINVAL,
+		"create NOHDRS with attrs");
 	set_unlink(&s);
 }
 END_TEST
@@ -114,18 +111,14 @@ START_TEST(headers_set_without_attrs_is_einval)
 {
 	struct tset s;
 	struct rpmem_pool_attr zero;
-	unsigned nlanes = NLANES;
 	void *mem = tu_pool_map(POOL_SIZE);
 	pool_set(&s, "hdrs-noattrs", 1, POOL_SIZE, NULL);
 	memset(&zero, 0, sizeof(zero));
 
-	refused(rpmem_create(env.target, s.desc, mem, POOL_SIZE, &nlanes,
-		NULL), EINVAL, "create with NULL attrs");
-	nlanes = NLANES;
-	refused(rpmem_create(env.target, s.desc, mem, POOL_SIZE, &nlanes,
-		&zero), EINVAL, "create with zeroed attrs");
-	ck_assert_msg(parts_exist(&s) == 0, "refused create left parts");
-	no_children("refused create");
+	create_refused(&s, mem, POOL_SIZE, NULL, EINVAL,
+		"create with NULL attrs");
+	create_refused(&s, mem, POOL_SIZE, &zero, EINVAL,
+		"create with zeroed attrs");
 	set_unlink(&s);
 }
 END_TEST
@@ -278,16 +271,13 @@ START_TEST(create_bigger_than_set_is_efbig_and_leaves_nothing)
 {
 	struct tset s;
 	struct rpmem_pool_attr attr;
-	unsigned nlanes = NLANES;
 	size_t size = 32 * MIB;
 	void *mem = tu_pool_map(size);
 	pool_set(&s, "too-small", 1, POOL_SIZE, NULL);
 	attr_make(&attr, 10);
 
-	refused(rpmem_create(env.target, s.desc, mem, size, &nlanes, &attr),
-		EFBIG, "create of 32 MiB from an 8 MiB set");
-	ck_assert_msg(parts_exist(&s) == 0, "refused create left the part");
-	no_children("refused create");
+	create_refused(&s, mem, size, &attr, EFBIG,
+		"create of 32 MiB from an 8 MiB set");
 	set_unlink(&s);
 }
 END_TEST
@@ -345,7 +335,8 @@ START_TEST(second_handle_on_same_pool_is_ebusy)
 		&got), EBUSY, "open while opened");
 	tu_ok(rpmem_close(first), "close");
 
-	reopens_with(&s, mem2, POOL_SIZE, &attr, "open after the holder closed");
+	reopens_with(&s, mem2, POOL_SIZE, &attr,
+		"open after the holder closed");
 	no_children("close");
 	set_unlink(&s);
 }

@@ -329,3 +329,18 @@ reopens_with(const struct tset *s, void *mem, size_t size,
 	fmt(msg, sizeof(msg), "close after %s", what);
 	tu_ok(rpmem_close(rpp), msg);
 }
+
+/*
+ * create_refused -- a create of the set's pool with `attr` is refused
+ * with `err`, makes no part and leaves no ssh behind
+ */
+void
+create_refused(const struct tset *s, void *mem, size_t size,
+	const struct rpmem_pool_attr *attr, int err, const char *what)
+{
+	unsigned nlanes = NLANES;
+	refused(rpmem_create(env.target, s->desc, mem, size, &nlanes, attr),
+		err, what);
+	ck_assert_msg(parts_exist(s) == 0, "%s left parts", what);
+	no_children(what);
+}

@@ -115,6 +115,13 @@ RPMEMpool *open_ok(const struct tset *s, void *mem, size_t size,
 void reopens_with(const struct tset *s, void *mem, size_t size,
 	const struct rpmem_pool_attr *want, const char *what);
 
+/*
+ * create_refused -- a create of the set's pool with `attr` is refused
+ * with `err`, makes no part and leaves no ssh behind
+ */
+void create_refused(const struct tset *s, void *mem, size_t size,
+	const struct rpmem_pool_attr *attr, int err, const char *what);
+
 /* ctest_tcase -- a new test case `name`, added to suite `s` */
 TCase *ctest_tcase(Suite *s, const char *name);
 

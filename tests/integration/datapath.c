@@ -49,48 +49,53 @@ static const char PROG[] = "datapath";
 
 /* ---------------------------------------------------------------- main */
 
-/* tcase -- a new test case `name` with a timeout, added to suite `s` */
-static TCase *
-tcase(Suite *s, const char *name, double timeout)
+/* a test case of a group: its name, timeout, the file's adder */
+struct dcase {
+	const char *name;
+	double timeout;
+	void (*add)(TCase *tc);
+};
+
+/* suite_of -- suite `name` of the test cases `c` */
+static Suite *
+suite_of(const char *name, const struct dcase *c, size_t n)
 {
-	TCase *tc = tcase_create(name);
-	tcase_set_timeout(tc, timeout);
-	suite_add_tcase(s, tc);
-	return tc;
+	Suite *s = suite_create(name);
+	for (size_t i = 0; i < n; i++) {
+		TCase *tc = tcase_create(c[i].name);
+		tcase_set_timeout(tc, c[i].timeout);
+		c[i].add(tc);
+		suite_add_tcase(s, tc);
+	}
+	return s;
 }
 
 /* suite_data -- data movement without faults */
 static Suite *
 suite_data(void)
 {
-	Suite *s = suite_create("datapath-data");
-	TCase *tc = tcase(s, "mix", 120);
-	dpath_add_mix(tc);
-	tc = tcase(s, "torn", 120);
-	dpath_add_torn(tc);
-	tc = tcase(s, "requests", 60);
-	dpath_add_requests(tc);
-	return s;
+	static const struct dcase c[] = {
+		{ "mix", 120, dpath_add_mix },
+		{ "torn", 120, dpath_add_torn },
+		{ "requests", 60, dpath_add_requests },
+	};
+	return suite_of("datapath-data", c, sizeof(c) / sizeof(c[0]));
 }
 
 /* suite_fault -- rpmemd or the client dies or stops mid-stream */
 static Suite *
 suite_fault(void)
 {
-	Suite *s = suite_create("datapath-fault");
-	TCase *tc = tcase(s, "faults", 60);
-	dpath_add_faults(tc);
-	return s;
+	static const struct dcase c[] = { { "faults", 60, dpath_add_faults } };
+	return suite_of("datapath-fault", c, 1);
 }
 
 /* suite_stray -- strangers at the fabric port */
 static Suite *
 suite_stray(void)
 {
-	Suite *s = suite_create("datapath-stray");
-	TCase *tc = tcase(s, "stray", 60);
-	dpath_add_stray(tc);
-	return s;
+	static const struct dcase c[] = { { "stray", 60, dpath_add_stray } };
+	return suite_of("datapath-stray", c, 1);
 }
 
 /* env_num -- a decimal environment variable, or `def` */
