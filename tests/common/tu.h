@@ -48,6 +48,11 @@ const char *tu_need(const char *prog, const char *name, bool *missing);
 /* tu_need_or_exit -- the same; exit 2 when it is not set */
 const char *tu_need_or_exit(const char *prog, const char *name);
 
+/* ------------------------------------------------------------ tu_fs.c */
+
+/* tu_rmtree -- remove `path` and all beneath it, links not followed */
+int tu_rmtree(const char *path);
+
 /* ---------------------------------------------------------- tu_proc.c */
 
 /* tu_slurp -- up to len - 1 bytes of a small file, NUL-terminated; or -1 */

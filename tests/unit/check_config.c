@@ -2,7 +2,6 @@
 /* check_config.c -- unit tests of rpmemd's defaults, files and options */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -15,6 +14,7 @@
 #include <check.h>
 
 #include "config.h"
+#include "tu.h"
 #include "tu_check.h"
 
 static struct config Cfg;
@@ -94,22 +94,12 @@ setup(void)
 	Err[0] = '\0';
 }
 
-/* rm_one -- nftw callback removing one entry */
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* teardown -- free the config and delete the scratch directory */
 static void
 teardown(void)
 {
 	config_free(&Cfg);
-	nftw(Dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	(void) tu_rmtree(Dir);
 }
 
 START_TEST(test_defaults_apply_without_files_or_options)

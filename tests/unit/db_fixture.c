@@ -3,7 +3,6 @@
  * db_fixture.c -- shared temporary tree and helpers of the db unit tests
  */
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "db_fixture.h"
+#include "tu.h"
 #include "tu_check.h"
 
 static char Root[24];
@@ -21,16 +21,6 @@ char dbt_sets[64];
 char dbt_parts[64];
 char dbt_outside[64];
 struct db *dbt_db;
-
-/* rm_entry -- nftw callback removing one entry */
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 /* dbt_setup -- the temporary tree and a db on sets/ */
 void
@@ -53,7 +43,7 @@ dbt_teardown(void)
 {
 	db_fini(dbt_db);
 	dbt_db = NULL;
-	nftw(dbt_base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	(void) tu_rmtree(dbt_base);
 }
 
 /*
@@ -70,7 +60,7 @@ dbt_run(Suite *s)
 	}
 
 	int ret = tu_run(s);
-	nftw(Root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	(void) tu_rmtree(Root);
 	return ret;
 }
 
