@@ -9,14 +9,12 @@
 #define _GNU_SOURCE
 #endif
 
-#include <arpa/inet.h>
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -27,20 +25,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_eq.h>
-#include <rdma/fi_errno.h>
-#include "fab.h"	/* struct lane_conn: what a stray client imitates */
+
 #include "dpath.h"
 
 /* ------------------------------------------------ 7. bad requests */
@@ -263,7 +253,6 @@ START_TEST(nlanes_is_clamped_and_every_lane_works)
 	set_unlink(&s);
 }
 END_TEST
-
 
 /* dpath_add_requests -- the bad requests and nlanes */
 void
