@@ -183,6 +183,32 @@ stream_start(struct streamer *st, RPMEMpool *rpp, char *mem,
 		ename(st->err));
 }
 
+/*
+ * stream_cut -- SIGKILL `victim` under a streamer: the call in flight
+ * fails with ECONNRESET within `bound` ms and the thread ends; returns
+ * the acks it had
+ */
+static unsigned
+stream_cut(struct streamer *st, pid_t victim, long long bound,
+	const char *what)
+{
+	long long t_kill = tu_now_ms();
+	ck_assert_int_eq(kill(victim, SIGKILL), 0);
+	ck_assert_msg(join_by(st->thread, t_kill + bound + 3000),
+		"%s: the persisting thread hung after the kill", what);
+	unsigned acked = atomic_load(&st->acked);
+	note("%s: %u acked, the next failed with %s after %lld ms", what,
+		acked, ename(st->err), st->t_fail - t_kill);
+	ck_assert_msg(st->t_fail != 0, "%s: the stream ended without a "
+		"failure", what);
+	ck_assert_msg(st->err == ECONNRESET, "%s: in-flight call: errno %s, "
+		"expected ECONNRESET", what, ename(st->err));
+	ck_assert_msg(st->t_fail - t_kill < bound, "%s: in-flight call "
+		"failed %lld ms after the kill, bound %lld", what,
+		st->t_fail - t_kill, bound);
+	return acked;
+}
+
 /* reopen_works -- no stale lock: open, persist on every lane, close */
 static void
 reopen_works(const struct tset *s, char *mem, const char *img,
@@ -233,19 +259,7 @@ START_TEST(rpmemd_killed_fails_econnreset_and_keeps_acked_data)
 
 	struct streamer st;
 	stream_start(&st, rpp, mem, &s, "the kill");
-	long long t_kill = tu_now_ms();
-	ck_assert_int_eq(kill(pid, SIGKILL), 0);
-	ck_assert_msg(join_by(st.thread, t_kill + bound + 3000),
-		"the persisting thread hung after rpmemd was killed");
-	unsigned acked = atomic_load(&st.acked);
-	note("kill9: %u acked, the next failed with %s after %lld ms",
-		acked, ename(st.err), st.t_fail - t_kill);
-	ck_assert_msg(st.t_fail != 0, "the stream ended without a failure");
-	ck_assert_msg(st.err == ECONNRESET, "in-flight call: errno %s, "
-		"expected ECONNRESET", ename(st.err));
-	ck_assert_msg(st.t_fail - t_kill < bound, "in-flight call failed "
-		"%lld ms after the kill, bound %lld", st.t_fail - t_kill,
-		bound);
+	unsigned acked = stream_cut(&st, pid, bound, "kill9");
 
 	/* every later call, on any lane */
 	struct rpmem_pool_attr attr;
@@ -328,17 +342,7 @@ START_TEST(ssh_dropped_ends_the_session_on_both_sides)
 
 	struct streamer st;
 	stream_start(&st, rpp, mem, &s, "ssh was killed");
-	long long t_kill = tu_now_ms();
-	ck_assert_int_eq(kill(ssh, SIGKILL), 0);
-	ck_assert_msg(join_by(st.thread, t_kill + bound + 3000),
-		"the persisting thread hung after ssh was killed");
-	unsigned acked = atomic_load(&st.acked);
-	note("sshdrop: %u acked, the next failed with %s after %lld ms",
-		acked, ename(st.err), st.t_fail - t_kill);
-	ck_assert_msg(st.err == ECONNRESET, "in-flight call: errno %s, "
-		"expected ECONNRESET", ename(st.err));
-	ck_assert_msg(st.t_fail - t_kill < bound, "failed %lld ms after "
-		"the kill, bound %lld", st.t_fail - t_kill, bound);
+	unsigned acked = stream_cut(&st, ssh, bound, "sshdrop");
 	ck_assert_msg(wait_gone(pid, 10000), "rpmemd %d kept its session "
 		"10 s after ssh dropped", (int)pid);
 	ck_assert_msg(log_count(log, "session ended") == 1, "rpmemd did not "
