@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include <rdma/fi_cm.h>
+#include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 
 #include "fab.h"
@@ -81,4 +83,36 @@ fab_errno(ssize_t ret)
 	if (e >= FI_ERRNO_OFFSET)
 		return e == FI_ETRUNC ? EMSGSIZE : EIO;
 	return e ? e : EIO;
+}
+
+/* fab_ep_close -- shut down, cancel the posted receives, close */
+void
+fab_ep_close(struct fid_ep *ep, bool shutdown, void *ctx, size_t stride)
+{
+	if (shutdown)
+		(void) fi_shutdown(ep, 0);
+	/* some providers leak receives still posted at close */
+	for (unsigned j = 0; j < LANE_SLOTS; j++)
+		(void) fi_cancel(&ep->fid, (char *)ctx + j * stride);
+	fi_close(&ep->fid);
+}
+
+/* fab_objs_close -- close whichever of the common objects are open */
+void
+fab_objs_close(struct fid_mr *pool_mr, struct fid_mr *buf_mr,
+		struct fid_eq *eq, struct fid_domain *domain,
+		struct fid_fabric *fabric, struct fi_info *info)
+{
+	if (pool_mr)
+		fi_close(&pool_mr->fid);
+	if (buf_mr)
+		fi_close(&buf_mr->fid);
+	if (eq)
+		fi_close(&eq->fid);
+	if (domain)
+		fi_close(&domain->fid);
+	if (fabric)
+		fi_close(&fabric->fid);
+	if (info)
+		fi_freeinfo(info);
 }

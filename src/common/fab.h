@@ -137,4 +137,21 @@ const char *fab_strerror(int err);
 /* fab_errno -- a positive errno for a libfabric return code */
 int fab_errno(ssize_t ret);
 
+/*
+ * fab_ep_close -- shut a lane's endpoint down (when `shutdown`), cancel
+ * the LANE_SLOTS receives posted with the contexts ctx, ctx + stride...,
+ * and close it
+ */
+void fab_ep_close(struct fid_ep *ep, bool shutdown, void *ctx,
+		size_t stride);
+
+/*
+ * fab_objs_close -- close those of the objects both ends hold that are
+ * open: the pool's and the buffers' registrations, the event queue, the
+ * domain, the fabric and the fi_info
+ */
+void fab_objs_close(struct fid_mr *pool_mr, struct fid_mr *buf_mr,
+		struct fid_eq *eq, struct fid_domain *domain,
+		struct fid_fabric *fabric, struct fi_info *info);
+
 #endif /* RPMEM_FAB_H */

@@ -424,31 +424,16 @@ fabric_close(struct fabric *f)
 		close(f->stop_fd);
 	for (unsigned i = 0; f->lanes && i < f->nlanes; i++) {
 		struct lane *l = &f->lanes[i];
-		if (l->ep) {
-			if (l->connected)
-				(void) fi_shutdown(l->ep, 0);
-			/* some providers leak receives still posted at close */
-			for (unsigned j = 0; j < LANE_SLOTS; j++)
-				(void) fi_cancel(&l->ep->fid, &l->recv[j].ctx);
-			fi_close(&l->ep->fid);
-		}
+		if (l->ep)
+			fab_ep_close(l->ep, l->connected, &l->recv[0].ctx,
+				sizeof(l->recv[0]));
 		if (l->cq)
 			fi_close(&l->cq->fid);
 		lanesec_stream_fini(&l->tx);
 		lanesec_stream_fini(&l->rx);
 	}
-	if (f->pool_mr)
-		fi_close(&f->pool_mr->fid);
-	if (f->buf_mr)
-		fi_close(&f->buf_mr->fid);
-	if (f->eq)
-		fi_close(&f->eq->fid);
-	if (f->domain)
-		fi_close(&f->domain->fid);
-	if (f->fabric)
-		fi_close(&f->fabric->fid);
-	if (f->info)
-		fi_freeinfo(f->info);
+	fab_objs_close(f->pool_mr, f->buf_mr, f->eq, f->domain, f->fabric,
+		f->info);
 	free(f->bufs);
 	free(f->lanes);
 	free(f);

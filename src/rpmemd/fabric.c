@@ -468,13 +468,9 @@ fabric_fini(struct fabric *f)
 	}
 	for (unsigned i = 0; f->lanes && i < f->nlanes; i++) {
 		struct lane *l = &f->lanes[i];
-		if (l->ep) {
-			(void) fi_shutdown(l->ep, 0);
-			/* some providers leak receives still posted at close */
-			for (unsigned j = 0; j < LANE_SLOTS; j++)
-				(void) fi_cancel(&l->ep->fid, &l->slots[j].ctx);
-			fi_close(&l->ep->fid);
-		}
+		if (l->ep)
+			fab_ep_close(l->ep, true, &l->slots[0].ctx,
+				sizeof(l->slots[0]));
 		lanesec_stream_fini(&l->rx);
 		lanesec_stream_fini(&l->tx);
 	}
@@ -486,18 +482,8 @@ fabric_fini(struct fabric *f)
 	}
 	if (f->pep)
 		fi_close(&f->pep->fid);
-	if (f->buf_mr)
-		fi_close(&f->buf_mr->fid);
-	if (f->pool_mr)
-		fi_close(&f->pool_mr->fid);
-	if (f->eq)
-		fi_close(&f->eq->fid);
-	if (f->domain)
-		fi_close(&f->domain->fid);
-	if (f->fabric)
-		fi_close(&f->fabric->fid);
-	if (f->info)
-		fi_freeinfo(f->info);
+	fab_objs_close(f->pool_mr, f->buf_mr, f->eq, f->domain, f->fabric,
+		f->info);
 	if (f->fail_fd >= 0)
 		close(f->fail_fd);
 	lanesec_wipe(&f->keys, sizeof(f->keys));

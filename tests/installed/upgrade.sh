@@ -68,9 +68,10 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-upgrade.XXXXXX")
 chmod 755 "$tmp"
 installed=no
-CHECKS_DIR=$tmp
-# shellcheck source-path=SCRIPTDIR source=../checks.sh
-. "$top_srcdir/tests/checks.sh"
+TU_DIR=$tmp
+TU_OUT=$tmp/out
+# shellcheck source-path=SCRIPTDIR source=../common/tu.sh
+. "$top_srcdir/tests/common/tu.sh"
 
 # shows -- a command's output, kept in $tmp/NAME.log: shows NAME CMD...
 shows() {
@@ -205,27 +206,27 @@ trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
 verify_others >"$tmp/verify.before"
-check "stand-ins of Debian 11's librpmem1 and rpmemd $old built" \
+tu_check "stand-ins of Debian 11's librpmem1 and rpmemd $old built" \
 	build_stand_ins
 installed=yes
-check "... and installed" shows stand-ins \
+tu_check "... and installed" shows stand-ins \
 	dpkg -i "$tmp/librpmem1_$old.deb" "$tmp/rpmemd_$old.deb"
-check "librpmem1 is at $old" version_is librpmem1 "$old"
-check "rpmemd is at $old" version_is rpmemd "$old"
+tu_check "librpmem1 is at $old" version_is librpmem1 "$old"
+tu_check "rpmemd is at $old" version_is rpmemd "$old"
 v=$(dpkg-deb -f "${ours[0]}" Version)
-check "ours ($v) sorts above $old" dpkg --compare-versions "$v" gt "$old"
-check "apt-get install of ours: no downgrade allowed, none needed" \
+tu_check "ours ($v) sorts above $old" dpkg --compare-versions "$v" gt "$old"
+tu_check "apt-get install of ours: no downgrade allowed, none needed" \
 	shows apt env DEBIAN_FRONTEND=noninteractive apt-get install -y \
 	--no-install-recommends -o DPkg::Lock::Timeout=120 "${ours[@]}"
-check "... it upgraded both over $old" upgraded
-check "librpmem1 is ours" version_is librpmem1 "$v"
-check "rpmemd is ours" version_is rpmemd "$v"
-check "rpmemd, rpmemd(1) and librpmem.so.1 are ours, no page left aside" \
+tu_check "... it upgraded both over $old" upgraded
+tu_check "librpmem1 is ours" version_is librpmem1 "$v"
+tu_check "rpmemd is ours" version_is rpmemd "$v"
+tu_check "rpmemd, rpmemd(1) and librpmem.so.1 are ours, no page left aside" \
 	ours_in_place
 if dpkg-query -W pmdk-tools >/dev/null 2>&1; then
-	check "pmdk-tools' rpmemd(1) was set aside as rpmemd.pmdk(1)" \
+	tu_check "pmdk-tools' rpmemd(1) was set aside as rpmemd.pmdk(1)" \
 		test -s /usr/share/man/man1/rpmemd.pmdk.1.gz
 fi
-check "the purge leaves nothing of either" purge
+tu_check "the purge leaves nothing of either" purge
 
-checks_end
+tu_summary

@@ -26,13 +26,8 @@ export top_srcdir top_builddir
 . "$top_srcdir/tests/integration/harness.sh"
 
 rpmem=$top_builddir/rpmem
-for p in "$rpmem" "$top_builddir/rpmemd" "$top_builddir/.libs/librpmem.so.1"
-do
-	if [[ ! -e $p ]]; then
-		echo "cli.sh: $p not built (run make)" >&2
-		exit 1
-	fi
-done
+tu_need_built "$rpmem" "$top_builddir/rpmemd" \
+	"$top_builddir/.libs/librpmem.so.1"
 for p in python3 flock cmp pmempool; do
 	if ! command -v "$p" >/dev/null; then
 		echo "cli.sh: $p is needed" >&2

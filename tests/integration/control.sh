@@ -207,10 +207,7 @@ export top_srcdir top_builddir
 . "$top_srcdir/tests/integration/harness.sh"
 
 prog=$top_builddir/tests/integration/control
-if [[ ! -x $prog ]]; then
-	echo "control.sh: $prog not built (run make check)" >&2
-	exit 1
-fi
+tu_need_built "$prog"
 
 export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-60}
 export CK_VERBOSITY=${CK_VERBOSITY:-verbose}
@@ -222,30 +219,9 @@ part_dir=$tmp/parts
 log_dir=$tmp/logs
 mkdir -p "$poolset_dir" "$part_dir" "$log_dir"
 failed=()
-
-# dump_logs -- show what the daemons said, for a failed run
-dump_logs() {
-	local f
-	for f in "$log_dir"/* "$tmp/ssh/ssh.calls" "$tmp/ssh/sshd.log"; do
-		[[ -s $f ]] || continue
-		printf -- '--- %s (last 300 lines) ---\n' "$f"
-		tail -n 300 -- "$f" | tr -d '\r' | cat -v
-	done
-}
-
-# cleanup -- stop sshd, show logs if anything failed, remove the temp dir
-cleanup() {
-	local rc=$?
-	trap - EXIT
-	harness_stop_sshd "$tmp" || rc=1
-	if ((rc != 0)); then
-		dump_logs
-	fi
-	rm -rf -- "$tmp"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
+# at exit: what the daemons said, for a failed run
+harness_exit_trap "$tmp" 300 "$log_dir/*" "$tmp/ssh/ssh.calls" \
+	"$tmp/ssh/sshd.log"
 
 # leftovers -- pids of processes whose argv names the temp dir (but sshd)
 leftovers() {

@@ -28,6 +28,7 @@
 #include "dtest.h"
 #include "lanesec.h"
 #include "proto.h"
+#include "tu_check.h"
 
 /* proc_status -- the value of `key` in /proc/<pid>/status */
 static void
@@ -449,13 +450,14 @@ START_TEST(truncated_body_then_eof_exits_cleanly)
 }
 END_TEST
 
-int
-main(void)
+/* daemon_suite -- rpmemd spoken to directly: versions, illegal and malformed requests */
+static Suite *
+daemon_suite(void)
 {
-	Suite *s = suite_create("rpmemd-protocol");
-	TCase *tc = tcase_create("protocol");
+	TCase *tc;
+	Suite *s = tu_suite("rpmemd-protocol", "protocol", dtest_setup,
+		dtest_teardown, &tc);
 	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, dtest_setup, dtest_teardown);
 	tcase_add_test(tc, rpmemd_hardens_itself);
 	tcase_add_loop_test(tc, apm_over_tcp_downgrades_to_gpspm_with_a_notice,
 		0, 2);
@@ -474,10 +476,8 @@ main(void)
 	tcase_add_test(tc, response_or_unknown_type_as_request_is_refused);
 	tcase_add_test(tc, descriptor_without_nul_is_refused);
 	tcase_add_test(tc, truncated_body_then_eof_exits_cleanly);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_suite_add(s, tc);
 }
+
+/* main -- run daemon_suite() (tu_check.h) */
+TU_MAIN(daemon_suite)

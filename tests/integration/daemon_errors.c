@@ -24,6 +24,7 @@
 
 #include "dtest.h"
 #include "proto.h"
+#include "tu_check.h"
 
 #define NO_STATUS UINT32_MAX	/* rpmemd exits without a status word */
 
@@ -235,13 +236,14 @@ START_TEST(no_ssh_connection_listens_on_any_address)
 }
 END_TEST
 
-int
-main(void)
+/* daemon_errors_suite -- start-up failures, refused sessions and requests, lanes that never come */
+static Suite *
+daemon_errors_suite(void)
 {
-	Suite *s = suite_create("rpmemd-errors");
-	TCase *tc = tcase_create("errors");
+	TCase *tc;
+	Suite *s = tu_suite("rpmemd-errors", "errors", dtest_setup,
+		dtest_teardown, &tc);
 	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, dtest_setup, dtest_teardown);
 	tcase_add_loop_test(tc, startup_ends_with_status_code_and_reason, 0,
 		5);
 	tcase_add_test(tc, syslog_takes_the_log_instead_of_the_file);
@@ -251,10 +253,8 @@ main(void)
 	tcase_add_test(tc, close_before_the_lanes_connect_is_answered);
 	tcase_add_test(tc, unread_answer_is_logged_and_ends_the_session);
 	tcase_add_test(tc, no_ssh_connection_listens_on_any_address);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_suite_add(s, tc);
 }
+
+/* main -- run daemon_errors_suite() (tu_check.h) */
+TU_MAIN(daemon_errors_suite)

@@ -38,12 +38,7 @@ export top_srcdir top_builddir
 
 prog=$top_builddir/tests/integration/datapath
 rpmemd=$(cd "$top_builddir" && pwd)/rpmemd
-for p in "$prog" "$rpmemd"; do
-	if [[ ! -x $p ]]; then
-		echo "datapath.sh: $p not built (run make check)" >&2
-		exit 1
-	fi
-done
+tu_need_built "$prog" "$rpmemd"
 
 export CK_VERBOSITY=${CK_VERBOSITY:-verbose}
 MAX_LANES=32
@@ -55,30 +50,8 @@ log_dir=$tmp/logs
 mkdir -p "$poolset_dir" "$part_dir" "$log_dir"
 failed=()
 start=$SECONDS
-
-# dump_logs -- show what the daemons said, for a failed run
-dump_logs() {
-	local f
-	for f in "$log_dir"/* "$tmp/ssh/sshd.log"; do
-		[[ -s $f ]] || continue
-		printf -- '--- %s (last 100 lines) ---\n' "$f"
-		tail -n 100 -- "$f" | tr -d '\r' | cat -v
-	done
-}
-
-# cleanup -- stop sshd, show logs if anything failed, remove the temp dir
-cleanup() {
-	local rc=$?
-	trap - EXIT
-	harness_stop_sshd "$tmp" || rc=1
-	if ((rc != 0)); then
-		dump_logs
-	fi
-	rm -rf -- "$tmp"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
+# at exit: what the daemons said, for a failed run
+harness_exit_trap "$tmp" 100 "$log_dir/*" "$tmp/ssh/sshd.log"
 
 # log_pids -- pids of every rpmemd that logged a session so far
 log_pids() {

@@ -22,6 +22,17 @@
 #                            HARNESS_NETNS_ADDR (the namespace's);
 #                            returns 77 where namespaces cannot be made
 #   harness_netns_stop       delete them again
+#   harness_netns_target TAG DIR
+#                            harness_netns_start TAG and an sshd for DIR
+#                            in it, both removed with DIR at exit; DIR
+#                            gets poolsets/, parts/ and logs/; exits 77
+#                            where namespaces cannot be made
+#   harness_exit_trap DIR LINES PATTERN...
+#                            at exit stop DIR's sshd, show the last LINES
+#                            lines of the files PATTERN matches (then)
+#                            if the script failed, remove DIR
+#
+# It sources tests/common/tu.sh (checks, bounded runs, sessions gone).
 #
 # Every function returns non-zero with a message on stderr when it fails,
 # so callers may use `|| exit 1` even where `set -e` does not apply.
@@ -35,6 +46,8 @@
 # is stopped by the pid it wrote.
 
 HARNESS_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../common/tu.sh
+. "$HARNESS_LIB_DIR/../common/tu.sh"
 
 # harness_err -- print a message prefixed with "harness:" to stderr
 harness_err() {
@@ -356,6 +369,62 @@ harness_netns_stop() {
 	[[ -n ${HARNESS_NETNS:-} ]] && ip netns del "$HARNESS_NETNS" 2>/dev/null
 	unset HARNESS_NETNS HARNESS_NETNS_IF
 	return 0
+}
+
+# harness_netns_cleanup -- the exit trap of harness_netns_target
+harness_netns_cleanup() {
+	harness_stop_sshd "$HARNESS_NETNS_DIR" || :
+	harness_netns_stop
+	rm -rf -- "$HARNESS_NETNS_DIR"
+}
+
+# harness_netns_target -- a target (sshd) in a namespace of its own, for
+# DIR; the caller's name ($0) in the skip message
+harness_netns_target() {
+	local tag=${1:?harness_netns_target: tag expected} rc=0
+	HARNESS_NETNS_DIR=${2:?harness_netns_target: directory expected}
+	trap harness_netns_cleanup EXIT
+	harness_netns_start "$tag" || rc=$?
+	if ((rc == 77)); then
+		echo "${0##*/}: cannot make a network namespace; skipped"
+		exit 77
+	fi
+	((rc == 0)) || exit 1
+	HARNESS_ADDR=$HARNESS_NETNS_ADDR harness_start_sshd \
+		"$HARNESS_NETNS_DIR" || exit 1
+	mkdir -p "$HARNESS_NETNS_DIR/poolsets" "$HARNESS_NETNS_DIR/parts" \
+		"$HARNESS_NETNS_DIR/logs"
+}
+
+# harness_exit -- the exit trap of harness_exit_trap
+harness_exit() {
+	local rc=$? pat f IFS=
+	trap - EXIT
+	harness_stop_sshd "$HARNESS_EXIT_DIR" || rc=1
+	if ((rc != 0)); then
+		for pat in "${HARNESS_EXIT_LOGS[@]}"; do
+			# shellcheck disable=SC2066 # the pattern is globbed here
+			for f in $pat; do
+				[[ -s $f ]] || continue
+				printf -- '--- %s (last %d lines) ---\n' "$f" \
+					"$HARNESS_EXIT_LINES"
+				tail -n "$HARNESS_EXIT_LINES" -- "$f" | tr -d '\r' |
+					cat -v
+			done
+		done
+	fi
+	rm -rf -- "$HARNESS_EXIT_DIR"
+	exit "$rc"
+}
+
+# harness_exit_trap -- stop sshd, show logs of a failure, clean up DIR
+harness_exit_trap() {
+	HARNESS_EXIT_DIR=${1:?harness_exit_trap: directory expected}
+	HARNESS_EXIT_LINES=${2:?harness_exit_trap: line count expected}
+	shift 2
+	HARNESS_EXIT_LOGS=("$@")
+	trap harness_exit EXIT
+	trap 'exit 1' HUP INT TERM
 }
 
 # harness_rpmemd_cmd -- print an RPMEM_CMD that runs the built rpmemd

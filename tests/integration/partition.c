@@ -22,43 +22,14 @@
 #include <unistd.h>
 
 #include "librpmem.h"
+#include "tu.h"
 
 #define POOL_SIZE ((size_t)8 << 20)
 #define DATA_OFF 4096
 #define DATA_LEN 65536
 
-static int Failures;
-
-/* check -- count and report a failed expectation */
-#define check(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fprintf(stderr, "\n"); \
-		Failures++; \
-	} \
-} while (0)
-
-/* now_ms -- monotonic milliseconds */
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* env -- a required environment variable */
-static const char *
-env(const char *name)
-{
-	const char *v = getenv(name);
-	if (!v || !*v) {
-		fprintf(stderr, "partition: %s is not set\n", name);
-		exit(2);
-	}
-	return v;
-}
+/* the program, in its messages */
+static const char PROG[] = "partition";
 
 /* run -- a shell command that must succeed */
 static void
@@ -73,9 +44,10 @@ run(const char *cmd)
 int
 main(void)
 {
-	const char *target = env("R4_TARGET");
-	const char *set = env("R4_SET");
-	long long bound = atoll(env("RPMEM_TIMEOUT")) * 1000 + 3000;
+	const char *target = tu_need_or_exit(PROG, "R4_TARGET");
+	const char *set = tu_need_or_exit(PROG, "R4_SET");
+	long long bound = atoll(tu_need_or_exit(PROG, "RPMEM_TIMEOUT")) * 1000 +
+		3000;
 	char *pool = mmap(NULL, POOL_SIZE, PROT_READ | PROT_WRITE,
 		MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (pool == MAP_FAILED)
@@ -94,58 +66,61 @@ main(void)
 		return 1;
 	}
 	memset(pool + DATA_OFF, 0x5a, DATA_LEN);
-	check(rpmem_persist(rpp, DATA_OFF, DATA_LEN, 0, 0) == 0,
+	TU_EXPECT(rpmem_persist(rpp, DATA_OFF, DATA_LEN, 0, 0) == 0,
 		"persist before the cut: %s", rpmem_errormsg());
 
-	run(env("R4_CUT"));
+	run(tu_need_or_exit(PROG, "R4_CUT"));
 	memset(pool + DATA_OFF + DATA_LEN, 0xa5, DATA_LEN);
-	long long t0 = now_ms();
+	long long t0 = tu_now_ms();
 	int r = rpmem_persist(rpp, DATA_OFF + DATA_LEN, DATA_LEN, 0, 0);
 	int err = errno;
-	long long dt = now_ms() - t0;
+	long long dt = tu_now_ms() - t0;
 	printf("partition: persist across the cut: %d (%s) after %lld ms\n",
 		r, r ? strerror(err) : "acked", dt);
-	check(r == -1, "a persist across a cut link was acknowledged");
-	check(err == ETIMEDOUT || err == ECONNRESET, "errno %s",
+	TU_EXPECT(r == -1, "a persist across a cut link was acknowledged");
+	TU_EXPECT(err == ETIMEDOUT || err == ECONNRESET, "errno %s",
 		strerror(err));
-	check(dt < bound, "failed after %lld ms, bound %lld", dt, bound);
+	TU_EXPECT(dt < bound, "failed after %lld ms, bound %lld", dt, bound);
 
-	t0 = now_ms();
+	t0 = tu_now_ms();
 	r = rpmem_persist(rpp, DATA_OFF, 8, 1, 0);
-	check(r == -1 && errno == ECONNRESET && now_ms() - t0 < 1000,
+	TU_EXPECT(r == -1 && errno == ECONNRESET && tu_now_ms() - t0 < 1000,
 		"a later call: %d, %s, %lld ms", r, strerror(errno),
-		now_ms() - t0);
-	t0 = now_ms();
+		tu_now_ms() - t0);
+	t0 = tu_now_ms();
 	(void) rpmem_close(rpp);
-	check(now_ms() - t0 < bound, "close took %lld ms", now_ms() - t0);
+	TU_EXPECT(tu_now_ms() - t0 < bound, "close took %lld ms",
+		tu_now_ms() - t0);
 
-	run(env("R4_HEAL"));
+	run(tu_need_or_exit(PROG, "R4_HEAL"));
 	/* the old session ends once the link carries its FINs again */
-	t0 = now_ms();
+	t0 = tu_now_ms();
 	rpp = NULL;
-	while (!rpp && now_ms() - t0 < 60000) {
+	while (!rpp && tu_now_ms() - t0 < 60000) {
 		nlanes = 2;
 		rpp = rpmem_open(target, set, pool, POOL_SIZE, &nlanes, &attr);
 		if (!rpp && errno != EBUSY && errno != ECONNRESET &&
 				errno != ETIMEDOUT) {
-			check(0, "reopen after the heal: %s", rpmem_errormsg());
+			TU_EXPECT(0, "reopen after the heal: %s",
+				rpmem_errormsg());
 			break;
 		}
 	}
-	printf("partition: reopened %lld ms after the heal\n", now_ms() - t0);
-	check(rpp != NULL, "no reopen within 60 s: %s", rpmem_errormsg());
+	printf("partition: reopened %lld ms after the heal\n",
+		tu_now_ms() - t0);
+	TU_EXPECT(rpp != NULL, "no reopen within 60 s: %s", rpmem_errormsg());
 	if (rpp) {
 		static char back[DATA_LEN];
-		check(rpmem_read(rpp, back, DATA_OFF, DATA_LEN, 0) == 0,
+		TU_EXPECT(rpmem_read(rpp, back, DATA_OFF, DATA_LEN, 0) == 0,
 			"read: %s", rpmem_errormsg());
 		for (size_t i = 0; i < DATA_LEN; i++) {
 			if (back[i] != 0x5a) {
-				check(0, "acked byte %zu lost", i);
+				TU_EXPECT(0, "acked byte %zu lost", i);
 				break;
 			}
 		}
-		check(rpmem_close(rpp) == 0, "close: %s", rpmem_errormsg());
+		TU_EXPECT(rpmem_close(rpp) == 0, "close: %s", rpmem_errormsg());
 	}
-	printf("partition: %s\n", Failures ? "FAILED" : "passed");
-	return Failures ? 1 : 0;
+	printf("partition: %s\n", tu_failures ? "FAILED" : "passed");
+	return tu_failures ? 1 : 0;
 }

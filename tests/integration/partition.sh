@@ -14,25 +14,7 @@ export top_builddir top_srcdir
 source "$top_srcdir/tests/integration/harness.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-partition.XXXXXX")
-
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-	harness_stop_sshd "$tmp" || :
-	harness_netns_stop
-	rm -rf -- "$tmp"
-}
-
-trap cleanup EXIT
-rc=0
-harness_netns_start r4 || rc=$?
-if ((rc == 77)); then
-	echo "partition.sh: cannot make a network namespace; skipped"
-	exit 77
-fi
-((rc == 0)) || exit 1
-
-HARNESS_ADDR=$HARNESS_NETNS_ADDR harness_start_sshd "$tmp"
-mkdir -p "$tmp/poolsets" "$tmp/parts" "$tmp/logs"
+harness_netns_target r4 "$tmp"
 printf 'PMEMPOOLSET\n8M %s/parts/r4.part0\n' "$tmp" >"$tmp/poolsets/r4.set"
 RPMEM_CMD=$(harness_rpmemd_cmd "$tmp/poolsets" "$tmp/logs/rpmemd.log")
 export RPMEM_CMD
@@ -45,17 +27,7 @@ rc=0
 
 # every rpmemd of the run is gone in the end (the first one once the
 # healed link delivered its client's hang-up)
-pids=$(sed -n 's/.*session: pid \([0-9]*\) .*/\1/p' "$tmp/logs/rpmemd.log")
-for pid in $pids; do
-	for ((try = 0; try < 200; try++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		echo "partition.sh: rpmemd $pid still running"
-		rc=1
-	fi
-done
+tu_sessions_gone partition.sh 20000 "$tmp/logs/rpmemd.log" || rc=1
 if [ $rc -ne 0 ]; then
 	echo "--- rpmemd log"
 	cat "$tmp/logs/rpmemd.log"

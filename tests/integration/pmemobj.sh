@@ -50,12 +50,8 @@ export top_srcdir top_builddir
 . "$top_srcdir/tests/integration/harness.sh"
 
 prog=$top_builddir/tests/integration/pmemobj
-for p in "$prog" "$top_builddir/rpmemd" "$top_builddir/.libs/librpmem.so.1"; do
-	if [[ ! -e $p ]]; then
-		echo "pmemobj.sh: $p not built (run make check)" >&2
-		exit 1
-	fi
-done
+tu_need_built "$prog" "$top_builddir/rpmemd" \
+	"$top_builddir/.libs/librpmem.so.1"
 pmempool=$(command -v pmempool) || {
 	echo "pmemobj.sh: pmempool not found (install pmdk-tools)" >&2
 	exit 1

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "librpmem.h"
+#include "tu.h"
 
 #define POOL_SIZE ((size_t)4 << 20)
 #define W_OFF 8192		/* a persist acknowledged before the attack */
@@ -38,17 +39,8 @@
 #define B_OFF 131072		/* the one after it (frame 3) */
 #define AB_LEN 8192		/* above the batching limit: a message each */
 
-static int Failures;
-
-/* check -- count and report a failed expectation */
-#define check(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fprintf(stderr, "\n"); \
-		Failures++; \
-	} \
-} while (0)
+/* the program, in its messages */
+static const char PROG[] = "tamper";
 
 /* what one attack case does and expects */
 struct attack {
@@ -82,18 +74,6 @@ static struct {
 	const char *log_dir;
 	const char *dir;
 } Env;
-
-/* env -- a required environment variable */
-static const char *
-env(const char *name)
-{
-	const char *v = getenv(name);
-	if (!v || !*v) {
-		fprintf(stderr, "tamper: %s is not set\n", name);
-		exit(2);
-	}
-	return v;
-}
 
 /* slurp -- a whole file, NUL-ended (len without it); NULL if absent */
 static char *
@@ -179,7 +159,7 @@ pool_create(struct pool *p, const char *name)
 	unsigned nlanes = 1;
 	p->rpp = rpmem_create(Env.target, p->set, p->mem, POOL_SIZE, &nlanes,
 		&attr);
-	check(p->rpp != NULL, "create %s: %s", p->set, rpmem_errormsg());
+	TU_EXPECT(p->rpp != NULL, "create %s: %s", p->set, rpmem_errormsg());
 	return p->rpp != NULL;
 }
 
@@ -215,7 +195,7 @@ failed_call(const char *what, const char *label, int err)
 {
 	printf("tamper: %s: %s failed: %s (%s)\n", label, what,
 		strerrorname_np(err), rpmem_errormsg());
-	check(err == ECONNRESET || err == EBADMSG, "%s: %s failed with %s, "
+	TU_EXPECT(err == ECONNRESET || err == EBADMSG, "%s: %s failed with %s, "
 		"not ECONNRESET or EBADMSG", label, what, strerrorname_np(err));
 }
 
@@ -242,7 +222,7 @@ run_attack(const struct attack *a, const char *policy, unsigned id)
 	fill(p.mem + W_OFF, W_LEN, 3 * id);
 	fill(p.mem + A_OFF, AB_LEN, 3 * id + 1);
 	fill(p.mem + B_OFF, AB_LEN, 3 * id + 2);
-	check(rpmem_persist(p.rpp, W_OFF, W_LEN, 0, 0) == 0,
+	TU_EXPECT(rpmem_persist(p.rpp, W_OFF, W_LEN, 0, 0) == 0,
 		"%s: persist before the attack: %s", label, rpmem_errormsg());
 	bool acked = true;
 	if (a->read) {
@@ -264,32 +244,33 @@ run_attack(const struct attack *a, const char *policy, unsigned id)
 			}
 		}
 	}
-	check(!acked, "%s: every call after the attack was acknowledged",
+	TU_EXPECT(!acked, "%s: every call after the attack was acknowledged",
 		label);
 	int closed = rpmem_close(p.rpp);
 	const char *msg = rpmem_errormsg();
-	check(closed == -1, "%s: close of a broken session returned 0", label);
+	TU_EXPECT(closed == -1, "%s: close of a broken session returned 0",
+		label);
 	bool c2s = strcmp(a->dir, "c2s") == 0;
 	if (c2s)
-		check(strstr(msg, "failed authentication") != NULL,
+		TU_EXPECT(strstr(msg, "failed authentication") != NULL,
 			"%s: close does not pass on rpmemd's reason: \"%s\"",
 			label, msg);
 
 	/* what reached the replica, once rpmemd let go of it */
-	check(has(p.part, p.mem + W_OFF, W_LEN) == 1,
+	TU_EXPECT(has(p.part, p.mem + W_OFF, W_LEN) == 1,
 		"%s: the acknowledged persist is not in the replica", label);
 	if (!a->a_applied)
-		check(has(p.part, p.mem + A_OFF, 64) == 0,
+		TU_EXPECT(has(p.part, p.mem + A_OFF, 64) == 0,
 			"%s: the replica holds bytes of the tampered message",
 			label);
 	if (c2s)
-		check(has(p.part, p.mem + B_OFF, 64) == 0,
+		TU_EXPECT(has(p.part, p.mem + B_OFF, 64) == 0,
 			"%s: the replica holds bytes sent after the attack",
 			label);
 	char said[64];
 	snprintf(said, sizeof(said), "attacked %s frame %u on lane 0: %s",
 		a->dir, a->at, a->attack);
-	check(has(rlog, said, strlen(said)) == 1, "%s: the relay did not "
+	TU_EXPECT(has(rlog, said, strlen(said)) == 1, "%s: the relay did not "
 		"attack (see %s)", label, rlog);
 	pool_drop(&p);
 }
@@ -311,17 +292,17 @@ run_capture(const char *policy, unsigned id)
 		return;
 	fill(p.mem + A_OFF, AB_LEN, 1000 + id);
 	static char back[AB_LEN];
-	check(rpmem_persist(p.rpp, A_OFF, AB_LEN, 0, 0) == 0 &&
+	TU_EXPECT(rpmem_persist(p.rpp, A_OFF, AB_LEN, 0, 0) == 0 &&
 		rpmem_read(p.rpp, back, A_OFF, AB_LEN, 0) == 0 &&
 		memcmp(back, p.mem + A_OFF, AB_LEN) == 0,
 		"%s: persist and read back: %s", policy, rpmem_errormsg());
-	check(rpmem_close(p.rpp) == 0, "%s: close: %s", policy,
+	TU_EXPECT(rpmem_close(p.rpp) == 0, "%s: close: %s", policy,
 		rpmem_errormsg());
 	bool clear = strcmp(policy, "encrypt") != 0;
 	int seen = has(cap, p.mem + A_OFF + 1000, 32);
 	printf("tamper: capture under %s: the pattern %s in the lane "
 		"traffic\n", policy, seen == 1 ? "appears" : "does not appear");
-	check(seen == clear, "%s: the pattern %s in the lane traffic",
+	TU_EXPECT(seen == clear, "%s: the pattern %s in the lane traffic",
 		policy, seen == 1 ? "appears" : seen ? "(no capture)" :
 		"does not appear");
 	pool_drop(&p);
@@ -330,11 +311,11 @@ run_capture(const char *policy, unsigned id)
 int
 main(void)
 {
-	Env.target = env("TAMPER_TARGET");
-	Env.poolset_dir = env("TAMPER_POOLSET_DIR");
-	Env.part_dir = env("TAMPER_PART_DIR");
-	Env.log_dir = env("TAMPER_LOG_DIR");
-	Env.dir = env("TAMPER_DIR");
+	Env.target = tu_need_or_exit(PROG, "TAMPER_TARGET");
+	Env.poolset_dir = tu_need_or_exit(PROG, "TAMPER_POOLSET_DIR");
+	Env.part_dir = tu_need_or_exit(PROG, "TAMPER_PART_DIR");
+	Env.log_dir = tu_need_or_exit(PROG, "TAMPER_LOG_DIR");
+	Env.dir = tu_need_or_exit(PROG, "TAMPER_DIR");
 
 	unsigned id = 0;
 	static const char *const all[] = { "encrypt", "authenticate", "none" };
@@ -344,8 +325,8 @@ main(void)
 		for (size_t i = 0; i < sizeof(Attacks) / sizeof(Attacks[0]);
 				i++)
 			run_attack(&Attacks[i], Sealed[s], id++);
-	check(logs_have("failed authentication"),
+	TU_EXPECT(logs_have("failed authentication"),
 		"no rpmemd logged a failed authentication");
-	printf("tamper: %s\n", Failures ? "FAILED" : "passed");
-	return Failures ? 1 : 0;
+	printf("tamper: %s\n", tu_failures ? "FAILED" : "passed");
+	return tu_failures ? 1 : 0;
 }

@@ -18,25 +18,7 @@ export top_builddir top_srcdir
 source "$top_srcdir/tests/integration/harness.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-tamper.XXXXXX")
-
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-	harness_stop_sshd "$tmp" || :
-	harness_netns_stop
-	rm -rf -- "$tmp"
-}
-
-trap cleanup EXIT
-rc=0
-harness_netns_start tamp || rc=$?
-if ((rc == 77)); then
-	echo "tamper.sh: cannot make a network namespace; skipped"
-	exit 77
-fi
-((rc == 0)) || exit 1
-
-HARNESS_ADDR=$HARNESS_NETNS_ADDR harness_start_sshd "$tmp"
-mkdir -p "$tmp/poolsets" "$tmp/parts" "$tmp/logs"
+harness_netns_target tamp "$tmp"
 # the remote shell execs rpmemd, so $$ is its pid: one log per session
 RPMEM_CMD="exec $(harness_rpmemd_cmd "$tmp/poolsets" \
 	"$tmp/logs/rpmemd.%.log" --lane-security=none)"
@@ -52,18 +34,8 @@ rc=0
 "$top_builddir/tests/integration/tamper" || rc=1
 
 # every rpmemd of the run is gone: each ended its own session
-pids=$(sed -n 's/.*session: pid \([0-9]*\) .*/\1/p' "$tmp"/logs/rpmemd.*.log)
-for pid in $pids; do
-	for ((try = 0; try < 200; try++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		echo "tamper.sh: rpmemd $pid still running"
-		rc=1
-	fi
-done
-echo "tamper.sh: $(wc -w <<<"$pids") rpmemd sessions"
+tu_sessions_gone tamper.sh 10000 "$tmp"/logs/rpmemd.*.log || rc=1
+echo "tamper.sh: $TU_SESSIONS rpmemd sessions"
 if [ $rc -ne 0 ]; then
 	for f in "$tmp"/logs/*.log "$tmp"/relay.*.log; do
 		[[ -s $f ]] || continue

@@ -12,7 +12,7 @@
 # one or a range past the pool.  And the inline persists (mode 2) that
 # PMDK's client sends only over verbs, absent here.  Each refusal comes
 # with a log line naming the field and leaves nothing behind.
-# Exit 0 when every check passed, 1 otherwise.
+# Exit 0 when every tu_check passed, 1 otherwise.
 set -uo pipefail
 
 self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -32,9 +32,10 @@ for set in inline proto prov lane range; do
 		>"$tmp/$set.set"
 done
 
-CHECKS_DIR=$tmp
-# shellcheck source-path=SCRIPTDIR source=../checks.sh
-. "$top_srcdir/tests/checks.sh"
+TU_DIR=$tmp
+TU_OUT=$tmp/out
+# shellcheck source-path=SCRIPTDIR source=../common/tu.sh
+. "$top_srcdir/tests/common/tu.sh"
 
 # run directly, not through ssh: SSH_CONNECTION as sshd would set it tells
 # rpmemd the address to listen on
@@ -44,32 +45,32 @@ daemon+=" --log-file=$tmp/rpmemd.log --allow-pmdk-clients"
 pc=("$pc" --provider sockets --size "$size" --cmd "$daemon" --create)
 
 log=$tmp/rpmemd.log
-check "inline persists (verbs-only in PMDK) with the others: data read back" \
-	says 0 "${pc[@]}" --desc inline.set --lanes 4 --timeout 60 -- \
+tu_check "inline persists (verbs-only in PMDK) with the others: data read back" \
+	tu_says 0 "${pc[@]}" --desc inline.set --lanes 4 --timeout 60 -- \
 	"pmdk_client: OK "
-check "protocol 0.3 without --protocol: refused, Fatal error" \
-	says 1 "${pc[@]}" --desc proto.set --minor 3 --timeout 60 -- \
+tu_check "protocol 0.3 without --protocol: refused, Fatal error" \
+	tu_says 1 "${pc[@]}" --desc proto.set --minor 3 --timeout 60 -- \
 	"pmdk_client: Fatal error" "errno EREMOTEIO"
-check "... rpmemd named the request" \
-	logged "$log" "invalid request of type 1 (size "
-check "provider id 3 (tcp, not PMDK's): Provider not supported" \
-	says 1 "${pc[@]}" --desc prov.set --provider-id 3 --timeout 60 -- \
+tu_check "... rpmemd named the request" \
+	tu_logged "$log" "invalid request of type 1 (size "
+tu_check "provider id 3 (tcp, not PMDK's): Provider not supported" \
+	tu_says 1 "${pc[@]}" --desc prov.set --provider-id 3 --timeout 60 -- \
 	"pmdk_client: Provider not supported" "errno EMEDIUMTYPE"
-check "... rpmemd named the provider" \
-	logged "$log" "provider tcp from a PMDK 0.1 client"
-check "no part was made for either" \
+tu_check "... rpmemd named the provider" \
+	tu_logged "$log" "provider tcp from a PMDK 0.1 client"
+tu_check "no part was made for either" \
 	test ! -e "$tmp/proto.part" -a ! -e "$tmp/prov.part"
-check "a persist on a lane past the last: unanswered, the session ends" \
-	says 1 "${pc[@]}" --desc lane.set --lanes 4 --bad-persist lane \
+tu_check "a persist on a lane past the last: unanswered, the session ends" \
+	tu_says 1 "${pc[@]}" --desc lane.set --lanes 4 --bad-persist lane \
 	--timeout 3 -- "went unanswered on lane 0" "session ended" \
 	"errno ECONNRESET"
-check "a persist past the pool's end: unanswered, the session ends" \
-	says 1 "${pc[@]}" --desc range.set --lanes 1 --bad-persist range \
+tu_check "a persist past the pool's end: unanswered, the session ends" \
+	tu_says 1 "${pc[@]}" --desc range.set --lanes 1 --bad-persist range \
 	--timeout 3 -- "went unanswered on lane 0" "session ended" \
 	"errno ECONNRESET"
-check "... rpmemd named the range" logged "$log" "size 16 outside the pool"
-check "... and ended both sessions with a reason" \
+tu_check "... rpmemd named the range" tu_logged "$log" "size 16 outside the pool"
+tu_check "... and ended both sessions with a reason" \
 	test "$(grep -c "a PMDK client's persist failed (Invalid argument)" \
 	"$log")" -eq 2
 
-checks_end
+tu_summary

@@ -30,7 +30,7 @@
 # And a target that swaps PMDK's rpmemd for ours and back keeps serving
 # the same replica files to libpmemobj and pmempool.
 # PMDK's client speaks sockets only when RPMEM_ENABLE_SOCKETS=1.
-# Exit 0 when every check passed, 1 otherwise, 77 when skipped.
+# Exit 0 when every tu_check passed, 1 otherwise, 77 when skipped.
 set -uo pipefail
 
 self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -73,14 +73,8 @@ harness_start_sshd "$tmp" || exit 1
 target=$HARNESS_TARGET
 size=$((4 << 20))
 
-CHECKS_DIR=$tmp	# where libinfinipath leaves the backtrace of a crash
-# shellcheck source-path=SCRIPTDIR source=../checks.sh
-. "$top_srcdir/tests/checks.sh"
-
-# not_logged -- no such line in a log file: not_logged FILE TEXT
-not_logged() {
-	! grep -F -- "$2" "$1" | sed 's/^/    # /' | grep -q .
-}
+TU_DIR=$tmp	# where libinfinipath leaves the backtrace of a crash
+TU_OUT=$tmp/out
 
 # gone -- none of the files exist
 gone() {
@@ -106,43 +100,43 @@ pool_sets() {
 # library $2: create on 4 lanes, the file, reopen, remove
 librpmem_level() {
 	local d=$1 lib=$2
-	check "$dir: create, persists of every kind on 4 lanes, set_attr" \
-		says 0 "$pc" create "$target" p.set "$size" 7 4 "$tmp/expect" \
+	tu_check "$dir: create, persists of every kind on 4 lanes, set_attr" \
+		tu_says 0 "$pc" create "$target" p.set "$size" 7 4 "$tmp/expect" \
 		-- "library $lib" "OK create"
-	check "$dir: the replica's file holds every byte persisted" \
+	tu_check "$dir: the replica's file holds every byte persisted" \
 		cmp -i 4096 "$tmp/expect" "$d/p.part"
-	check "$dir: reopen asking 1024 lanes: set_attr's attributes, data" \
-		says 0 "$pc" open "$target" p.set "$size" 7 1024 -- \
+	tu_check "$dir: reopen asking 1024 lanes: set_attr's attributes, data" \
+		tu_says 0 "$pc" open "$target" p.set "$size" 7 1024 -- \
 		"library $lib" "OK open"
-	check "$dir: remove with the pool set file" \
-		says 0 "$pc" remove "$target" p.set 2 -- "OK remove"
-	check "$dir: the part and the set file are gone" \
+	tu_check "$dir: remove with the pool set file" \
+		tu_says 0 "$pc" remove "$target" p.set 2 -- "OK remove"
+	tu_check "$dir: the part and the set file are gone" \
 		gone "$d/p.part" "$d/p.set"
 }
 
 # pmemobj_level -- Debian's libpmemobj and pmempool on pool sets in $1
 pmemobj_level() {
 	local d=$1 set=$1/local/o.set
-	check "$dir: pmemobj_create with the replica, 300 transactions" \
-		says 0 "$obj" create "$set" 300 -- "created, 300 transactions"
-	check "$dir: reopen, 100 transactions more" \
-		says 0 "$obj" extend "$set" 100 -- "to 400 transactions"
+	tu_check "$dir: pmemobj_create with the replica, 300 transactions" \
+		tu_says 0 "$obj" create "$set" 300 -- "created, 300 transactions"
+	tu_check "$dir: reopen, 100 transactions more" \
+		tu_says 0 "$obj" extend "$set" 100 -- "to 400 transactions"
 	rm -f -- "$d/local/o.part"
-	check "$dir: pmempool sync rebuilds the lost master from the replica" \
-		says 0 "$pmempool" sync "$set" --
-	check "$dir: the rebuilt master verifies" \
-		says 0 "$obj" verify "$set" 400 -- "verified 400 transactions"
+	tu_check "$dir: pmempool sync rebuilds the lost master from the replica" \
+		tu_says 0 "$pmempool" sync "$set" --
+	tu_check "$dir: the rebuilt master verifies" \
+		tu_says 0 "$obj" verify "$set" 400 -- "verified 400 transactions"
 	rm -f -- "$d/o.part"
-	check "$dir: pmempool sync recreates the lost replica" \
-		says 0 "$pmempool" sync "$set" --
+	tu_check "$dir: pmempool sync recreates the lost replica" \
+		tu_says 0 "$pmempool" sync "$set" --
 	rm -f -- "$d/local/o.part"
-	check "$dir: ... which alone rebuilds the master again" \
-		says 0 "$pmempool" sync "$set" --
-	check "$dir: that master verifies too" \
-		says 0 "$obj" verify "$set" 400 -- "verified 400 transactions"
-	check "$dir: pmempool rm -a removes master, replica and remote set" \
-		says 0 "$pmempool" rm -a "$set" --
-	check "$dir: nothing is left of the pool" \
+	tu_check "$dir: ... which alone rebuilds the master again" \
+		tu_says 0 "$pmempool" sync "$set" --
+	tu_check "$dir: that master verifies too" \
+		tu_says 0 "$obj" verify "$set" 400 -- "verified 400 transactions"
+	tu_check "$dir: pmempool rm -a removes master, replica and remote set" \
+		tu_says 0 "$pmempool" rm -a "$set" --
+	tu_check "$dir: nothing is left of the pool" \
 		gone "$d/local/o.part" "$d/o.part" "$d/o.set"
 }
 
@@ -155,13 +149,13 @@ RPMEM_CMD=$(printf '%q --poolset-dir=%q --log-file=%q --log-level=info' \
 	"$pmdk/bin/rpmemd" "$theirs" "$tmp/theirs.log")
 export RPMEM_CMD LD_LIBRARY_PATH=$top_builddir/.libs
 ours_lib=$top_builddir/.libs/librpmem.so.1
-check "$dir: refused by default, naming the target and the opt-in" \
-	says 1 "$pc" create "$target" p.set "$size" 7 4 "$tmp/expect" -- \
+tu_check "$dir: refused by default, naming the target and the opt-in" \
+	tu_says 1 "$pc" create "$target" p.set "$size" 7 4 "$tmp/expect" -- \
 	"library $ours_lib" "FAIL rpmem_create: EPROTONOSUPPORT" \
 	"rpmemd on 127.0.0.1 is PMDK 1.12's" "RPMEM_ALLOW_PMDK_DAEMON=1"
-check "$dir: ... and no part was made" gone "$theirs/p.part"
-check "$dir: libpmemobj is refused too, and says why" \
-	says 1 "$obj" create "$theirs/local/o.set" 10 -- \
+tu_check "$dir: ... and no part was made" gone "$theirs/p.part"
+tu_check "$dir: libpmemobj is refused too, and tu_says why" \
+	tu_says 1 "$obj" create "$theirs/local/o.set" 10 -- \
 	"errno: Protocol not supported"
 export RPMEM_ALLOW_PMDK_DAEMON=1
 librpmem_level "$theirs" "$ours_lib"
@@ -172,20 +166,20 @@ ours_cmd=$(printf '%q --poolset-dir=%q --log-file=%q' \
 	"$top_builddir/rpmemd" "$theirs" "$tmp/swap.log")
 set=$theirs/local/o.set
 pool_sets "$theirs"	# rm -a took the set files
-check "target swap: PMDK's rpmemd creates the replica, 100 transactions" \
-	says 0 "$obj" create "$set" 100 -- "created, 100 transactions"
-check "target swap: our rpmemd serves that replica, 100 more" \
-	says 0 env RPMEM_CMD="$ours_cmd" "$obj" extend "$set" 100 -- \
+tu_check "target swap: PMDK's rpmemd creates the replica, 100 transactions" \
+	tu_says 0 "$obj" create "$set" 100 -- "created, 100 transactions"
+tu_check "target swap: our rpmemd serves that replica, 100 more" \
+	tu_says 0 env RPMEM_CMD="$ours_cmd" "$obj" extend "$set" 100 -- \
 	"to 200 transactions"
-check "target swap: PMDK's rpmemd serves it again, 100 more" \
-	says 0 "$obj" extend "$set" 100 -- "to 300 transactions"
+tu_check "target swap: PMDK's rpmemd serves it again, 100 more" \
+	tu_says 0 "$obj" extend "$set" 100 -- "to 300 transactions"
 rm -f -- "$theirs/local/o.part"
-check "target swap: our rpmemd's sync rebuilds the master from it" \
-	says 0 env RPMEM_CMD="$ours_cmd" "$pmempool" sync "$set" --
-check "target swap: the master verifies through PMDK's rpmemd" \
-	says 0 env RPMEM_CMD="$theirs_cmd" "$obj" verify "$set" 300 -- \
+tu_check "target swap: our rpmemd's sync rebuilds the master from it" \
+	tu_says 0 env RPMEM_CMD="$ours_cmd" "$pmempool" sync "$set" --
+tu_check "target swap: the master verifies through PMDK's rpmemd" \
+	tu_says 0 env RPMEM_CMD="$theirs_cmd" "$obj" verify "$set" 300 -- \
 	"verified 300 transactions"
-check "target swap: pmempool rm -a" says 0 "$pmempool" rm -a "$set" --
+tu_check "target swap: pmempool rm -a" tu_says 0 "$pmempool" rm -a "$set" --
 unset RPMEM_ALLOW_PMDK_DAEMON
 
 # --- PMDK's librpmem against our rpmemd -----------------------------------
@@ -202,33 +196,33 @@ conf=$tmp/rpmemd.conf
 } >"$conf"
 RPMEM_CMD=$(printf '%q -c %q' "$top_builddir/rpmemd" "$conf")
 export RPMEM_CMD LD_LIBRARY_PATH=$pmdk/lib RPMEM_ENABLE_SOCKETS=1
-check "$dir: refused by default: PMDK's rpmem_errormsg() and errno" \
-	says 1 "$pc" create "$target" p.set "$size" 7 4 "$tmp/expect" -- \
+tu_check "$dir: refused by default: PMDK's rpmem_errormsg() and errno" \
+	tu_says 1 "$pc" create "$target" p.set "$size" 7 4 "$tmp/expect" -- \
 	"library $pmdk/lib/librpmem.so.1" \
 	"FAIL rpmem_create: EPROTONOSUPPORT: Protocol version number mismatch"
-check "$dir: ... the log names the cause and the fix" \
-	logged "$tmp/ours.log" "allow-pmdk-clients is no; set$(:
+tu_check "$dir: ... the log names the cause and the fix" \
+	tu_logged "$tmp/ours.log" "allow-pmdk-clients is no; set$(:
 	) allow-pmdk-clients = yes in rpmemd.conf (rpmemd.conf(5))"
-check "$dir: ... and no part was made" gone "$ours/p.part"
-check "$dir: libpmemobj is refused too, and says why" \
-	says 1 "$obj" create "$ours/local/o.set" 10 -- \
+tu_check "$dir: ... and no part was made" gone "$ours/p.part"
+tu_check "$dir: libpmemobj is refused too, and tu_says why" \
+	tu_says 1 "$obj" create "$ours/local/o.set" 10 -- \
 	"errno: Protocol not supported"
 echo "allow-pmdk-clients = yes" >>"$conf"
 # rpmemd told by SSH_CONNECTION to listen where the client does not connect
-check "$dir: lanes that cannot connect: create fails" \
-	says 1 env RPMEM_CMD="SSH_CONNECTION='127.0.0.1 1 127.0.0.2 22' $(:
+tu_check "$dir: lanes that cannot connect: create fails" \
+	tu_says 1 env RPMEM_CMD="SSH_CONNECTION='127.0.0.1 1 127.0.0.2 22' $(:
 	)$RPMEM_CMD" "$pc" create "$target" p.set "$size" 7 4 "$tmp/expect" \
 	-- "FAIL rpmem_create: ECONNREFUSED"
-check "$dir: ... PMDK's client closed with its remove flag" \
-	logged "$tmp/ours.log" "request CLOSE: flags 0x1 (removing the pool)"
-check "$dir: ... and rpmemd removed the pool it had made" gone "$ours/p.part"
+tu_check "$dir: ... PMDK's client closed with its remove flag" \
+	tu_logged "$tmp/ours.log" "request CLOSE: flags 0x1 (removing the pool)"
+tu_check "$dir: ... and rpmemd removed the pool it had made" gone "$ours/p.part"
 librpmem_level "$ours" "$pmdk/lib/librpmem.so.1"
-check "$dir: rpmemd warned that it served a PMDK client" \
-	logged "$tmp/ours.log" "serving a PMDK 1.12 client (protocol 0.1"
+tu_check "$dir: rpmemd warned that it served a PMDK client" \
+	tu_logged "$tmp/ours.log" "serving a PMDK 1.12 client (protocol 0.1"
 pmemobj_level "$ours"
 # PMDK's client connects no more lanes than the provider's contexts:
 # rpmemd must not announce more and wait for them
-check "$dir: PMDK's client connected every lane rpmemd announced" \
-	not_logged "$tmp/ours.log" " lanes connected in "
+tu_check "$dir: PMDK's client connected every lane rpmemd announced" \
+	tu_not_logged "$tmp/ours.log" " lanes connected in "
 
-checks_end
+tu_summary

@@ -25,12 +25,7 @@ valgrind=$(command -v valgrind) || {
 }
 client=$top_builddir/tests/alloc/alloc_client
 rpmemd=$top_builddir/rpmemd
-for p in "$client" "$rpmemd"; do
-	if [[ ! -x $p ]]; then
-		echo "valgrind.sh: $p not built (run make check)" >&2
-		exit 1
-	fi
-done
+tu_need_built "$client" "$rpmemd"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-valgrind.XXXXXX")
 # cleanup -- stop our sshd, drop the scratch directory

@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "tu.h"
+
 #define SOAK_MAX_LANES 16
 #define SOAK_MAX_PENDING 8	/* ranges in flight on one lane */
 #define SOAK_HDR 4096		/* pool header: data starts here */
@@ -107,12 +109,6 @@ struct soak_msg {
 	char text[SOAK_MSG_TEXT];
 };
 
-/* soak_now_ms -- CLOCK_MONOTONIC in ms, comparable across processes */
-long long soak_now_ms(void);
-
-/* soak_rnd -- splitmix64 step */
-uint64_t soak_rnd(uint64_t *s);
-
 /* soak_worker_main -- body of `soak --worker ...` */
 int soak_worker_main(int argc, char *argv[]);
 
@@ -139,17 +135,8 @@ void soak_oracle_reset(struct soak_state *st);
 
 /* ------------------------------------------------------------- /proc */
 
-/* soak_pidfd_wait -- wait for any process to exit; false after `ms` */
-bool soak_pidfd_wait(pid_t pid, int ms);
-
 /* soak_proc_alive -- pid exists, is no zombie, argv contains `needle` */
 bool soak_proc_alive(pid_t pid, const char *needle);
-
-/* soak_proc_stopped -- every thread of pid is stopped */
-bool soak_proc_stopped(pid_t pid);
-
-/* soak_proc_fds -- open descriptors of a process (-1: gone) */
-int soak_proc_fds(pid_t pid);
 
 /* soak_proc_find -- a descendant of `root` whose executable is `exe` */
 pid_t soak_proc_find(pid_t root, const char *exe);

@@ -41,12 +41,7 @@ export top_srcdir top_builddir
 
 prog=$top_builddir/tests/soak/soak
 rpmemd=$(cd "$top_builddir" && pwd)/rpmemd
-for p in "$prog" "$rpmemd"; do
-	if [[ ! -x $p ]]; then
-		echo "soak.sh: $p not built (run make check)" >&2
-		exit 1
-	fi
-done
+tu_need_built "$prog" "$rpmemd"
 
 profile=${SOAK_PROFILE:-soak}
 case $profile in

@@ -49,9 +49,9 @@ static pid_t
 victim_client(struct soak *s, struct client *c)
 {
 	(void) s;
-	long long deadline = soak_now_ms() + CALL_MS;
+	long long deadline = tu_now_ms() + CALL_MS;
 	while (atomic_load(&c->st.head->in_call) == 0 &&
-			soak_now_ms() < deadline)
+			tu_now_ms() < deadline)
 		usleep(200);
 	return c->pid;
 }
@@ -76,7 +76,7 @@ run_signal(struct soak *s, const struct fault *f, struct client **t,
 	for (unsigned i = 0; i < n; i++) {
 		pid_t v = f->victim(s, t[i]);
 		if (hit == 0)
-			t_fault = soak_now_ms();
+			t_fault = tu_now_ms();
 		if (v <= 0 || kill(v, f->sig)) {
 			sup_log(s, "%s worker %u: no victim found", f->name,
 				t[i]->id);
@@ -85,14 +85,14 @@ run_signal(struct soak *s, const struct fault *f, struct client **t,
 		victim[hit] = v;
 		ht[hit++] = t[i];
 	}
-	long long deadline = soak_now_ms() + STOP_MS;
+	long long deadline = tu_now_ms() + STOP_MS;
 	for (unsigned i = 0; f->sig == SIGSTOP && i < hit; i++) {
-		while (!soak_proc_stopped(victim[i]) &&
-				soak_now_ms() < deadline)
+		while (!tu_proc_stopped(victim[i]) &&
+				tu_now_ms() < deadline)
 			usleep(1000);
 	}
 	if (f->sig == SIGSTOP)
-		t_fault = soak_now_ms();
+		t_fault = tu_now_ms();
 	for (unsigned i = 0; i < hit; i++) {
 		if (f->victim == victim_client) {
 			if (!sup_reap(s, ht[i], sup_bound_ms(s))) {
@@ -127,7 +127,7 @@ run_link(struct soak *s, const struct fault *f, struct client **t,
 {
 	if (!shell(s, s->cut_cmd))
 		return;
-	long long t_fault = soak_now_ms();
+	long long t_fault = tu_now_ms();
 	for (unsigned i = 0; i < n; i++)
 		(void) sup_broken(s, t[i], t_fault, f->name);
 	if (!shell(s, s->heal_cmd)) {
@@ -256,7 +256,7 @@ recover:
 static bool
 listening(const char *log, char *addr, unsigned *port, char *prov, int ms)
 {
-	long long deadline = soak_now_ms() + ms;
+	long long deadline = tu_now_ms() + ms;
 	do {
 		char buf[16384];
 		int fd = open(log, O_RDONLY | O_CLOEXEC);
@@ -271,7 +271,7 @@ listening(const char *log, char *addr, unsigned *port, char *prov, int ms)
 				return true;
 		}
 		usleep(10000);
-	} while (soak_now_ms() < deadline);
+	} while (tu_now_ms() < deadline);
 	return false;
 }
 
@@ -304,9 +304,9 @@ run_stray(struct soak *s, const struct fault *f, struct client **t,
 		c->lost = true;
 		return;
 	}
-	long long deadline = soak_now_ms() + 3 * s->timeout_ms + 10000;
+	long long deadline = tu_now_ms() + 3 * s->timeout_ms + 10000;
 	bool found = false;
-	while (!found && soak_now_ms() < deadline) {
+	while (!found && tu_now_ms() < deadline) {
 		found = soak_log_find(s->log_dir, (int)c->id, prev, log,
 			sizeof(log));
 		if (!found)
@@ -436,7 +436,7 @@ fault_round(struct soak *s, unsigned mask)
 			ready[nr++] = &s->clients[i];
 	if (!nk || !nr)
 		return;
-	const struct fault *f = &Faults[kinds[soak_rnd(&s->rng) % nk]];
+	const struct fault *f = &Faults[kinds[tu_rnd(&s->rng) % nk]];
 	unsigned want = f->global ? nr : f->single ? 1 : s->per_round;
 	if (want > nr)
 		want = nr;
@@ -444,7 +444,7 @@ fault_round(struct soak *s, unsigned mask)
 		want = SOAK_MAX_IN_ROUND;
 	/* a random choice of `want` clients: the head of a shuffle */
 	for (unsigned i = 0; i < want; i++) {
-		unsigned j = i + (unsigned)(soak_rnd(&s->rng) % (nr - i));
+		unsigned j = i + (unsigned)(tu_rnd(&s->rng) % (nr - i));
 		struct client *tmp = ready[i];
 		ready[i] = ready[j];
 		ready[j] = tmp;

@@ -105,7 +105,7 @@ options(struct soak *s, int argc, char *argv[])
 	s->lanes = 4;
 	s->pool_size = (size_t)8 << 20;
 	s->per_round = 1;
-	s->seed = (uint64_t)soak_now_ms() ^ (uint64_t)getpid() << 32;
+	s->seed = (uint64_t)tu_now_ms() ^ (uint64_t)getpid() << 32;
 	int o;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
@@ -235,9 +235,9 @@ sample(struct soak *s)
 static void
 idle(struct soak *s, int ms)
 {
-	long long end = soak_now_ms() + ms;
+	long long end = tu_now_ms() + ms;
 	for (;;) {
-		long long left = end - soak_now_ms();
+		long long left = end - tu_now_ms();
 		if (left <= 0)
 			return;
 		(void) sup_wait(s, NULL, NULL, left < SAMPLE_MS ? (int)left :
@@ -277,7 +277,7 @@ ready_all(struct soak *s, struct client **cs)
 static void
 pause_check(struct soak *s)
 {
-	long long t0 = soak_now_ms();
+	long long t0 = tu_now_ms();
 	struct client *cs[SOAK_MAX_CLIENTS];
 	unsigned n = ready_all(s, cs);
 	for (unsigned i = 0; i < n; i++)
@@ -300,7 +300,7 @@ pause_check(struct soak *s)
 		sup_recover(s, &c, 1, "a failed pause");
 	}
 	sup_log(s, "%u of %u replicas as acknowledged with their sessions "
-		"up (%lld ms)", s->fig.verified_paused, n, soak_now_ms() - t0);
+		"up (%lld ms)", s->fig.verified_paused, n, tu_now_ms() - t0);
 }
 
 /* finish -- close every client at once, verify each, end the workers */
@@ -354,7 +354,7 @@ leaks(struct soak *s)
 	pid_t pids[4096];
 	unsigned n = soak_rpmemd_pids(s->log_dir, -1, pids, 4096);
 	for (unsigned i = 0; i < n; i++) {
-		if (soak_pidfd_wait(pids[i], END_MS))
+		if (tu_pidfd_wait(pids[i], END_MS))
 			continue;
 		s->fig.leaked_rpmemd++;
 		sup_log(s, "LEAK: rpmemd %d still runs", (int)pids[i]);
@@ -362,12 +362,12 @@ leaks(struct soak *s)
 	}
 	/* orphaned ssh processes came to us: they must end too */
 	unsigned procs, fds;
-	long long deadline = soak_now_ms() + END_MS;
+	long long deadline = tu_now_ms() + END_MS;
 	do {
 		soak_tree_count(getpid(), &procs, &fds);
 		if (procs > 1)
 			usleep(20000);
-	} while (procs > 1 && soak_now_ms() < deadline);
+	} while (procs > 1 && tu_now_ms() < deadline);
 	if (procs > 1) {
 		s->fig.leaked_procs += procs - 1;
 		sup_log(s, "LEAK: %u client-side processes left", procs - 1);
@@ -375,13 +375,13 @@ leaks(struct soak *s)
 	if (!s->sshd_pid)
 		return;
 	unsigned *base = s->fig.tree_base, *end = s->fig.tree_end;
-	deadline = soak_now_ms() + END_MS;
+	deadline = tu_now_ms() + END_MS;
 	do {
 		soak_tree_count(s->sshd_pid, &end[0], &end[1]);
 		if (end[0] > base[0] || end[1] > base[1])
 			usleep(20000);
 	} while ((end[0] > base[0] || end[1] > base[1]) &&
-		soak_now_ms() < deadline);
+		tu_now_ms() < deadline);
 	if (end[0] > base[0] || end[1] > base[1]) {
 		sup_log(s, "LEAK: the target holds %u processes and %u "
 			"descriptors, %u and %u before the run", end[0],
@@ -422,7 +422,7 @@ figures(struct soak *s)
 		"rpmemd-hwm-max-kib=%lu "
 		"rpmemd-anon-max-kib=%lu%s target-procs=%u/%u/%u "
 		"target-fds=%u/%u/%u result=%s\n", s->label,
-		(soak_now_ms() - s->t0) / 1000, s->nclients, s->lanes,
+		(tu_now_ms() - s->t0) / 1000, s->nclients, s->lanes,
 		(unsigned long long)g->ops, (unsigned long long)g->bytes,
 		nfaults, kinds, g->reopens, g->checks,
 		(unsigned long long)g->inflight, (unsigned long long)g->lost,
@@ -454,7 +454,7 @@ main(int argc, char *argv[])
 	if (n <= 0)
 		return 2;
 	s->self[n] = '\0';
-	s->t0 = soak_now_ms();
+	s->t0 = tu_now_ms();
 	printf("%s: seed %llu, %u clients x %u lanes, %zu MiB pools, %u s, "
 		"RPMEM_TIMEOUT %d s, faults:", s->label,
 		(unsigned long long)s->seed, s->nclients, s->lanes,
@@ -481,13 +481,13 @@ main(int argc, char *argv[])
 		if (sup_spawn(s, all[i]))
 			return 2;
 	}
-	long long t_open = soak_now_ms();
+	long long t_open = tu_now_ms();
 	unsigned up = sup_open_all(s, all, s->nclients, SOAK_CMD_CREATE,
 		"start");
 	sup_log(s, "%u of %u pools created at once in %lld ms", up,
-		s->nclients, soak_now_ms() - t_open);
+		s->nclients, tu_now_ms() - t_open);
 	/* the budget counts from the sessions being up */
-	long long end = soak_now_ms() + (long long)s->seconds * 1000;
+	long long end = tu_now_ms() + (long long)s->seconds * 1000;
 	if (s->steady) {
 		idle(s, s->steady * 1000);
 		pause_check(s);
@@ -497,14 +497,14 @@ main(int argc, char *argv[])
 	 * budget: MIN_ROUNDS fault rounds are owed whatever the clock says
 	 */
 	unsigned rounds = 0;
-	while (soak_now_ms() < end ||
+	while (tu_now_ms() < end ||
 			(s->fault_mask && rounds < MIN_ROUNDS)) {
-		long long left = end - soak_now_ms();
-		int gap = GAP_MIN_MS + (int)(soak_rnd(&s->rng) % GAP_SPAN_MS);
+		long long left = end - tu_now_ms();
+		int gap = GAP_MIN_MS + (int)(tu_rnd(&s->rng) % GAP_SPAN_MS);
 		bool owed = s->fault_mask && rounds < MIN_ROUNDS;
 		idle(s, s->fault_mask && (gap < left || owed) ? gap :
 			(int)left);
-		if (s->fault_mask && (soak_now_ms() < end || owed)) {
+		if (s->fault_mask && (tu_now_ms() < end || owed)) {
 			fault_round(s, s->fault_mask);
 			rounds++;
 		}

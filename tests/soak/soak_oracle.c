@@ -18,25 +18,6 @@
 _Static_assert(sizeof(struct soak_head) <= SOAK_HDR,
 	"the record's head fits its page");
 
-/* soak_now_ms -- CLOCK_MONOTONIC in ms, comparable across processes */
-long long
-soak_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* soak_rnd -- splitmix64 step */
-uint64_t
-soak_rnd(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* soak_state_map -- map (creating with `create`) a client's state file */
 int
 soak_state_map(const char *path, size_t pool_size, bool create,

@@ -6,131 +6,21 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "soak.h"
 
 #define TREE_MAX 4096
 
-/* slurp -- up to len - 1 bytes of a small file, NUL-terminated; or -1 */
-static ssize_t
-slurp(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
-}
-
-/* state_of -- the state letter of a process or thread (0: gone) */
-static char
-state_of(const char *stat_path)
-{
-	char buf[512];
-	if (slurp(stat_path, buf, sizeof(buf)) <= 0)
-		return 0;
-	char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
-/* soak_pidfd_wait -- wait for any process to exit; false after `ms` */
-bool
-soak_pidfd_wait(pid_t pid, int ms)
-{
-	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (fd < 0)
-		return errno == ESRCH;
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	long long deadline = soak_now_ms() + ms;
-	int r;
-	do {
-		long long left = deadline - soak_now_ms();
-		r = poll(&p, 1, left > 0 ? (int)left : 0);
-	} while (r < 0 && errno == EINTR);
-	close(fd);
-	return r > 0;
-}
-
 /* soak_proc_alive -- pid exists, is no zombie, argv contains `needle` */
 bool
 soak_proc_alive(pid_t pid, const char *needle)
 {
-	char path[64], cmd[4096];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	char st = state_of(path);
-	if (st == 0 || st == 'Z' || st == 'X')
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	ssize_t n = slurp(path, cmd, sizeof(cmd));
-	if (n <= 0)
-		return false;
-	for (ssize_t i = 0; i < n; i++)
-		if (cmd[i] == '\0')
-			cmd[i] = ' ';
-	return strstr(cmd, needle) != NULL;
-}
-
-/* soak_proc_stopped -- every thread of pid is stopped */
-bool
-soak_proc_stopped(pid_t pid)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return false;
-	bool stopped = true;
-	unsigned n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		char tpath[600];
-		snprintf(tpath, sizeof(tpath), "%s/%s/stat", path, de->d_name);
-		char st = state_of(tpath);
-		if (st == 0)
-			continue;
-		n++;
-		stopped = stopped && (st == 'T' || st == 't');
-	}
-	closedir(d);
-	return stopped && n > 0;
-}
-
-/* count_entries -- entries of a /proc directory (-1: gone) */
-static int
-count_entries(const char *path)
-{
-	DIR *d = opendir(path);
-	if (!d)
-		return -1;
-	int n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL)
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
-/* soak_proc_fds -- open descriptors of a process (-1: gone) */
-int
-soak_proc_fds(pid_t pid)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	return count_entries(path);
+	return tu_proc_live(pid) && tu_proc_argv_has(pid, needle);
 }
 
 /* children -- append the children of every thread of pid to out[] */
@@ -149,7 +39,7 @@ children(pid_t pid, pid_t *out, unsigned n, unsigned max)
 		char cpath[600], buf[4096];
 		snprintf(cpath, sizeof(cpath), "%s/%s/children", path,
 			de->d_name);
-		if (slurp(cpath, buf, sizeof(buf)) <= 0)
+		if (tu_slurp(cpath, buf, sizeof(buf)) <= 0)
 			continue;
 		char *p = buf, *end;
 		long c;
@@ -201,7 +91,7 @@ soak_tree_count(pid_t root, unsigned *procs, unsigned *fds)
 	*procs = 0;
 	*fds = 0;
 	for (unsigned i = 0; i < n; i++) {
-		int f = soak_proc_fds(all[i]);
+		int f = tu_proc_fds(all[i]);
 		if (f < 0)
 			continue;
 		(*procs)++;
@@ -215,7 +105,7 @@ soak_proc_mem(pid_t pid, unsigned long *hwm_kib, unsigned long *anon_kib)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (slurp(path, buf, sizeof(buf)) <= 0)
+	if (tu_slurp(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	const char *h = strstr(buf, "\nVmHWM:");
 	const char *a = strstr(buf, "\nRssAnon:");

@@ -25,7 +25,7 @@ void
 sup_log(struct soak *s, const char *fmt, ...)
 {
 	va_list ap;
-	printf("%s: %7.1f s ", s->label, (double)(soak_now_ms() - s->t0) /
+	printf("%s: %7.1f s ", s->label, (double)(tu_now_ms() - s->t0) /
 		1000.0);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
@@ -72,7 +72,7 @@ gone_worker(struct client *c)
 int
 sup_wait(struct soak *s, struct client *c, struct soak_msg *m, int ms)
 {
-	long long deadline = soak_now_ms() + ms;
+	long long deadline = tu_now_ms() + ms;
 	for (;;) {
 		if (c && c->has_msg) {
 			*m = c->inbox;
@@ -92,7 +92,7 @@ sup_wait(struct soak *s, struct client *c, struct soak_msg *m, int ms)
 				.events = POLLIN };
 			who[n++] = o;
 		}
-		long long left = deadline - soak_now_ms();
+		long long left = deadline - tu_now_ms();
 		if (left <= 0)
 			return -ETIMEDOUT;
 		int r = poll(pfd, n, (int)left);
@@ -150,7 +150,7 @@ sup_spawn(struct soak *s, struct client *c)
 	snprintf(size, sizeof(size), "%zu", s->pool_size);
 	snprintf(lanes, sizeof(lanes), "%u", s->lanes);
 	snprintf(seed, sizeof(seed), "%llu",
-		(unsigned long long)soak_rnd(&s->rng));
+		(unsigned long long)tu_rnd(&s->rng));
 	snprintf(think, sizeof(think), "%u", s->think_us);
 	fflush(stdout);
 	pid_t pid = fork();
@@ -215,7 +215,7 @@ reap_any(struct soak *s)
 bool
 sup_reap(struct soak *s, struct client *c, int ms)
 {
-	if (c->pid && !soak_pidfd_wait(c->pid, ms))
+	if (c->pid && !tu_pidfd_wait(c->pid, ms))
 		return false;
 	reap_any(s);
 	if (c->pid)
@@ -239,13 +239,13 @@ sup_rpmemd(struct soak *s, struct client *c)
 bool
 sup_gone(struct soak *s, struct client *c, int ms)
 {
-	long long deadline = soak_now_ms() + ms;
+	long long deadline = tu_now_ms() + ms;
 	pid_t pids[256];
 	bool ok = true;
 	unsigned n = soak_rpmemd_pids(s->log_dir, (int)c->id, pids, 256);
 	for (unsigned i = 0; i < n; i++) {
-		long long left = deadline - soak_now_ms();
-		if (soak_pidfd_wait(pids[i], left > 0 ? (int)left : 0))
+		long long left = deadline - tu_now_ms();
+		if (tu_pidfd_wait(pids[i], left > 0 ? (int)left : 0))
 			continue;
 		/* still there: argv names our log dir, so it is ours */
 		sup_log(s, "LEAK: rpmemd %d of worker %u still runs %d ms "
@@ -254,7 +254,7 @@ sup_gone(struct soak *s, struct client *c, int ms)
 		ok = false;
 		kill(pids[i], SIGCONT);
 		kill(pids[i], SIGKILL);
-		(void) soak_pidfd_wait(pids[i], 5000);
+		(void) tu_pidfd_wait(pids[i], 5000);
 	}
 	return ok;
 }

@@ -91,7 +91,7 @@ lane_failed(struct lane *l, const char *what)
 {
 	struct worker *w = l->w;
 	int err = errno;
-	long long t = soak_now_ms();
+	long long t = tu_now_ms();
 	pthread_mutex_lock(&w->lock);
 	if (!w->err) {
 		w->err = err ? err : EIO;
@@ -112,12 +112,12 @@ static void
 pick(struct lane *l, size_t lo, size_t hi, size_t *off, size_t *len)
 {
 	size_t span = hi - lo;
-	size_t n = 1 + soak_rnd(&l->rng) % ((size_t)1 << (soak_rnd(&l->rng) %
+	size_t n = 1 + tu_rnd(&l->rng) % ((size_t)1 << (tu_rnd(&l->rng) %
 		LEN_BITS));
 	if (n > span)
 		n = span;
-	size_t o = lo + soak_rnd(&l->rng) % (span - n + 1);
-	if (soak_rnd(&l->rng) & 1) {
+	size_t o = lo + tu_rnd(&l->rng) % (span - n + 1);
+	if (tu_rnd(&l->rng) & 1) {
 		o = lo + ((o - lo) & ~(size_t)7);
 		size_t n8 = (n + 7) & ~(size_t)7;
 		if (o + n8 <= hi)
@@ -138,7 +138,7 @@ fill(struct lane *l, size_t off, size_t len, enum soak_kind kind)
 	atomic_store(&ln->n, n + 1);
 	char *p = l->w->st.pool + off;
 	for (size_t i = 0; i < len; i += 8) {
-		uint64_t v = soak_rnd(&l->rng);
+		uint64_t v = tu_rnd(&l->rng);
 		memcpy(p + i, &v, len - i < 8 ? len - i : 8);
 	}
 }
@@ -195,11 +195,11 @@ static int
 op_batch(struct lane *l)
 {
 	struct worker *w = l->w;
-	unsigned k = 1 + (unsigned)(soak_rnd(&l->rng) % BATCH_MAX);
+	unsigned k = 1 + (unsigned)(tu_rnd(&l->rng) % BATCH_MAX);
 	size_t slice = ((l->hi - l->lo) / k) & ~(size_t)7;
 	for (unsigned i = 0; i < k; i++) {
 		size_t off, len;
-		bool relaxed = soak_rnd(&l->rng) & 1;
+		bool relaxed = tu_rnd(&l->rng) & 1;
 		pick(l, l->lo + i * slice, l->lo + (i + 1) * slice, &off,
 			&len);
 		fill(l, off, len, relaxed ? SOAK_RELAXED : SOAK_STRICT);
@@ -244,13 +244,13 @@ lane_run(void *arg)
 	while (!atomic_load(&l->w->stop)) {
 		if (l->w->think_us) {
 			/* load shaping, not a wait: 0 .. 2x the mean pause */
-			uint64_t us = soak_rnd(&l->rng) %
+			uint64_t us = tu_rnd(&l->rng) %
 				(2 * (uint64_t)l->w->think_us + 1);
 			struct timespec ts = { .tv_sec = (time_t)(us / 1000000),
 				.tv_nsec = (long)(us % 1000000) * 1000 };
 			nanosleep(&ts, NULL);
 		}
-		unsigned p = (unsigned)(soak_rnd(&l->rng) % 100);
+		unsigned p = (unsigned)(tu_rnd(&l->rng) % 100);
 		int r = p < 30 ? op_persist(l, 0) :
 			p < 45 ? op_persist(l, 1) :
 			p < 55 ? op_persist(l, 2) :
@@ -283,7 +283,7 @@ lanes_run(struct worker *w, struct lane *lanes)
 	for (unsigned i = 0; i < w->nlanes; i++) {
 		struct lane *l = &lanes[i];
 		*l = (struct lane){ .w = w, .idx = i,
-			.rng = soak_rnd(&w->seed),
+			.rng = tu_rnd(&w->seed),
 			.lo = SOAK_HDR + i * region,
 			.hi = SOAK_HDR + (i + 1) * region,
 			.buf = malloc((size_t)1 << LEN_BITS) };

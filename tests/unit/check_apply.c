@@ -9,6 +9,7 @@
 
 #include "apply.h"
 #include "pool_hdr.h"
+#include "tu_check.h"
 
 #define POOL_SIZE (64 * 1024)
 #define RADDR 0x10000000ULL
@@ -207,12 +208,12 @@ START_TEST(test_copy8_every_alignment)
 }
 END_TEST
 
-int
-main(void)
+/* apply_suite -- every test above, in one case */
+static Suite *
+apply_suite(void)
 {
-	Suite *s = suite_create("apply");
-	TCase *tc = tcase_create("apply");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	TCase *tc;
+	Suite *s = tu_suite("apply", "apply", setup, teardown, &tc);
 	tcase_add_test(tc, test_inline_copies_and_persists);
 	tcase_add_test(tc, test_refuses_header_offsets);
 	tcase_add_test(tc, test_refuses_ranges_outside_or_wrapping);
@@ -222,10 +223,8 @@ main(void)
 	tcase_add_test(tc, test_batch_applies_every_record_in_order);
 	tcase_add_test(tc, test_batch_with_a_bad_record_stores_nothing);
 	tcase_add_test(tc, test_copy8_every_alignment);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_suite_add(s, tc);
 }
+
+/* main -- run apply_suite() (tu_check.h) */
+TU_MAIN(apply_suite)

@@ -2,7 +2,6 @@
 /* check_config.c -- unit tests of rpmemd's defaults, files and options */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -15,6 +14,8 @@
 #include <check.h>
 
 #include "config.h"
+#include "tu.h"
+#include "tu_check.h"
 
 static struct config Cfg;
 static char Err[CONFIG_ERR_MAX];
@@ -93,22 +94,12 @@ setup(void)
 	Err[0] = '\0';
 }
 
-/* rm_one -- nftw callback removing one entry */
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* teardown -- free the config and delete the scratch directory */
 static void
 teardown(void)
 {
 	config_free(&Cfg);
-	nftw(Dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	(void) tu_rmtree(Dir);
 }
 
 START_TEST(test_defaults_apply_without_files_or_options)
@@ -547,44 +538,36 @@ START_TEST(test_bad_number_option_is_refused)
 }
 END_TEST
 
-START_TEST(test_bad_option_values_are_refused)
-{
-	ck_assert_int_eq(LOAD("--log-level=loud"), -EINVAL);
-	expect_err("option --log-level: invalid value 'loud' "
-		"(expected err, warn, notice, info or debug)");
-	ck_assert_int_eq(LOAD("--log-file="), -EINVAL);
-	expect_err("option --log-file: invalid value '' (expected a path)");
-	ck_assert_int_eq(LOAD("-r", ""), -EINVAL);
-	expect_err("option --remove: empty descriptor");
-}
-END_TEST
+/* command lines refused with EINVAL, and what the refusal says */
+static const struct {
+	const char *args[3];	/* after the program name; NULL-ended */
+	const char *msg;
+} Bad_args[] = {
+	/* values an option does not take */
+	{ {"--log-level=loud"}, "option --log-level: invalid value 'loud' "
+		"(expected err, warn, notice, info or debug)" },
+	{ {"--log-file="}, "option --log-file: invalid value '' (expected a "
+		"path)" },
+	{ {"-r", ""}, "option --remove: empty descriptor" },
+	/* options it does not know */
+	{ {"-z"}, "unknown option '-z'" },
+	{ {"-f", "--bogus=1"}, "unknown option '--bogus'" },
+	/* an argument missing, or given to an option that takes none */
+	{ {"-t"}, "option --nthreads: requires an argument" },
+	{ {"--log-level"}, "option --log-level: requires an argument" },
+	{ {"--force=yes"}, "option --force: takes no argument" },
+	/* a stray argument */
+	{ {"-f", "extra"}, "unexpected argument 'extra'" },
+	{ {"--", "-f"}, "unexpected argument '-f'" },
+};
 
-START_TEST(test_unknown_option_is_refused)
+START_TEST(test_bad_command_line_is_refused_saying_why)
 {
-	ck_assert_int_eq(LOAD("-z"), -EINVAL);
-	expect_err("unknown option '-z'");
-	ck_assert_int_eq(LOAD("-f", "--bogus=1"), -EINVAL);
-	expect_err("unknown option '--bogus'");
-}
-END_TEST
-
-START_TEST(test_missing_or_unwanted_option_argument_is_refused)
-{
-	ck_assert_int_eq(LOAD("-t"), -EINVAL);
-	expect_err("option --nthreads: requires an argument");
-	ck_assert_int_eq(LOAD("--log-level"), -EINVAL);
-	expect_err("option --log-level: requires an argument");
-	ck_assert_int_eq(LOAD("--force=yes"), -EINVAL);
-	expect_err("option --force: takes no argument");
-}
-END_TEST
-
-START_TEST(test_stray_argument_is_refused)
-{
-	ck_assert_int_eq(LOAD("-f", "extra"), -EINVAL);
-	expect_err("unexpected argument 'extra'");
-	ck_assert_int_eq(LOAD("--", "-f"), -EINVAL);
-	expect_err("unexpected argument '-f'");
+	char *argv[5] = { "rpmemd" };
+	for (size_t i = 0; i < 3 && Bad_args[_i].args[i]; i++)
+		argv[i + 1] = (char *)Bad_args[_i].args[i];
+	ck_assert_int_eq(load_args(argv), -EINVAL);
+	ck_assert_str_eq(Err, Bad_args[_i].msg);
 }
 END_TEST
 
@@ -667,9 +650,8 @@ END_TEST
 static Suite *
 config_suite(void)
 {
-	Suite *s = suite_create("config");
-	TCase *tc = tcase_create("config");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	TCase *tc;
+	Suite *s = tu_suite("config", "config", setup, teardown, &tc);
 	tcase_add_test(tc, test_defaults_apply_without_files_or_options);
 	tcase_add_test(tc, test_long_options_accept_equals_form);
 	tcase_add_test(tc, test_long_options_accept_separate_argument);
@@ -701,26 +683,15 @@ config_suite(void)
 	tcase_add_test(tc, test_system_path_that_is_not_a_file_is_refused);
 	tcase_add_loop_test(tc, test_bad_number_option_is_refused, 0,
 		(int)(sizeof(Bad_numbers) / sizeof(Bad_numbers[0])));
-	tcase_add_test(tc, test_bad_option_values_are_refused);
-	tcase_add_test(tc, test_unknown_option_is_refused);
-	tcase_add_test(tc, test_missing_or_unwanted_option_argument_is_refused);
-	tcase_add_test(tc, test_stray_argument_is_refused);
+	tcase_add_loop_test(tc, test_bad_command_line_is_refused_saying_why,
+		0, (int)(sizeof(Bad_args) / sizeof(Bad_args[0])));
 	tcase_add_test(tc, test_repeated_loads_parse_from_the_start);
 	tcase_add_test(tc, test_argv_is_not_reordered);
 	tcase_add_test(tc,
 		test_config_free_is_safe_on_zeroed_and_failed_configs);
 	tcase_add_test(tc, test_usage_lists_every_option);
-	suite_add_tcase(s, tc);
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-/* main -- run the suite; non-zero exit when any test fails */
-int
-main(void)
-{
-	SRunner *sr = srunner_create(config_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+/* main -- run config_suite() (tu_check.h) */
+TU_MAIN(config_suite)

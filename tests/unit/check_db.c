@@ -18,6 +18,7 @@
 
 #include "db.h"
 #include "db_fixture.h"
+#include "tu_check.h"
 #include "pool_hdr.h"
 
 START_TEST(test_create_then_open_returns_identical_attrs)
@@ -119,22 +120,18 @@ START_TEST(test_create_over_existing_pool_is_eexist)
 
 	dbt_attr(&attr, 5);
 	dbt_write_set(dbt_sets, "e.set", "", "e", 2, 2U, 2U);
-	ck_assert_int_eq(db_pool_create(dbt_db, "e.set", &attr, &pool), 0);
-	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	dbt_made("e.set", &attr);
 	ck_assert_int_eq(db_pool_create(dbt_db, "e.set", &attr, &pool),
 			-EEXIST);
 	/* the failed create must not have removed the existing pool */
-	ck_assert(dbt_exists(dbt_part("e", 0)));
-	ck_assert(dbt_exists(dbt_part("e", 1)));
-	ck_assert_int_eq(db_pool_open(dbt_db, "e.set", &pool), 0);
-	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	dbt_parts_kept("e", 2);
+	dbt_reopens("e.set");
 }
 END_TEST
 
 START_TEST(test_create_reuses_holey_zero_file_of_exact_size)
 {
 	struct rpmem_pool_attr attr;
-	struct db_pool *pool;
 	int fd = open(dbt_part("h", 0), O_RDWR | O_CREAT | O_EXCL, 0600);
 
 	ck_assert_int_ge(fd, 0);
@@ -143,8 +140,7 @@ START_TEST(test_create_reuses_holey_zero_file_of_exact_size)
 
 	dbt_attr(&attr, 6);
 	dbt_write_set(dbt_sets, "h.set", "", "h", 1, 2U);
-	ck_assert_int_eq(db_pool_create(dbt_db, "h.set", &attr, &pool), 0);
-	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	dbt_made("h.set", &attr);
 }
 END_TEST
 
@@ -176,8 +172,7 @@ START_TEST(test_open_missing_set_or_part_is_enoent)
 
 	dbt_attr(&attr, 8);
 	dbt_write_set(dbt_sets, "m.set", "", "m", 2, 2U, 2U);
-	ck_assert_int_eq(db_pool_create(dbt_db, "m.set", &attr, &pool), 0);
-	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	dbt_made("m.set", &attr);
 	ck_assert_int_eq(unlink(dbt_part("m", 1)), 0);
 	ck_assert_int_eq(db_pool_open(dbt_db, "m.set", &pool), -ENOENT);
 }
@@ -317,8 +312,7 @@ START_TEST(test_open_refuses_corrupt_later_header)
 
 	dbt_attr(&attr, 18);
 	dbt_write_set(dbt_sets, "c.set", "", "c", 2, 2U, 2U);
-	ck_assert_int_eq(db_pool_create(dbt_db, "c.set", &attr, &pool), 0);
-	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	dbt_made("c.set", &attr);
 
 	int fd = open(dbt_part("c", 1), O_RDWR);
 	ck_assert_int_ge(fd, 0);
@@ -352,42 +346,35 @@ START_TEST(test_open_refuses_a_valid_header_of_another_pool)
 	dbt_write_set(dbt_sets, "sa.set", "", "sa", 2, 2U, 2U);
 	dbt_write_set(dbt_sets, "sb.set", "", "sb", 2, 2U, 2U);
 	dbt_write_set(dbt_sets, "sc.set", "", "sc", 2, 2U, 2U);
-	ck_assert_int_eq(db_pool_create(dbt_db, "sa.set", &attr, &pool), 0);
-	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	dbt_made("sa.set", &attr);
 	/* the same signature and features, another poolset uuid */
 	other = attr;
 	other.poolset_uuid[0] ^= 1;
 	other.uuid[0] ^= 1;
-	ck_assert_int_eq(db_pool_create(dbt_db, "sb.set", &other, &pool), 0);
-	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	dbt_made("sb.set", &other);
 	/* even the same poolset uuid: the part uuid ring does not close */
 	other = attr;
 	other.uuid[0] ^= 2;
-	ck_assert_int_eq(db_pool_create(dbt_db, "sc.set", &other, &pool), 0);
-	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	dbt_made("sc.set", &other);
 
 	swap_hdr1("sb", "sa");
 	ck_assert_int_eq(db_pool_open(dbt_db, "sa.set", &pool), -EINVAL);
 	swap_hdr1("sc", "sa");
 	ck_assert_int_eq(db_pool_open(dbt_db, "sa.set", &pool), -EINVAL);
 	/* its own pool still opens */
-	ck_assert_int_eq(db_pool_open(dbt_db, "sb.set", &pool), 0);
-	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	dbt_reopens("sb.set");
 }
 END_TEST
 
 START_TEST(test_remove_unlinks_parts_and_optionally_the_set)
 {
 	struct rpmem_pool_attr attr;
-	struct db_pool *pool;
 
 	dbt_attr(&attr, 19);
 	dbt_write_set(dbt_sets, "d.set", "", "d", 2, 2U, 2U);
-	ck_assert_int_eq(db_pool_create(dbt_db, "d.set", &attr, &pool), 0);
-	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	dbt_made("d.set", &attr);
 	ck_assert_int_eq(db_pool_remove(dbt_db, "d.set", false, false), 0);
-	ck_assert(!dbt_exists(dbt_part("d", 0)));
-	ck_assert(!dbt_exists(dbt_part("d", 1)));
+	dbt_parts_gone("d", 2);
 	ck_assert(dbt_exists(dbt_path(dbt_sets, "d.set")));
 
 	/* parts gone: -ENOENT unless forced */
@@ -398,8 +385,7 @@ START_TEST(test_remove_unlinks_parts_and_optionally_the_set)
 
 	ck_assert_int_eq(mkdir(dbt_path(dbt_sets, "sub"), 0700), 0);
 	dbt_write_set(dbt_sets, "sub/d2.set", "", "d2", 1, 2U);
-	ck_assert_int_eq(db_pool_create(dbt_db, "sub/d2.set", &attr, &pool), 0);
-	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	dbt_made("sub/d2.set", &attr);
 	ck_assert_int_eq(db_pool_remove(dbt_db, "sub/d2.set", false, true), 0);
 	ck_assert(!dbt_exists(dbt_part("d2", 0)));
 	ck_assert(!dbt_exists(dbt_path(dbt_sets, "sub/d2.set")));
@@ -420,15 +406,12 @@ START_TEST(test_remove_of_locked_pool_is_ebusy_even_forced)
 	dbt_write_set(dbt_sets, "l.set", "", "l", 2, 2U, 2U);
 	ck_assert_int_eq(db_pool_create(dbt_db, "l.set", &attr, &pool), 0);
 	ck_assert_int_eq(db_pool_remove(dbt_db, "l.set", false, false), -EBUSY);
-	ck_assert(dbt_exists(dbt_part("l", 0)));
-	ck_assert(dbt_exists(dbt_part("l", 1)));
+	dbt_parts_kept("l", 2);
 	ck_assert_int_eq(db_pool_remove(dbt_db, "l.set", true, false), -EBUSY);
-	ck_assert(dbt_exists(dbt_part("l", 0)));
-	ck_assert(dbt_exists(dbt_part("l", 1)));
+	dbt_parts_kept("l", 2);
 	ck_assert_int_eq(db_pool_close(pool, false), 0);
 	ck_assert_int_eq(db_pool_remove(dbt_db, "l.set", true, false), 0);
-	ck_assert(!dbt_exists(dbt_part("l", 0)));
-	ck_assert(!dbt_exists(dbt_part("l", 1)));
+	dbt_parts_gone("l", 2);
 }
 END_TEST
 
@@ -463,8 +446,7 @@ START_TEST(test_close_with_remove_unlinks_parts)
 	dbt_write_set(dbt_sets, "k.set", "", "k", 2, 2U, 2U);
 	ck_assert_int_eq(db_pool_create(dbt_db, "k.set", &attr, &pool), 0);
 	ck_assert_int_eq(db_pool_close(pool, true), 0);
-	ck_assert(!dbt_exists(dbt_part("k", 0)));
-	ck_assert(!dbt_exists(dbt_part("k", 1)));
+	dbt_parts_gone("k", 2);
 	ck_assert(dbt_exists(dbt_path(dbt_sets, "k.set")));
 }
 END_TEST
@@ -540,9 +522,7 @@ START_TEST(test_failed_allocation_removes_created_parts)
 	dbt_attr(&attr, 24);
 	dbt_write_set(dbt_sets, "f.set", "", "f", 3, 2U, 2U, 4U);
 	ck_assert_int_eq(db_pool_create(dbt_db, "f.set", &attr, &pool), -EFBIG);
-	ck_assert(!dbt_exists(dbt_part("f", 0)));
-	ck_assert(!dbt_exists(dbt_part("f", 1)));
-	ck_assert(!dbt_exists(dbt_part("f", 2)));
+	dbt_parts_gone("f", 3);
 	rl.rlim_cur = saved.rlim_cur;
 	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
 	signal(SIGXFSZ, SIG_DFL);
@@ -553,10 +533,8 @@ END_TEST
 static Suite *
 db_suite(void)
 {
-	Suite *s = suite_create("db");
-	TCase *tc = tcase_create("core");
-
-	tcase_add_checked_fixture(tc, dbt_setup, dbt_teardown);
+	TCase *tc;
+	Suite *s = tu_suite("db", "core", dbt_setup, dbt_teardown, &tc);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_create_then_open_returns_identical_attrs);
 	tcase_add_test(tc, test_headers_are_valid_pmdk_ring_of_three_parts);
@@ -581,8 +559,7 @@ db_suite(void)
 	tcase_add_test(tc, test_multi_part_pool_is_contiguous_across_parts);
 	tcase_add_test(tc, test_persist_refuses_ranges_outside_the_pool);
 	tcase_add_test(tc, test_failed_allocation_removes_created_parts);
-	suite_add_tcase(s, tc);
-	return s;
+	return tu_suite_add(s, tc);
 }
 
 int

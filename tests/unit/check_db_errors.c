@@ -16,6 +16,7 @@
 
 #include "db.h"
 #include "db_fixture.h"
+#include "tu_check.h"
 #include "pool_hdr.h"
 
 /* attributes a headers pool cannot take: zero, or SINGLEHDR disagreeing */
@@ -72,13 +73,11 @@ START_TEST(test_open_refuses_singlehdr_edited_into_or_out_of_the_set)
 	if (opts[_i][0][0])
 		attr.incompat_features |= POOL_FEAT_SINGLEHDR;
 	dbt_write_set(dbt_sets, "s.set", opts[_i][0], "s", 2, 2U, 2U);
-	ck_assert_int_eq(db_pool_create(dbt_db, "s.set", &attr, &pool), 0);
-	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	dbt_made("s.set", &attr);
 
 	dbt_write_set(dbt_sets, "s.set", opts[_i][1], "s", 2, 2U, 2U);
 	ck_assert_int_eq(db_pool_open(dbt_db, "s.set", &pool), -EINVAL);
-	ck_assert(dbt_exists(dbt_part("s", 0)));
-	ck_assert(dbt_exists(dbt_part("s", 1)));
+	dbt_parts_kept("s", 2);
 }
 END_TEST
 
@@ -131,18 +130,16 @@ END_TEST
 static Suite *
 db_errors_suite(void)
 {
-	Suite *s = suite_create("db-errors");
-	TCase *tc = tcase_create("errors");
-
-	tcase_add_checked_fixture(tc, dbt_setup, dbt_teardown);
+	TCase *tc;
+	Suite *s = tu_suite("db-errors", "errors", dbt_setup, dbt_teardown,
+		&tc);
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_set_attr_refuses_zero_or_disagreeing_attrs,
 		0, 3);
 	tcase_add_loop_test(tc,
 		test_open_refuses_singlehdr_edited_into_or_out_of_the_set, 0, 2);
 	tcase_add_loop_test(tc, test_remove_that_cannot_unlink_says_so, 0, 4);
-	suite_add_tcase(s, tc);
-	return s;
+	return tu_suite_add(s, tc);
 }
 
 int

@@ -15,6 +15,7 @@
 
 #include "db.h"
 #include "db_fixture.h"
+#include "tu_check.h"
 #include "log.h"
 
 START_TEST(test_descriptors_leaving_poolset_dir_are_refused)
@@ -108,13 +109,11 @@ START_TEST(test_links_and_subdirs_beneath_are_followed)
 	ck_assert_int_eq(db_pool_create(dbt_db, "sub/pool.set", &attr, &pool),
 			0);
 	ck_assert_int_eq(db_pool_close(pool, false), 0);
-	ck_assert_int_eq(db_pool_open(dbt_db, "./sub//pool.set", &pool), 0);
-	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	dbt_reopens("./sub//pool.set");
 	ck_assert_int_eq(db_pool_create(dbt_db, "sub/lnk/d.set", &attr, &pool),
 			0);
 	ck_assert_int_eq(db_pool_close(pool, false), 0);
-	ck_assert_int_eq(db_pool_open(dbt_db, "sub/alias.set", &pool), 0);
-	ck_assert_int_eq(db_pool_close(pool, false), 0);
+	dbt_reopens("sub/alias.set");
 }
 END_TEST
 
@@ -166,18 +165,15 @@ END_TEST
 static Suite *
 db_path_suite(void)
 {
-	Suite *s = suite_create("db_path");
-	TCase *tc = tcase_create("core");
-
-	tcase_add_checked_fixture(tc, dbt_setup, dbt_teardown);
+	TCase *tc;
+	Suite *s = tu_suite("db_path", "core", dbt_setup, dbt_teardown, &tc);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_descriptors_leaving_poolset_dir_are_refused);
 	tcase_add_test(tc, test_refusal_log_names_the_descriptor);
 	tcase_add_test(tc, test_links_and_subdirs_beneath_are_followed);
 	tcase_add_test(tc, test_init_refuses_relative_missing_or_file_dir);
 	tcase_add_test(tc, test_descriptors_naming_no_set_file_are_refused);
-	suite_add_tcase(s, tc);
-	return s;
+	return tu_suite_add(s, tc);
 }
 
 int

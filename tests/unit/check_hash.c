@@ -10,6 +10,7 @@
 
 #include "hash.h"
 #include "proto.h"
+#include "tu_check.h"
 
 START_TEST(test_hash_depends_on_every_byte_and_length)
 {
@@ -161,11 +162,12 @@ START_TEST(test_hash_response_round_trip_and_size_rules)
 }
 END_TEST
 
-int
-main(void)
+/* hash_suite -- every test above, in one case */
+static Suite *
+hash_suite(void)
 {
-	Suite *s = suite_create("hash");
-	TCase *tc = tcase_create("hash");
+	TCase *tc;
+	Suite *s = tu_suite("hash", "hash", NULL, NULL, &tc);
 	tcase_add_test(tc, test_hash_depends_on_every_byte_and_length);
 	tcase_add_test(tc, test_hash_word_order_matters);
 	tcase_add_test(tc, test_hash_chunks_cover_a_short_tail);
@@ -173,10 +175,8 @@ main(void)
 	tcase_add_test(tc, test_hash_request_round_trip_and_layout);
 	tcase_add_test(tc, test_hash_request_refuses_bad_counts);
 	tcase_add_test(tc, test_hash_response_round_trip_and_size_rules);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_suite_add(s, tc);
 }
+
+/* main -- run hash_suite() (tu_check.h) */
+TU_MAIN(hash_suite)

@@ -11,6 +11,7 @@
 
 #include "lanesec.h"
 #include "proto.h"
+#include "tu_check.h"
 
 /* every sealing policy with every cipher: the loop tests run over these */
 static const struct {
@@ -360,12 +361,12 @@ START_TEST(defaults_encrypt_except_on_rdma_and_chacha_without_aes)
 }
 END_TEST
 
-/* main -- run the suite; non-zero exit when any test failed */
-int
-main(void)
+/* lanesec_suite -- every test above, in one case */
+static Suite *
+lanesec_suite(void)
 {
-	Suite *s = suite_create("lanesec");
-	TCase *tc = tcase_create("lanesec");
+	TCase *tc;
+	Suite *s = tu_suite("lanesec", "lanesec", NULL, NULL, &tc);
 	tcase_add_loop_test(tc,
 		sealed_messages_open_in_order_with_their_contents, 0, NMODES);
 	tcase_add_loop_test(tc, any_flipped_bit_of_body_or_tag_fails_to_open,
@@ -383,10 +384,8 @@ main(void)
 	tcase_add_test(tc, policy_and_cipher_names_round_trip);
 	tcase_add_test(tc,
 		defaults_encrypt_except_on_rdma_and_chacha_without_aes);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_suite_add(s, tc);
 }
+
+/* main -- run lanesec_suite() (tu_check.h) */
+TU_MAIN(lanesec_suite)

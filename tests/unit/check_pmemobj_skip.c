@@ -13,6 +13,7 @@
 #include <libpmemobj.h>
 
 #include "pmemobj_skip.h"
+#include "tu_check.h"
 
 #define POOL_SIZE ((size_t)8 << 20)
 #define DESC_END 8192		/* end of libpmemobj's pool descriptor */
@@ -120,27 +121,15 @@ END_TEST
 static Suite *
 pmemobj_skip_suite(void)
 {
-	Suite *s = suite_create("pmemobj_skip");
-	TCase *tc = tcase_create("list");
+	TCase *tc;
+	Suite *s = tu_suite("pmemobj_skip", "list", NULL, NULL, &tc);
 
 	tcase_add_test(tc, test_pmemobj_format_6_skips_the_run_time_fields);
 	tcase_add_loop_test(tc, test_other_headers_skip_nothing, 0,
 		(int)(sizeof(Not_obj) / sizeof(Not_obj[0])));
 	tcase_add_test(tc, test_ends_match_the_installed_libpmemobj);
-	suite_add_tcase(s, tc);
-
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-/* main -- run the suite; non-zero exit when any test failed */
-int
-main(void)
-{
-	SRunner *sr = srunner_create(pmemobj_skip_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+/* main -- run pmemobj_skip_suite() (tu_check.h) */
+TU_MAIN(pmemobj_skip_suite)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pool_hdr.h"
+#include "tu_check.h"
 
 /*
  * ref_checksum -- an independent byte-wise model of PMDK's header
@@ -312,8 +313,8 @@ END_TEST
 static Suite *
 pool_hdr_suite(void)
 {
-	Suite *s = suite_create("pool_hdr");
-	TCase *tc = tcase_create("core");
+	TCase *tc;
+	Suite *s = tu_suite("pool_hdr", "core", NULL, NULL, &tc);
 
 	tcase_add_test(tc, test_layout_matches_pmdk_offsets);
 	tcase_add_test(tc, test_fletcher64_small_vector_by_hand);
@@ -328,17 +329,8 @@ pool_hdr_suite(void)
 	tcase_add_test(tc, test_sds_is_clean_zero_state_with_valid_checksum);
 	tcase_add_loop_test(tc, test_sds_verdict_is_pmdks, 0, 7);
 	tcase_add_test(tc, test_uuid_is_random_v4_in_pmdk_byte_order);
-	suite_add_tcase(s, tc);
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(pool_hdr_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+/* main -- run pool_hdr_suite() (tu_check.h) */
+TU_MAIN(pool_hdr_suite)

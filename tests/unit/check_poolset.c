@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "poolset.h"
+#include "tu_check.h"
 
 #define NAME "pool.set"
 #define HDR "PMEMPOOLSET\n"
@@ -685,8 +686,8 @@ END_TEST
 static Suite *
 poolset_suite(void)
 {
-	Suite *s = suite_create("poolset");
-	TCase *tc = tcase_create("good");
+	TCase *tc;
+	Suite *s = tu_suite("poolset", "good", NULL, NULL, &tc);
 	tcase_add_test(tc, test_single_part_is_master_replica);
 	tcase_add_test(tc, test_many_parts_keep_order_sizes_and_lines);
 	tcase_add_test(tc, test_size_suffixes_are_powers_of_1024_any_case);
@@ -736,13 +737,5 @@ poolset_suite(void)
 	return s;
 }
 
-/* main -- run every test, fail the process when any test failed */
-int
-main(void)
-{
-	SRunner *sr = srunner_create(poolset_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+/* main -- run poolset_suite() (tu_check.h) */
+TU_MAIN(poolset_suite)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "range.h"
+#include "tu_check.h"
 
 #define MAX UINT64_MAX
 
@@ -82,28 +83,16 @@ END_TEST
 static Suite *
 range_suite(void)
 {
-	Suite *s = suite_create("range");
-	TCase *tc = tcase_create("bounds");
+	TCase *tc;
+	Suite *s = tu_suite("range", "bounds", NULL, NULL, &tc);
 
 	tcase_add_test(tc, test_within_accepts_ranges_touching_the_end);
 	tcase_add_test(tc, test_within_refuses_ranges_past_the_end);
 	tcase_add_test(tc, test_within_refuses_ranges_whose_end_wraps);
 	tcase_add_test(tc, test_add_ok_stores_sums_that_fit);
 	tcase_add_test(tc, test_add_ok_refuses_sums_that_wrap);
-	suite_add_tcase(s, tc);
-
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-/* main -- run the suite; non-zero exit when any test failed */
-int
-main(void)
-{
-	SRunner *sr = srunner_create(range_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+/* main -- run range_suite() (tu_check.h) */
+TU_MAIN(range_suite)

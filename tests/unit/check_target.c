@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "target.h"
+#include "tu_check.h"
 
 struct good_case {
 	const char *str;
@@ -213,8 +214,8 @@ END_TEST
 static Suite *
 target_suite(void)
 {
-	Suite *s = suite_create("target");
-	TCase *tc = tcase_create("parse");
+	TCase *tc;
+	Suite *s = tu_suite("target", "parse", NULL, NULL, &tc);
 
 	tcase_add_loop_test(tc, test_valid_targets_split_into_user_node_service,
 			0, (int)(sizeof(good_cases) / sizeof(good_cases[0])));
@@ -225,20 +226,8 @@ target_suite(void)
 	tcase_add_test(tc, test_port_with_many_leading_zeros_is_canonicalised);
 	tcase_add_test(tc, test_null_arguments_are_refused);
 	tcase_add_test(tc, test_reused_target_struct_is_fully_overwritten);
-	suite_add_tcase(s, tc);
-
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-/* main -- run the suite; non-zero exit when any test failed */
-int
-main(void)
-{
-	SRunner *sr = srunner_create(target_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+/* main -- run target_suite() (tu_check.h) */
+TU_MAIN(target_suite)

@@ -3,7 +3,6 @@
  * db_fixture.c -- shared temporary tree and helpers of the db unit tests
  */
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +12,8 @@
 #include <unistd.h>
 
 #include "db_fixture.h"
+#include "tu.h"
+#include "tu_check.h"
 
 static char Root[24];
 char dbt_base[48];
@@ -20,16 +21,6 @@ char dbt_sets[64];
 char dbt_parts[64];
 char dbt_outside[64];
 struct db *dbt_db;
-
-/* rm_entry -- nftw callback removing one entry */
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 /* dbt_setup -- the temporary tree and a db on sets/ */
 void
@@ -52,7 +43,7 @@ dbt_teardown(void)
 {
 	db_fini(dbt_db);
 	dbt_db = NULL;
-	nftw(dbt_base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	(void) tu_rmtree(dbt_base);
 }
 
 /*
@@ -68,13 +59,9 @@ dbt_run(Suite *s)
 		return EXIT_FAILURE;
 	}
 
-	SRunner *sr = srunner_create(s);
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	nftw(Root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	int ret = tu_run(s);
+	(void) tu_rmtree(Root);
+	return ret;
 }
 
 /* dbt_path -- "<dir>/<name>" in a static buffer ring */
@@ -166,4 +153,44 @@ dbt_read_hdr(const char *path, struct pool_hdr *hdr)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(pread(fd, hdr, sizeof(*hdr), 0), sizeof(*hdr));
 	close(fd);
+}
+
+/* dbt_made -- create the pool of set `set` with `attr`, then close it */
+void
+dbt_made(const char *set, const struct rpmem_pool_attr *attr)
+{
+	struct db_pool *pool;
+	int ret = db_pool_create(dbt_db, set, attr, &pool);
+	ck_assert_msg(ret == 0, "create of %s: %d", set, ret);
+	ret = db_pool_close(pool, false);
+	ck_assert_msg(ret == 0, "close of %s after create: %d", set, ret);
+}
+
+/* dbt_reopens -- the pool of set `set` opens, then closes */
+void
+dbt_reopens(const char *set)
+{
+	struct db_pool *pool;
+	int ret = db_pool_open(dbt_db, set, &pool);
+	ck_assert_msg(ret == 0, "open of %s: %d", set, ret);
+	ret = db_pool_close(pool, false);
+	ck_assert_msg(ret == 0, "close of %s after open: %d", set, ret);
+}
+
+/* dbt_parts_gone -- none of parts 0..n-1 of `prefix` exists */
+void
+dbt_parts_gone(const char *prefix, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		ck_assert_msg(!dbt_exists(dbt_part(prefix, i)), "%s is left",
+			dbt_part(prefix, i));
+}
+
+/* dbt_parts_kept -- every one of parts 0..n-1 of `prefix` exists */
+void
+dbt_parts_kept(const char *prefix, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		ck_assert_msg(dbt_exists(dbt_part(prefix, i)), "%s is gone",
+			dbt_part(prefix, i));
 }

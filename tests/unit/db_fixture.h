@@ -58,4 +58,16 @@ void dbt_attr(struct rpmem_pool_attr *attr, unsigned char seed);
 /* dbt_read_hdr -- the first 4 KiB of a file */
 void dbt_read_hdr(const char *path, struct pool_hdr *hdr);
 
+/* dbt_made -- create the pool of set `set` with `attr`, then close it */
+void dbt_made(const char *set, const struct rpmem_pool_attr *attr);
+
+/* dbt_reopens -- the pool of set `set` opens, then closes */
+void dbt_reopens(const char *set);
+
+/* dbt_parts_gone -- none of parts 0..n-1 of `prefix` exists */
+void dbt_parts_gone(const char *prefix, unsigned n);
+
+/* dbt_parts_kept -- every one of parts 0..n-1 of `prefix` exists */
+void dbt_parts_kept(const char *prefix, unsigned n);
+
 #endif /* DB_FIXTURE_H */

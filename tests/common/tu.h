@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tu.h -- what the C test programs share: time, /proc, strangers at a
+ * lane port (tests/common/libtu.la; tests/README.md)
+ */
+#ifndef RPMEM_TU_H
+#define RPMEM_TU_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ---------------------------------------------------------- tu_time.c */
+
+/* tu_now_ms -- CLOCK_MONOTONIC in ms, comparable across processes */
+long long tu_now_ms(void);
+
+/* tu_nap -- sleep `ms` milliseconds between two polls of a condition */
+void tu_nap(long ms);
+
+/* ---------------------------------------------------------- tu_rand.c */
+
+/* tu_rnd -- splitmix64 step: the next number of the sequence in *s */
+uint64_t tu_rnd(uint64_t *s);
+
+/* ----------------------------------------------------------- tu_env.c */
+
+/* failed expectations so far (TU_EXPECT) */
+extern int tu_failures;
+
+/* TU_EXPECT -- count and report a failed expectation, then go on */
+#define TU_EXPECT(cond, ...) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+		fprintf(stderr, __VA_ARGS__); \
+		fprintf(stderr, "\n"); \
+		tu_failures++; \
+	} \
+} while (0)
+
+/*
+ * tu_need -- the value of variable `name` that prog.sh sets, or NULL
+ * with *missing set and a message naming it
+ */
+const char *tu_need(const char *prog, const char *name, bool *missing);
+
+/* tu_need_or_exit -- the same; exit 2 when it is not set */
+const char *tu_need_or_exit(const char *prog, const char *name);
+
+/* ------------------------------------------------------------ tu_fs.c */
+
+/* tu_rmtree -- remove `path` and all beneath it, links not followed */
+int tu_rmtree(const char *path);
+
+/* ---------------------------------------------------------- tu_proc.c */
+
+/* tu_slurp -- up to len - 1 bytes of a small file, NUL-terminated; or -1 */
+ssize_t tu_slurp(const char *path, char *buf, size_t len);
+
+/* tu_proc_state -- state letter of a process (0: gone), its parent */
+char tu_proc_state(pid_t pid, pid_t *ppid);
+
+/* tu_proc_live -- pid exists and is no zombie */
+bool tu_proc_live(pid_t pid);
+
+/* tu_proc_argv_has -- the argv of pid, joined by spaces, has `needle` */
+bool tu_proc_argv_has(pid_t pid, const char *needle);
+
+/* tu_proc_stopped -- every thread of pid is stopped (false: none, gone) */
+bool tu_proc_stopped(pid_t pid);
+
+/* tu_dir_entries -- entries but . and .. of a directory (-1: none) */
+int tu_dir_entries(const char *path);
+
+/* tu_proc_fds -- open descriptors of a process (-1: gone) */
+int tu_proc_fds(pid_t pid);
+
+/* tu_pidfd_wait -- wait for any process to exit; false after `ms` */
+bool tu_pidfd_wait(pid_t pid, int ms);
+
+/* ------------------------------------------------------ tu_stranger.c */
+
+/*
+ * tu_fabric_stranger -- one libfabric FI_EP_MSG connection request to
+ * addr:port of provider `prov` carrying `len` bytes of connection data:
+ * 1 accepted, 0 refused, else a negative libfabric code (-FI_ETIMEDOUT:
+ * no answer in `ms`)
+ */
+int tu_fabric_stranger(const char *prov, const char *addr, unsigned port,
+	const void *data, size_t len, int ms);
+
+/* tu_tcp_stranger -- a plain TCP connection to addr:port; fd or -errno */
+int tu_tcp_stranger(const char *addr, unsigned port);
+
+#endif /* RPMEM_TU_H */

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tu_rand.c -- the tests' reproducible pseudo-random numbers
+ */
+#include <stdint.h>
+
+#include "tu.h"
+
+/* tu_rnd -- splitmix64 step */
+uint64_t
+tu_rnd(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
