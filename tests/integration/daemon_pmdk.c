@@ -32,6 +32,7 @@
 #include "dtest.h"
 #include "pool_hdr.h"
 #include "proto.h"
+#include "tu_check.h"
 
 /* which rpmemd a case runs */
 enum daemon_kind { OURS, PMDK };
@@ -408,9 +409,8 @@ END_TEST
 static Suite *
 daemon_pmdk_suite(void)
 {
-	Suite *s = suite_create("rpmemd-as-pmdk");
-	TCase *tc = tcase_create("found");
-	tcase_add_checked_fixture(tc, dtest_setup, dtest_teardown);
+	TCase *tc;
+	Suite *s = tu_suite("rpmemd-as-pmdk", "found", dtest_setup, dtest_teardown, &tc);
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc,
 		client_gone_without_close_is_exit_1_close_is_exit_0, 0, 4);
@@ -422,16 +422,7 @@ daemon_pmdk_suite(void)
 	tcase_add_loop_test(tc, possibly_corrupt_replica_is_refused_on_open,
 		0, 5);
 	tcase_add_test(tc, replica_of_a_killed_rpmemd_reopens);
-	suite_add_tcase(s, tc);
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(daemon_pmdk_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+TU_MAIN(daemon_pmdk_suite)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "promoted.h"
+#include "tu_check.h"
 
 #define U1 "43f3a30d-2c7e-4814-82dc-dfd1a6e399e9"
 #define U2 "3f1c21e4-e81a-488d-a25d-012d077c67b4"
@@ -128,9 +129,8 @@ END_TEST
 static Suite *
 promoted_suite(void)
 {
-	Suite *s = suite_create("promoted");
-	TCase *tc = tcase_create("core");
-
+	TCase *tc;
+	Suite *s = tu_suite("promoted", "core", NULL, NULL, &tc);
 	tcase_add_test(tc, test_formatted_marker_parses_back_to_the_same_fields);
 	tcase_add_loop_test(tc,
 		test_marker_text_is_accepted_only_when_whole_and_valid, 0,
@@ -138,18 +138,7 @@ promoted_suite(void)
 	tcase_add_test(tc, test_format_refuses_a_buffer_too_small);
 	tcase_add_test(tc, test_uuid_text_is_pmempools);
 	tcase_add_test(tc, test_write_read_remove_leave_no_temporary_file);
-	suite_add_tcase(s, tc);
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-/* main -- run the suite; non-zero exit when any test failed */
-int
-main(void)
-{
-	SRunner *sr = srunner_create(promoted_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+TU_MAIN(promoted_suite)
