@@ -526,8 +526,4 @@ db_suite(void)
 	return tu_suite_add(s, tc);
 }
 
-int
-main(void)
-{
-	return dbt_run(db_suite());
-}
+DBT_MAIN(db_suite)

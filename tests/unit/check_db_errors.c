@@ -140,8 +140,4 @@ db_errors_suite(void)
 	return tu_suite_add(s, tc);
 }
 
-int
-main(void)
-{
-	return dbt_run(db_errors_suite());
-}
+DBT_MAIN(db_errors_suite)

@@ -175,8 +175,4 @@ db_path_suite(void)
 	return tu_suite_add(s, tc);
 }
 
-int
-main(void)
-{
-	return dbt_run(db_path_suite());
-}
+DBT_MAIN(db_path_suite)

@@ -33,6 +33,15 @@ void dbt_teardown(void);
 /* dbt_run -- run `s` under a fresh root; EXIT_SUCCESS or EXIT_FAILURE */
 int dbt_run(Suite *s);
 
+/* DBT_MAIN -- the main of a db test program: dbt_run the suite of `make` */
+#define DBT_MAIN(make) \
+int main(void); \
+int \
+main(void) \
+{ \
+	return dbt_run(make()); \
+}
+
 /* dbt_path -- "<dir>/<name>" from a small ring of static buffers */
 const char *dbt_path(const char *dir, const char *name);
 
