@@ -170,8 +170,7 @@ START_TEST(inherited_descriptor_closed_library_descriptor_kept)
 	ck_assert_str_eq(link, file);
 	struct proto_req r = open_req(OURS);
 	dtest_request(&d, &r, 0);
-	dtest_close(&d, 0);
-	dtest_finish(&d, 0);
+	dtest_done(&d);
 
 	char buf[256] = "";
 	int fd = open(file, O_RDONLY);
@@ -238,8 +237,7 @@ START_TEST(remove_never_unlinks_a_pool_a_session_holds)
 		ck_assert_msg(exists("part0"), "%s rpmemd unlinked a part "
 			"of a pool in use", kind_names[cases[_i].kind]);
 	}
-	dtest_close(&holder, 0);
-	dtest_finish(&holder, 0);
+	dtest_done(&holder);
 }
 END_TEST
 
@@ -371,8 +369,7 @@ START_TEST(possibly_corrupt_replica_is_refused_on_open)
 	ck_assert_msg(sds.dirty && sds.usc == 0, "an open pool's state is "
 		"not recorded afresh and dirty (usc %llu dirty %u)",
 		(unsigned long long)sds.usc, sds.dirty);
-	dtest_close(&d, 0);
-	dtest_finish(&d, 0);
+	dtest_done(&d);
 	sds = sds_of();
 	ck_assert_msg(!sds.dirty, "a clean close left the state dirty");
 }
@@ -398,8 +395,7 @@ START_TEST(replica_of_a_killed_rpmemd_reopens)
 			close(d.out);
 			continue;
 		}
-		dtest_close(&d, 0);
-		dtest_finish(&d, 0);
+		dtest_done(&d);
 	}
 	ck_assert(!sds_of().dirty);
 }

@@ -361,8 +361,7 @@ START_TEST(hash_stays_within_the_session_size)
 		ck_assert(dtest_recv_resp(&d, PROTO_MSG_HASH_RESP, &resp));
 		ck_assert_uint_eq(resp.status, cases[i].status);
 	}
-	dtest_close(&d, 0);
-	dtest_finish(&d, 0);
+	dtest_done(&d);
 	ck_assert(dtest_log_has("HASH range offset 1044480 length 8192 "
 		"outside the 1048576-byte pool"));
 }
