@@ -229,6 +229,21 @@ replica_image(const struct tset *s)
 	return img;
 }
 
+/* pool_made -- rpp, which `what` of s returned on nlanes of `want` */
+static RPMEMpool *
+pool_made(RPMEMpool *rpp, const char *what, const struct tset *s,
+	unsigned nlanes, unsigned want)
+{
+	if (rpp == NULL) {
+		int e = errno;
+		ck_abort_msg("%s of %s: %s (%s): %s", what, s->desc, ename(e),
+			strerror(e), errmsg());
+	}
+	ck_assert_msg(nlanes >= 1 && nlanes <= want,
+		"%s: nlanes %u for %u requested", what, nlanes, want);
+	return rpp;
+}
+
 /* pool_create -- create the set's pool, asking for `*nlanes` lanes */
 RPMEMpool *
 pool_create(const struct tset *s, void *mem, unsigned *nlanes,
@@ -239,14 +254,7 @@ pool_create(const struct tset *s, void *mem, unsigned *nlanes,
 	unsigned want = *nlanes;
 	RPMEMpool *rpp = rpmem_create(env.target, s->desc, mem, s->size,
 		nlanes, s->headers ? &attr : NULL);
-	if (rpp == NULL) {
-		int e = errno;
-		ck_abort_msg("create of %s: %s (%s): %s", s->desc, ename(e),
-			strerror(e), errmsg());
-	}
-	ck_assert_msg(*nlanes >= 1 && *nlanes <= want,
-		"create: nlanes %u for %u requested", *nlanes, want);
-	return rpp;
+	return pool_made(rpp, "create", s, *nlanes, want);
 }
 
 /* pool_open -- open the set's pool, asking for `*nlanes` lanes */
@@ -257,14 +265,7 @@ pool_open(const struct tset *s, void *mem, unsigned *nlanes)
 	unsigned want = *nlanes;
 	RPMEMpool *rpp = rpmem_open(env.target, s->desc, mem, s->size,
 		nlanes, &attr);
-	if (rpp == NULL) {
-		int e = errno;
-		ck_abort_msg("open of %s: %s (%s): %s", s->desc, ename(e),
-			strerror(e), errmsg());
-	}
-	ck_assert_msg(*nlanes >= 1 && *nlanes <= want,
-		"open: nlanes %u for %u requested", *nlanes, want);
-	return rpp;
+	return pool_made(rpp, "open", s, *nlanes, want);
 }
 
 /* probe -- write `len` fresh bytes at off, persist on lane, read back */
