@@ -88,17 +88,6 @@ START_TEST(test_format_refuses_a_buffer_too_small)
 }
 END_TEST
 
-START_TEST(test_uuid_text_is_pmempools)
-{
-	/* PMDK keeps the first three fields little-endian */
-	const uint8_t u[16] = { 0x0d, 0xa3, 0xf3, 0x43, 0x7e, 0x2c, 0x14,
-		0x48, 0x82, 0xdc, 0xdf, 0xd1, 0xa6, 0xe3, 0x99, 0xe9 };
-	char s[PROMOTED_UUID_STR];
-	promoted_uuid_str(u, s);
-	ck_assert_str_eq(s, U1);
-}
-END_TEST
-
 START_TEST(test_write_read_remove_leave_no_temporary_file)
 {
 	char dir[] = "/tmp/check_promoted.XXXXXX";
@@ -122,6 +111,17 @@ START_TEST(test_write_read_remove_leave_no_temporary_file)
 	ck_assert_int_eq(promoted_remove(set), 0);
 	ck_assert_int_eq(promoted_remove(set), -ENOENT);
 	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+START_TEST(test_uuid_text_is_pmempools)
+{
+	/* PMDK keeps the first three fields little-endian */
+	const uint8_t u[16] = { 0x0d, 0xa3, 0xf3, 0x43, 0x7e, 0x2c, 0x14,
+		0x48, 0x82, 0xdc, 0xdf, 0xd1, 0xa6, 0xe3, 0x99, 0xe9 };
+	char s[PROMOTED_UUID_STR];
+	promoted_uuid_str(u, s);
+	ck_assert_str_eq(s, U1);
 }
 END_TEST
 
