@@ -344,3 +344,15 @@ create_refused(const struct tset *s, void *mem, size_t size,
 	ck_assert_msg(parts_exist(s) == 0, "%s left parts", what);
 	no_children(what);
 }
+
+/* open_refused -- an open of `desc` is refused with `err`, no ssh left */
+void
+open_refused(const char *desc, void *mem, size_t size, int err,
+	const char *what)
+{
+	struct rpmem_pool_attr attr;
+	unsigned nlanes = NLANES;
+	refused(rpmem_open(env.target, desc, mem, size, &nlanes, &attr), err,
+		what);
+	no_children(what);
+}

@@ -122,6 +122,10 @@ void reopens_with(const struct tset *s, void *mem, size_t size,
 void create_refused(const struct tset *s, void *mem, size_t size,
 	const struct rpmem_pool_attr *attr, int err, const char *what);
 
+/* open_refused -- an open of `desc` is refused with `err`, no ssh left */
+void open_refused(const char *desc, void *mem, size_t size, int err,
+	const char *what);
+
 /* ctest_tcase -- a new test case `name`, added to suite `s` */
 TCase *ctest_tcase(Suite *s, const char *name);
 
