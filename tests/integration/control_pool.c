@@ -100,15 +100,15 @@ START_TEST(subdirectory_descriptor_is_allowed)
 	struct rpmem_pool_attr want;
 	char dir[PATH_MAX];
 	void *mem = tu_pool_map(POOL_SIZE);
-	fmt(dir, sizeof(dir), "%s/sub-ok", env.poolset_dir);
+	fmt(dir, sizeof(dir), "%s/sub-ok", env.t.poolset_dir);
 	ck_assert_msg(mkdir(dir, 0755) == 0, "%s: %s", dir, strerror(errno));
-	set_write(&s, dir, "sub", env.part_dir, 1, POOL_SIZE, NULL);
+	set_write(&s, dir, "sub", env.t.part_dir, 1, POOL_SIZE, NULL);
 	fmt(s.desc, sizeof(s.desc), "sub-ok/sub.set");
 	attr_make(&want, 5);
 
 	tu_ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &want)), "close");
 	reopens_with(&s, mem, POOL_SIZE, &want, "open in a subdirectory");
-	tu_ok(rpmem_remove(env.target, s.desc, RPMEM_REMOVE_POOL_SET),
+	tu_ok(rpmem_remove(env.t.target, s.desc, RPMEM_REMOVE_POOL_SET),
 		"remove in a subdirectory");
 	ck_assert_msg(!exists(s.path) && parts_exist(&s) == 0,
 		"remove left files behind");
@@ -129,7 +129,7 @@ START_TEST(remove_deletes_parts_and_open_says_enoent)
 	attr_make(&attr, (unsigned char)(6 + _i));
 
 	tu_ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &attr)), "close");
-	tu_ok(rpmem_remove(env.target, s.desc, flags),
+	tu_ok(rpmem_remove(env.t.target, s.desc, flags),
 		flags ? "remove with POOL_SET" : "remove");
 	no_children("remove");
 	ck_assert_msg(parts_exist(&s) == 0, "remove kept the part");
@@ -147,7 +147,7 @@ START_TEST(remove_force_ignores_missing_parts)
 	struct tset s;
 	pool_set(&s, "rm-force", 2, 4 * MIB, NULL);
 
-	tu_ok(rpmem_remove(env.target, s.desc,
+	tu_ok(rpmem_remove(env.t.target, s.desc,
 		RPMEM_REMOVE_FORCE | RPMEM_REMOVE_POOL_SET),
 		"forced remove of a never created pool");
 	ck_assert_msg(!exists(s.path), "POOL_SET kept the set file");
@@ -157,7 +157,7 @@ END_TEST
 
 START_TEST(remove_missing_set_is_enoent)
 {
-	failed(rpmem_remove(env.target, "rm-no-such.set", 0), ENOENT,
+	failed(rpmem_remove(env.t.target, "rm-no-such.set", 0), ENOENT,
 		"remove of a missing set");
 	no_children("remove");
 }
@@ -175,7 +175,7 @@ START_TEST(remove_unknown_flags_is_einval_without_ssh)
 	unsigned before = ssh_runs();
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		fmt(what, sizeof(what), "remove flags 0x%x", (unsigned)bad[i]);
-		failed(rpmem_remove(env.target, s.desc, bad[i]), EINVAL,
+		failed(rpmem_remove(env.t.target, s.desc, bad[i]), EINVAL,
 			what);
 	}
 	ck_assert_msg(ssh_runs() == before, "bad flags started ssh");
@@ -210,7 +210,7 @@ START_TEST(create_over_existing_pool_is_eexist_and_keeps_it)
 	attr_make(&second, 9);
 
 	tu_ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &first)), "close");
-	refused(rpmem_create(env.target, s.desc, mem, POOL_SIZE, &nlanes,
+	refused(rpmem_create(env.t.target, s.desc, mem, POOL_SIZE, &nlanes,
 		&second), EEXIST, "second create");
 	no_children("refused create");
 
@@ -288,12 +288,12 @@ START_TEST(second_handle_on_same_pool_is_ebusy)
 
 	RPMEMpool *first = create_ok(&s, mem1, POOL_SIZE, &attr);
 	unsigned nlanes = NLANES;
-	refused(rpmem_open(env.target, s.desc, mem2, POOL_SIZE, &nlanes,
+	refused(rpmem_open(env.t.target, s.desc, mem2, POOL_SIZE, &nlanes,
 		&got), EBUSY, "open while created");
 	nlanes = NLANES;
-	refused(rpmem_create(env.target, s.desc, mem2, POOL_SIZE, &nlanes,
+	refused(rpmem_create(env.t.target, s.desc, mem2, POOL_SIZE, &nlanes,
 		&attr), EBUSY, "create while created");
-	failed(rpmem_remove(env.target, s.desc, RPMEM_REMOVE_POOL_SET), EBUSY,
+	failed(rpmem_remove(env.t.target, s.desc, RPMEM_REMOVE_POOL_SET), EBUSY,
 		"remove while created");
 	ck_assert_msg(parts_exist(&s) == 1 && exists(s.path),
 		"a refused remove deleted files of a pool in use");
@@ -302,7 +302,7 @@ START_TEST(second_handle_on_same_pool_is_ebusy)
 
 	first = open_ok(&s, mem1, POOL_SIZE, &got);
 	nlanes = NLANES;
-	refused(rpmem_open(env.target, s.desc, mem2, POOL_SIZE, &nlanes,
+	refused(rpmem_open(env.t.target, s.desc, mem2, POOL_SIZE, &nlanes,
 		&got), EBUSY, "open while opened");
 	tu_ok(rpmem_close(first), "close");
 

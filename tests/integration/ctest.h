@@ -26,10 +26,8 @@
 
 /* what control.sh set (control.c reads it) */
 struct ctest_env {
-	const char *target;
-	const char *poolset_dir;
+	struct tu_target t;	/* RPMEM_TEST_TARGET, _POOLSET_DIR, _PART_DIR */
 	const char *outside_dir;
-	const char *part_dir;
 	const char *ssh_calls;
 	const char *expect_msg;
 	const char *dead_target;

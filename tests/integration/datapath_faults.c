@@ -395,7 +395,7 @@ client_child(const struct tset *s, int out_fd)
 	struct rpmem_pool_attr attr;
 	attr_make(&attr, 8);
 	unsigned n = NLANES;
-	RPMEMpool *rpp = rpmem_create(env.target, s->desc, mem, s->size, &n,
+	RPMEMpool *rpp = rpmem_create(env.t.target, s->desc, mem, s->size, &n,
 		&attr);
 	if (!rpp) {
 		fprintf(stderr, "client child: create: %s\n", errmsg());

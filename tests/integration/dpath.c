@@ -153,7 +153,7 @@ set_make(struct tset *s, const char *name, unsigned nparts,
 	ck_assert_uint_le(nparts, MAX_PARTS);
 	memset(s, 0, sizeof(*s));
 	fmt(s->desc, sizeof(s->desc), "%s.set", name);
-	fmt(s->path, sizeof(s->path), "%s/%s.set", env.poolset_dir, name);
+	fmt(s->path, sizeof(s->path), "%s/%s.set", env.t.poolset_dir, name);
 	s->nparts = nparts;
 	s->part_size = part_size;
 	s->headers = option == NULL || strcmp(option, "NOHDRS") != 0;
@@ -161,7 +161,7 @@ set_make(struct tset *s, const char *name, unsigned nparts,
 	s->size = part_size * nparts - (s->part_hdrs ? (nparts - 1) * HDR : 0);
 	for (unsigned i = 0; i < nparts; i++)
 		fmt(s->part[i], sizeof(s->part[i]), "%s/%s.part%u",
-			env.part_dir, name, i);
+			env.t.part_dir, name, i);
 	tu_poolset_write(s->path, s->part, nparts, part_size, option);
 }
 
@@ -252,7 +252,7 @@ pool_create(const struct tset *s, void *mem, unsigned *nlanes,
 	struct rpmem_pool_attr attr;
 	attr_make(&attr, seed);
 	unsigned want = *nlanes;
-	RPMEMpool *rpp = rpmem_create(env.target, s->desc, mem, s->size,
+	RPMEMpool *rpp = rpmem_create(env.t.target, s->desc, mem, s->size,
 		nlanes, s->headers ? &attr : NULL);
 	return pool_made(rpp, "create", s, *nlanes, want);
 }
@@ -263,7 +263,7 @@ pool_open(const struct tset *s, void *mem, unsigned *nlanes)
 {
 	struct rpmem_pool_attr attr;
 	unsigned want = *nlanes;
-	RPMEMpool *rpp = rpmem_open(env.target, s->desc, mem, s->size,
+	RPMEMpool *rpp = rpmem_open(env.t.target, s->desc, mem, s->size,
 		nlanes, &attr);
 	return pool_made(rpp, "open", s, *nlanes, want);
 }
