@@ -15,6 +15,16 @@ trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/root
 fail=0
 
+# nothing_left DIR WHERE -- make uninstall left no file or link in DIR
+nothing_left() {
+	local left
+	left=$(find "$1" -type f -o -type l)
+	[[ -z $left ]] && return
+	echo "FAIL: make uninstall left files behind$2:"
+	echo "$left"
+	fail=1
+}
+
 vars=$(make -s -C "$top_builddir" --no-print-directory -f - print <<'MK'
 include Makefile
 print:
@@ -63,12 +73,7 @@ if ! ${CC:-cc} -I"$dest$includedir" "$tmp/client.c" -L"$dest$libdir" \
 fi
 
 make -s -C "$top_builddir" uninstall DESTDIR="$dest" >>"$tmp/install.log" 2>&1
-left=$(find "$dest" -type f -o -type l)
-if [ -n "$left" ]; then
-	echo "FAIL: make uninstall left files behind:"
-	echo "$left"
-	fail=1
-fi
+nothing_left "$dest" ""
 [ $fail -eq 0 ] && echo "PASS: make install / uninstall with DESTDIR"
 
 # without DESTDIR: the hooks run ldconfig as root, or tell what to run
@@ -91,11 +96,6 @@ for step in install uninstall; do
 		fail=1
 	fi
 done
-left=$(find "$prefix" -type f -o -type l)
-if [ -n "$left" ]; then
-	echo "FAIL: make uninstall left files behind in its prefix:"
-	echo "$left"
-	fail=1
-fi
+nothing_left "$prefix" " in its prefix"
 [ $fail -eq 0 ] && echo "PASS: make install / uninstall refresh the linker cache"
 exit $fail

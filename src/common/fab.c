@@ -10,6 +10,7 @@
 
 #include <rdma/fi_cm.h>
 #include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
 
 #include "fab.h"
@@ -83,6 +84,16 @@ fab_errno(ssize_t ret)
 	if (e >= FI_ERRNO_OFFSET)
 		return e == FI_ETRUNC ? EMSGSIZE : EIO;
 	return e ? e : EIO;
+}
+
+/* fab_eq_err -- the error of the entry waiting on `eq` (-FI_EAVAIL) */
+int
+fab_eq_err(struct fid_eq *eq)
+{
+	struct fi_eq_err_entry e;
+	memset(&e, 0, sizeof(e));
+	(void) fi_eq_readerr(eq, &e, 0);
+	return e.err;
 }
 
 /* fab_ep_close -- shut down, cancel the posted receives, close */

@@ -137,6 +137,9 @@ const char *fab_strerror(int err);
 /* fab_errno -- a positive errno for a libfabric return code */
 int fab_errno(ssize_t ret);
 
+/* fab_eq_err -- the error of the entry waiting on `eq` (-FI_EAVAIL) */
+int fab_eq_err(struct fid_eq *eq);
+
 /*
  * fab_ep_close -- shut a lane's endpoint down (when `shutdown`), cancel
  * the LANE_SLOTS receives posted with the contexts ctx, ctx + stride...,

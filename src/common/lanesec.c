@@ -329,16 +329,23 @@ pieces(struct lanesec_stream *st, const struct lanesec_piece *p, size_t n)
 	return 0;
 }
 
+/* begin -- a stream of role `seal`: key its next message, feed it `p` */
+static int
+begin(struct lanesec_stream *st, bool seal, const struct lanesec_piece *p,
+		size_t n)
+{
+	if (st->seal != seal)
+		return -EINVAL;
+	int r = start(st);
+	return r ? r : pieces(st, p, n);
+}
+
 /* lanesec_seal -- seal the stream's next message, write its tag */
 int
 lanesec_seal(struct lanesec_stream *st, const struct lanesec_piece *p,
 		size_t n, uint8_t tag[LANESEC_TAG_LEN])
 {
-	if (!st->seal)
-		return -EINVAL;
-	int r = start(st);
-	if (!r)
-		r = pieces(st, p, n);
+	int r = begin(st, true, p, n);
 	if (r)
 		return r;
 	uint8_t end[32];
@@ -355,11 +362,7 @@ int
 lanesec_open(struct lanesec_stream *st, const struct lanesec_piece *p,
 		size_t n, const uint8_t tag[LANESEC_TAG_LEN])
 {
-	if (st->seal)
-		return -EINVAL;
-	int r = start(st);
-	if (!r)
-		r = pieces(st, p, n);
+	int r = begin(st, false, p, n);
 	if (r)
 		return r;
 	uint8_t end[32];

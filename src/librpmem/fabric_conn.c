@@ -119,9 +119,7 @@ eq_drain(struct fabric *f)
 	ssize_t n;
 	while ((n = fi_eq_read(f->eq, &event, buf, sizeof(buf), 0)) != 0) {
 		if (n == -FI_EAVAIL) {
-			struct fi_eq_err_entry e;
-			memset(&e, 0, sizeof(e));
-			(void) fi_eq_readerr(f->eq, &e, 0);
+			(void) fab_eq_err(f->eq);
 			fabric_break(f, ECONNRESET);
 		} else if (n < 0) {
 			return;
@@ -257,11 +255,8 @@ wait_connected(struct fabric *f)
 		if (n == -FI_EAGAIN)
 			continue;
 		if (n == -FI_EAVAIL) {
-			struct fi_eq_err_entry e;
-			memset(&e, 0, sizeof(e));
-			(void) fi_eq_readerr(f->eq, &e, 0);
 			log_err("lane connection refused: %s",
-				fi_strerror(e.err));
+				fi_strerror(fab_eq_err(f->eq)));
 			return -ECONNREFUSED;
 		}
 		if (n < 0)

@@ -87,8 +87,6 @@ db_hdrs_create(struct db_pool *pool, const struct rpmem_pool_attr *attr)
 		/* PMDK keeps the shutdown state in part 0 only */
 		if (i > 0)
 			memset(&hdr.sds, 0, sizeof(hdr.sds));
-		pool_hdr_checksum_set(&hdr);
-
 		ret = db_hdr_write(pool, i, &hdr);
 		if (ret)
 			goto out;
@@ -188,8 +186,7 @@ static int
 sds_write(struct db_pool *pool, struct pool_hdr *hdr, bool dirty)
 {
 	pool_sds_set(&hdr->sds, DEV_USC, DEV_UUID, dirty);
-	/* a 4 KiB header checksum covers the state too */
-	pool_hdr_checksum_set(hdr);
+	/* a 4 KiB header checksum (db_hdr_write's) covers the state too */
 	return db_hdr_write(pool, 0, hdr);
 }
 
@@ -276,8 +273,6 @@ db_hdrs_set_attr(struct db_pool *pool, const struct rpmem_pool_attr *attr)
 			hdr.sds = old[i].sds;
 		else if (i > 0)
 			memset(&hdr.sds, 0, sizeof(hdr.sds));
-		pool_hdr_checksum_set(&hdr);
-
 		ret = db_hdr_write(pool, i, &hdr);
 		if (ret)
 			goto out;

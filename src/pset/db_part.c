@@ -320,13 +320,15 @@ db_region_persist(struct db_pool *pool, size_t off, size_t len)
 }
 
 /*
- * db_hdr_write -- store and persist part i's header: part 0's lies in
- * the region, a later part's is outside it and goes through the fd
+ * db_hdr_write -- checksum, store and persist part i's header: part 0's
+ * lies in the region, a later part's is outside it and goes through the fd
  */
 int
-db_hdr_write(struct db_pool *pool, unsigned i, const struct pool_hdr *hdr)
+db_hdr_write(struct db_pool *pool, unsigned i, struct pool_hdr *hdr)
 {
 	struct db_priv *priv = pool->priv;
+
+	pool_hdr_checksum_set(hdr);
 
 	if (i == 0) {
 		memcpy(pool->addr, hdr, sizeof(*hdr));

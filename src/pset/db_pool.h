@@ -65,9 +65,8 @@ int db_region_persist(struct db_pool *pool, size_t off, size_t len);
 /* db_hdr_read -- part i's header, in the region or through its fd */
 int db_hdr_read(struct db_pool *pool, unsigned i, struct pool_hdr *hdr);
 
-/* db_hdr_write -- store part i's header and make it durable */
-int db_hdr_write(struct db_pool *pool, unsigned i,
-		const struct pool_hdr *hdr);
+/* db_hdr_write -- checksum part i's header, store it, make it durable */
+int db_hdr_write(struct db_pool *pool, unsigned i, struct pool_hdr *hdr);
 
 /* db_hdrs_create -- write every header of a new pool from `attr` */
 int db_hdrs_create(struct db_pool *pool, const struct rpmem_pool_attr *attr);

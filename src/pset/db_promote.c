@@ -42,6 +42,5 @@ db_hdr_promote(struct db_pool *pool, unsigned i, const uint8_t *uuid0)
 	memcpy(hdr.prev_repl_uuid, uuid0, POOL_HDR_UUID_LEN);
 	memcpy(hdr.next_repl_uuid, uuid0, POOL_HDR_UUID_LEN);
 	memset(&hdr.sds, 0, sizeof(hdr.sds));
-	pool_hdr_checksum_set(&hdr);
 	return db_hdr_write(pool, i, &hdr);
 }

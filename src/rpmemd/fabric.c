@@ -145,11 +145,8 @@ fabric_accept(struct fabric *f, int timeout_ms, bool heed_session)
 		if (n == -FI_EAGAIN)
 			continue;
 		if (n == -FI_EAVAIL) {
-			struct fi_eq_err_entry e;
-			memset(&e, 0, sizeof(e));
-			(void) fi_eq_readerr(f->eq, &e, 0);
 			log_info("connection event error: %s",
-				fi_strerror(e.err));
+				fi_strerror(fab_eq_err(f->eq)));
 			continue;
 		}
 		if (n < 0) {

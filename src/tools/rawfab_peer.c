@@ -221,9 +221,7 @@ peer_loop(struct peer *p, int sock)
 		ssize_t n = fi_eq_sread(p->eq, &event, buf, sizeof(buf),
 			SLICE_MS, 0);
 		if (n == -FI_EAVAIL) {
-			struct fi_eq_err_entry e;
-			memset(&e, 0, sizeof(e));
-			(void) fi_eq_readerr(p->eq, &e, 0);
+			(void) fab_eq_err(p->eq);
 			continue;
 		}
 		if (n < 0)

@@ -21,6 +21,9 @@ void tu_nap(long ms);
 
 /* ---------------------------------------------------------- tu_rand.c */
 
+/* tu_mix -- splitmix64's output for state x: a well-spread value */
+uint64_t tu_mix(uint64_t x);
+
 /* tu_rnd -- splitmix64 step: the next number of the sequence in *s */
 uint64_t tu_rnd(uint64_t *s);
 
@@ -47,6 +50,20 @@ const char *tu_need(const char *prog, const char *name, bool *missing);
 
 /* tu_need_or_exit -- the same; exit 2 when it is not set */
 const char *tu_need_or_exit(const char *prog, const char *name);
+
+/* where a C test of an sshd target works (harness_test_env sets it) */
+struct tu_target {
+	const char *target;		/* [user@]host[:port] */
+	const char *poolset_dir;	/* rpmemd's poolset-dir */
+	const char *part_dir;		/* where the sets' parts go */
+};
+
+/*
+ * tu_target_load -- t from <prefix>_TARGET, <prefix>_POOLSET_DIR and
+ * <prefix>_PART_DIR, each as tu_need reads it
+ */
+void tu_target_load(const char *prog, const char *prefix,
+	struct tu_target *t, bool *missing);
 
 /* ------------------------------------------------------------ tu_fs.c */
 

@@ -34,3 +34,19 @@ tu_need_or_exit(const char *prog, const char *name)
 		exit(2);
 	return v;
 }
+
+/* tu_target_load -- the target and directories of a C test of sshd */
+void
+tu_target_load(const char *prog, const char *prefix, struct tu_target *t,
+	bool *missing)
+{
+	static char names[3][64];
+	static const char *const suffix[] = { "TARGET", "POOLSET_DIR",
+		"PART_DIR" };
+	const char **field[] = { &t->target, &t->poolset_dir, &t->part_dir };
+	for (int i = 0; i < 3; i++) {
+		snprintf(names[i], sizeof(names[i]), "%s_%s", prefix,
+			suffix[i]);
+		*field[i] = tu_need(prog, names[i], missing);
+	}
+}

@@ -6,16 +6,13 @@
 #
 #   fo_tmp           make $tmp (under $TMPDIR, else /dev/shm, else /tmp)
 #   fo_rmtmp         remove it (FAILOVER_KEEP=1 keeps it and says where)
+#   fo_exit_trap CMD at exit: SIGKILL $app_pid if set, eval CMD, fo_rmtmp
 #   bad MSG          one failed assertion, counted in $fails
 #   fo_end           the verdict: exit 1 after failures, else say so
 
 : "${me:?set me to the name of the script before sourcing common.sh}"
-fo_self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$fo_self/../.." && pwd)}
-top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
-export top_srcdir top_builddir
 # shellcheck source-path=SCRIPTDIR source=../integration/harness.sh
-. "$top_srcdir/tests/integration/harness.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../integration/harness.sh"
 rpmem=$top_builddir/rpmem
 txlog=$top_builddir/tests/failover/txlog
 libs=$top_builddir/.libs
@@ -38,6 +35,23 @@ fo_rmtmp() {
 	else
 		rm -rf -- "$tmp"
 	fi
+}
+
+# fo_exit_trap -- at exit: $app_pid killed, $1 evaluated, fo_rmtmp; the
+# script's status kept
+fo_exit_trap() {
+	fo_at_exit=$1
+	app_pid=
+	trap fo_exit EXIT
+}
+
+# fo_exit -- the EXIT trap fo_exit_trap sets
+fo_exit() {
+	local rc=$?
+	[[ -n $app_pid ]] && kill -KILL "$app_pid" 2>/dev/null
+	eval "$fo_at_exit"
+	fo_rmtmp
+	exit "$rc"
 }
 
 # bad -- one failed assertion

@@ -30,15 +30,8 @@ me=fence.sh
 export LD_LIBRARY_PATH=$libs
 
 fo_tmp
-app_pid=
-cleanup() {
-	local rc=$?
-	[[ -n $app_pid ]] && kill -KILL "$app_pid" 2>/dev/null
-	harness_stop_sshd "$tmp"
-	fo_rmtmp
-	exit "$rc"
-}
-trap cleanup EXIT
+# shellcheck disable=SC2016 # expanded at exit
+fo_exit_trap 'harness_stop_sshd "$tmp"'
 
 # run -- "$@" with its status in rc, its output in $tmp/out and err
 run() {

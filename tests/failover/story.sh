@@ -27,17 +27,9 @@ me=story.sh
 
 SIZE=$((64 << 20))
 fo_tmp
-app_pid=
-cleanup() {
-	local rc=$?
-	[[ -n $app_pid ]] && kill -KILL "$app_pid" 2>/dev/null
-	harness_stop_sshd "$tmp/b"
-	harness_stop_sshd "$tmp/p"
-	harness_netns_stop
-	fo_rmtmp
-	exit "$rc"
-}
-trap cleanup EXIT
+# shellcheck disable=SC2016 # expanded at exit
+fo_exit_trap 'harness_stop_sshd "$tmp/b"; harness_stop_sshd "$tmp/p"
+	harness_netns_stop'
 rc=0
 harness_netns_start fo || rc=$?
 if ((rc == 77)); then

@@ -17,13 +17,8 @@
 # sync leave out exactly libpmemobj's run-time state and nothing else.
 set -euo pipefail
 
-self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-top_builddir=$(cd "$top_builddir" && pwd)
-export top_srcdir top_builddir
 # shellcheck source-path=SCRIPTDIR source=harness.sh
-. "$top_srcdir/tests/integration/harness.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 rpmem=$top_builddir/rpmem
 tu_need_built "$rpmem" "$top_builddir/rpmemd" \
@@ -309,13 +304,20 @@ killed_sync() {
 	[[ $out == *"replica=$1 action=copy "* ]] || fail "no copy step seen"
 }
 
+# killed_sync_of -- remove part file $1 and kill a sync on its first copy
+# to replica $2 (killed_sync), up to 3 times until the kill comes first
+killed_sync_of() {
+	local attempt
+	for attempt in 1 2 3; do
+		rm -f -- "$1"
+		killed_sync "$2" && return 0
+		echo "the sync finished before the kill (attempt $attempt)"
+	done
+	fail "the sync finished before the kill 3 times"
+}
+
 step "sync killed on its first copy (R18): never equal, rerun converges"
-for attempt in 1 2 3; do
-	rm -f -- "$r0"
-	killed_sync 1 && break
-	echo "the sync finished before the kill (attempt $attempt)"
-	((attempt < 3)) || fail "the sync finished before the kill 3 times"
-done
+killed_sync_of "$r0" 1
 remote_released
 [[ $(head -c 8 "$r0" | od -An -c | tr -d ' ') == 'RPMSYNC\0' ]] ||
 	fail "remote signature is not RPMSYNC: $(head -c 8 "$r0" | od -An -c)"
@@ -331,12 +333,7 @@ has "sync replica=1 action=check bytes=0 total=0 state=incomplete"
 expect_equal "after the rerun"
 
 step "master rebuild killed on its first copy: missing, rerun converges"
-for attempt in 1 2 3; do
-	rm -f -- "$m0"
-	killed_sync 0 && break
-	echo "the sync finished before the kill (attempt $attempt)"
-	((attempt < 3)) || fail "the sync finished before the kill 3 times"
-done
+killed_sync_of "$m0" 0
 [[ ! -e $m0 ]] || fail "the master's part 0 is back before the rebuild ended"
 run verify "$set"
 expect 3 "verify of an interrupted master rebuild"

@@ -105,10 +105,8 @@ static int
 env_load(const char *group)
 {
 	bool missing = false;
-	env.target = tu_need(PROG, "RPMEM_TEST_TARGET", &missing);
-	env.poolset_dir = tu_need(PROG, "RPMEM_TEST_POOLSET_DIR", &missing);
+	tu_target_load(PROG, "RPMEM_TEST", &env.t, &missing);
 	env.outside_dir = tu_need(PROG, "RPMEM_TEST_OUTSIDE_DIR", &missing);
-	env.part_dir = tu_need(PROG, "RPMEM_TEST_PART_DIR", &missing);
 	env.ssh_calls = getenv("RPMEM_TEST_SSH_CALLS");
 	if (env.ssh_calls && env.ssh_calls[0] == '\0')
 		env.ssh_calls = NULL;

@@ -285,10 +285,8 @@ harness_start_sshd "$tmp" || {
 	exit 1
 }
 
-export RPMEM_TEST_TARGET=$HARNESS_TARGET
-export RPMEM_TEST_POOLSET_DIR=$poolset_dir
+harness_test_env "$poolset_dir" "$part_dir"
 export RPMEM_TEST_OUTSIDE_DIR=$outside
-export RPMEM_TEST_PART_DIR=$part_dir
 export RPMEM_TEST_SSH_CALLS=$HARNESS_SSH_CALLS
 
 # a private config keeps /etc/rpmemd and ~/.rpmemd.conf out of the test

@@ -46,20 +46,20 @@ START_TEST(bad_create_open_arguments_are_einval_without_ssh)
 		int nlanes;	/* -1: NULL pointer */
 	} c[] = {
 		{ "NULL target", NULL, s.desc, mem, POOL_SIZE, 4 },
-		{ "NULL pool_set_name", env.target, NULL, mem, POOL_SIZE, 4 },
-		{ "NULL pool_addr", env.target, s.desc, NULL, POOL_SIZE, 4 },
-		{ "unaligned pool_addr", env.target, s.desc, mem + 8,
+		{ "NULL pool_set_name", env.t.target, NULL, mem, POOL_SIZE, 4 },
+		{ "NULL pool_addr", env.t.target, s.desc, NULL, POOL_SIZE, 4 },
+		{ "unaligned pool_addr", env.t.target, s.desc, mem + 8,
 			POOL_SIZE - pg, 4 },
-		{ "pool_size 0", env.target, s.desc, mem, 0, 4 },
-		{ "unaligned pool_size", env.target, s.desc, mem,
+		{ "pool_size 0", env.t.target, s.desc, mem, 0, 4 },
+		{ "unaligned pool_size", env.t.target, s.desc, mem,
 			POOL_SIZE - 8, 4 },
-		{ "pool_size half a page", env.target, s.desc, mem, pg / 2,
+		{ "pool_size half a page", env.t.target, s.desc, mem, pg / 2,
 			4 },
-		{ "NULL nlanes", env.target, s.desc, mem, POOL_SIZE, -1 },
-		{ "*nlanes 0", env.target, s.desc, mem, POOL_SIZE, 0 },
-		{ "a 4096-byte pool_set_name", env.target, long_desc, mem,
+		{ "NULL nlanes", env.t.target, s.desc, mem, POOL_SIZE, -1 },
+		{ "*nlanes 0", env.t.target, s.desc, mem, POOL_SIZE, 0 },
+		{ "a 4096-byte pool_set_name", env.t.target, long_desc, mem,
 			POOL_SIZE, 4 },
-		{ "a range wrapping the address space", env.target, s.desc,
+		{ "a range wrapping the address space", env.t.target, s.desc,
 			(void *)(UINTPTR_MAX - pg + 1), 2 * pg, 4 },
 	};
 	char what[128];
@@ -120,8 +120,9 @@ START_TEST(bad_settings_are_refused_without_a_session)
 		unsigned nlanes = NLANES;
 		fmt(what, sizeof(what), "create with %s=%s", c[i].var,
 			c[i].val);
-		refused(rpmem_create(env.target, "lanesec.set", mem, POOL_SIZE,
-			&nlanes, &attr), c[i].err ? c[i].err : EINVAL, what);
+		refused(rpmem_create(env.t.target, "lanesec.set", mem,
+			POOL_SIZE, &nlanes, &attr), c[i].err ? c[i].err : EINVAL,
+			what);
 		ck_assert_msg(strstr(rpmem_errormsg(), c[i].msg), "%s: \"%s\"",
 			what, rpmem_errormsg());
 		unsetenv(c[i].var);
@@ -201,18 +202,18 @@ START_TEST(remove_null_or_overlong_arguments_are_refused)
 {
 	unsigned before = ssh_runs();
 	failed(rpmem_remove(NULL, "x.set", 0), EINVAL, "remove NULL target");
-	failed(rpmem_remove(env.target, NULL, 0), EINVAL,
+	failed(rpmem_remove(env.t.target, NULL, 0), EINVAL,
 		"remove NULL pool_set");
 	static char name[4097];
 	memset(name, 'a', sizeof(name) - 1);
-	failed(rpmem_remove(env.target, name, 0), EINVAL,
+	failed(rpmem_remove(env.t.target, name, 0), EINVAL,
 		"remove of a 4096-byte name");
 	msg_has("pool set name longer than 4095 bytes", "a 4096-byte name");
 	/* 4095 quotes, each four bytes quoted for the remote shell: more
 	 * than the command line librpmem hands to ssh */
 	memset(name, '\'', sizeof(name) - 2);
 	name[sizeof(name) - 2] = '\0';
-	failed(rpmem_remove(env.target, name, 0), ENAMETOOLONG,
+	failed(rpmem_remove(env.t.target, name, 0), ENAMETOOLONG,
 		"remove of 4095 quotes");
 	msg_has("starting ssh to 127.0.0.1", "4095 quotes");
 	ck_assert_msg(ssh_runs() == before, "a refused argument ran ssh");

@@ -39,18 +39,18 @@ expect_confined(const struct tset *s, const char *desc, int err,
 	attr_make(&attr, 16);
 
 	fmt(what, sizeof(what), "create via \"%s\"", desc);
-	refused(rpmem_create(env.target, desc, mem, POOL_SIZE, &nlanes,
+	refused(rpmem_create(env.t.target, desc, mem, POOL_SIZE, &nlanes,
 		&attr), err, what);
 	ck_assert_msg(parts_exist(s) == 0, "%s created %s", what, s->part[0]);
 
 	nlanes = NLANES;
 	fmt(what, sizeof(what), "open via \"%s\"", desc);
-	refused(rpmem_open(env.target, desc, mem, POOL_SIZE, &nlanes, &attr),
+	refused(rpmem_open(env.t.target, desc, mem, POOL_SIZE, &nlanes, &attr),
 		err, what);
 
 	victims_make(s);
 	fmt(what, sizeof(what), "forced remove via \"%s\"", desc);
-	failed_in(rpmem_remove(env.target, desc,
+	failed_in(rpmem_remove(env.t.target, desc,
 		RPMEM_REMOVE_FORCE | RPMEM_REMOVE_POOL_SET), rm_errs, what);
 	ck_assert_msg(parts_exist(s) == s->nparts, "%s deleted a part", what);
 	ck_assert_msg(exists(s->path), "%s deleted the set file", what);
@@ -74,7 +74,7 @@ START_TEST(dotdot_descriptor_is_eacces)
 	char parent[PATH_MAX], outside[PATH_MAX], up[PATH_MAX];
 	struct tset s;
 
-	fmt(up, sizeof(up), "%s/..", env.poolset_dir);
+	fmt(up, sizeof(up), "%s/..", env.t.poolset_dir);
 	ck_assert_ptr_nonnull(realpath(up, parent));
 	ck_assert_ptr_nonnull(realpath(env.outside_dir, outside));
 	ck_assert_msg(strcmp(parent, outside) == 0,
@@ -107,7 +107,7 @@ START_TEST(symlink_to_outside_set_is_eacces)
 	struct tset s;
 
 	outside_set(&s, env.outside_dir, "esc-link-target");
-	fmt(lnk, sizeof(lnk), "%s/esc-link.set", env.poolset_dir);
+	fmt(lnk, sizeof(lnk), "%s/esc-link.set", env.t.poolset_dir);
 	ck_assert_msg(symlink(s.path, lnk) == 0, "symlink %s: %s", lnk,
 		strerror(errno));
 	expect_confined(&s, "esc-link.set", EACCES, rm_errs);
@@ -126,7 +126,7 @@ START_TEST(symlinked_directory_to_outside_is_eacces)
 	fmt(dir, sizeof(dir), "%s/esc-dir-target", env.outside_dir);
 	ck_assert_msg(mkdir(dir, 0755) == 0, "%s: %s", dir, strerror(errno));
 	outside_set(&s, dir, "escdir");
-	fmt(lnk, sizeof(lnk), "%s/esc-dir", env.poolset_dir);
+	fmt(lnk, sizeof(lnk), "%s/esc-dir", env.t.poolset_dir);
 	ck_assert_msg(symlink(dir, lnk) == 0, "symlink %s: %s", lnk,
 		strerror(errno));
 	expect_confined(&s, "esc-dir/escdir.set", EACCES, rm_errs);

@@ -7,7 +7,8 @@
  *              descriptor in a subdirectory works
  *   remove     parts, and with RPMEM_REMOVE_POOL_SET the set file; FORCE
  *              over missing parts; ENOENT; unknown flags refused without ssh
- *   errors     ENOENT, EEXIST (the pool kept), EFBIG (nothing left) and
+ *   errors     ENOENT, EEXIST (the pool kept), EINVAL for attributes the
+ *              set cannot hold and EFBIG (nothing left, one table), and
  *              RELIABILITY R12: a second handle or a remove is EBUSY while
  *              the first handle holds the pool, which keeps working
  */
@@ -93,51 +94,21 @@ START_TEST(nohdrs_pool_opens_with_zeroed_attrs)
 }
 END_TEST
 
-START_TEST(nohdrs_set_with_attrs_is_einval)
-{
-	struct tset s;
-	struct rpmem_pool_attr attr;
-	void *mem = tu_pool_map(POOL_SIZE);
-	pool_set(&s, "nohdrs-attrs", 1, POOL_SIZE, "NOHDRS");
-	attr_make(&attr, 4);
-
-	create_refused(&s, mem, POOL_SIZE, &attr, EINVAL,
-		"create NOHDRS with attrs");
-	set_unlink(&s);
-}
-END_TEST
-
-START_TEST(headers_set_without_attrs_is_einval)
-{
-	struct tset s;
-	struct rpmem_pool_attr zero;
-	void *mem = tu_pool_map(POOL_SIZE);
-	pool_set(&s, "hdrs-noattrs", 1, POOL_SIZE, NULL);
-	memset(&zero, 0, sizeof(zero));
-
-	create_refused(&s, mem, POOL_SIZE, NULL, EINVAL,
-		"create with NULL attrs");
-	create_refused(&s, mem, POOL_SIZE, &zero, EINVAL,
-		"create with zeroed attrs");
-	set_unlink(&s);
-}
-END_TEST
-
 START_TEST(subdirectory_descriptor_is_allowed)
 {
 	struct tset s;
 	struct rpmem_pool_attr want;
 	char dir[PATH_MAX];
 	void *mem = tu_pool_map(POOL_SIZE);
-	fmt(dir, sizeof(dir), "%s/sub-ok", env.poolset_dir);
+	fmt(dir, sizeof(dir), "%s/sub-ok", env.t.poolset_dir);
 	ck_assert_msg(mkdir(dir, 0755) == 0, "%s: %s", dir, strerror(errno));
-	set_write(&s, dir, "sub", env.part_dir, 1, POOL_SIZE, NULL);
+	set_write(&s, dir, "sub", env.t.part_dir, 1, POOL_SIZE, NULL);
 	fmt(s.desc, sizeof(s.desc), "sub-ok/sub.set");
 	attr_make(&want, 5);
 
 	tu_ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &want)), "close");
 	reopens_with(&s, mem, POOL_SIZE, &want, "open in a subdirectory");
-	tu_ok(rpmem_remove(env.target, s.desc, RPMEM_REMOVE_POOL_SET),
+	tu_ok(rpmem_remove(env.t.target, s.desc, RPMEM_REMOVE_POOL_SET),
 		"remove in a subdirectory");
 	ck_assert_msg(!exists(s.path) && parts_exist(&s) == 0,
 		"remove left files behind");
@@ -147,42 +118,27 @@ END_TEST
 
 /* -------------------------------------------------------------- remove */
 
+/* remove takes the parts; with RPMEM_REMOVE_POOL_SET (_i 1) the set too */
 START_TEST(remove_deletes_parts_and_open_says_enoent)
 {
+	const int flags = _i ? RPMEM_REMOVE_POOL_SET : 0;
 	struct tset s;
 	struct rpmem_pool_attr attr;
-	unsigned nlanes = NLANES;
 	void *mem = tu_pool_map(POOL_SIZE);
-	pool_set(&s, "rm-parts", 1, POOL_SIZE, NULL);
-	attr_make(&attr, 6);
+	pool_set(&s, _i ? "rm-set" : "rm-parts", 1, POOL_SIZE, NULL);
+	attr_make(&attr, (unsigned char)(6 + _i));
 
 	tu_ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &attr)), "close");
-	tu_ok(rpmem_remove(env.target, s.desc, 0), "remove");
+	tu_ok(rpmem_remove(env.t.target, s.desc, flags),
+		flags ? "remove with POOL_SET" : "remove");
 	no_children("remove");
 	ck_assert_msg(parts_exist(&s) == 0, "remove kept the part");
-	ck_assert_msg(exists(s.path), "remove without POOL_SET took the set");
+	ck_assert_msg(exists(s.path) == !flags, flags ?
+		"POOL_SET kept the set file" :
+		"remove without POOL_SET took the set");
 
-	refused(rpmem_open(env.target, s.desc, mem, POOL_SIZE, &nlanes,
-		&attr), ENOENT, "open after remove");
-	no_children("refused open");
+	open_refused(s.desc, mem, POOL_SIZE, ENOENT, "open after remove");
 	set_unlink(&s);
-}
-END_TEST
-
-START_TEST(remove_pool_set_flag_deletes_the_set_file)
-{
-	struct tset s;
-	struct rpmem_pool_attr attr;
-	void *mem = tu_pool_map(POOL_SIZE);
-	pool_set(&s, "rm-set", 1, POOL_SIZE, NULL);
-	attr_make(&attr, 7);
-
-	tu_ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &attr)), "close");
-	tu_ok(rpmem_remove(env.target, s.desc, RPMEM_REMOVE_POOL_SET),
-		"remove with POOL_SET");
-	ck_assert_msg(parts_exist(&s) == 0, "remove kept the part");
-	ck_assert_msg(!exists(s.path), "POOL_SET kept the set file");
-	no_children("remove");
 }
 END_TEST
 
@@ -191,7 +147,7 @@ START_TEST(remove_force_ignores_missing_parts)
 	struct tset s;
 	pool_set(&s, "rm-force", 2, 4 * MIB, NULL);
 
-	tu_ok(rpmem_remove(env.target, s.desc,
+	tu_ok(rpmem_remove(env.t.target, s.desc,
 		RPMEM_REMOVE_FORCE | RPMEM_REMOVE_POOL_SET),
 		"forced remove of a never created pool");
 	ck_assert_msg(!exists(s.path), "POOL_SET kept the set file");
@@ -201,7 +157,7 @@ END_TEST
 
 START_TEST(remove_missing_set_is_enoent)
 {
-	failed(rpmem_remove(env.target, "rm-no-such.set", 0), ENOENT,
+	failed(rpmem_remove(env.t.target, "rm-no-such.set", 0), ENOENT,
 		"remove of a missing set");
 	no_children("remove");
 }
@@ -219,7 +175,7 @@ START_TEST(remove_unknown_flags_is_einval_without_ssh)
 	unsigned before = ssh_runs();
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		fmt(what, sizeof(what), "remove flags 0x%x", (unsigned)bad[i]);
-		failed(rpmem_remove(env.target, s.desc, bad[i]), EINVAL,
+		failed(rpmem_remove(env.t.target, s.desc, bad[i]), EINVAL,
 			what);
 	}
 	ck_assert_msg(ssh_runs() == before, "bad flags started ssh");
@@ -234,16 +190,12 @@ END_TEST
 START_TEST(open_missing_set_is_enoent_naming_it)
 {
 	const char *desc = "no-such-pool.set";
-	struct rpmem_pool_attr attr;
-	unsigned nlanes = NLANES;
 	void *mem = tu_pool_map(POOL_SIZE);
 
-	refused(rpmem_open(env.target, desc, mem, POOL_SIZE, &nlanes, &attr),
-		ENOENT, "open of a missing set");
+	open_refused(desc, mem, POOL_SIZE, ENOENT, "open of a missing set");
 	ck_assert_msg(strstr(last_msg, desc) || strcasestr(last_msg, "exist"),
 		"rpmem_errormsg \"%s\" names neither %s nor the cause",
 		last_msg, desc);
-	no_children("refused open");
 }
 END_TEST
 
@@ -258,7 +210,7 @@ START_TEST(create_over_existing_pool_is_eexist_and_keeps_it)
 	attr_make(&second, 9);
 
 	tu_ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &first)), "close");
-	refused(rpmem_create(env.target, s.desc, mem, POOL_SIZE, &nlanes,
+	refused(rpmem_create(env.t.target, s.desc, mem, POOL_SIZE, &nlanes,
 		&second), EEXIST, "second create");
 	no_children("refused create");
 
@@ -267,17 +219,38 @@ START_TEST(create_over_existing_pool_is_eexist_and_keeps_it)
 }
 END_TEST
 
-START_TEST(create_bigger_than_set_is_efbig_and_leaves_nothing)
+/* creates refused: attributes the set cannot hold, a pool above the set */
+static const struct refused_create {
+	const char *name;	/* of the set of one POOL_SIZE part */
+	const char *option;
+	enum { FULL, NONE, ZERO } attr;	/* what create is given */
+	size_t size;		/* of the pool asked for */
+	int err;
+	const char *what;
+} Refused_creates[] = {
+	{ "nohdrs-attrs", "NOHDRS", FULL, POOL_SIZE, EINVAL,
+		"create NOHDRS with attrs" },
+	{ "hdrs-noattrs", NULL, NONE, POOL_SIZE, EINVAL,
+		"create with NULL attrs" },
+	{ "hdrs-zeroattrs", NULL, ZERO, POOL_SIZE, EINVAL,
+		"create with zeroed attrs" },
+	{ "too-small", NULL, FULL, 32 * MIB, EFBIG,
+		"create of 32 MiB from an 8 MiB set" },
+};
+
+START_TEST(create_refused_leaves_nothing)
 {
+	const struct refused_create *c = &Refused_creates[_i];
 	struct tset s;
 	struct rpmem_pool_attr attr;
-	size_t size = 32 * MIB;
-	void *mem = tu_pool_map(size);
-	pool_set(&s, "too-small", 1, POOL_SIZE, NULL);
-	attr_make(&attr, 10);
+	void *mem = tu_pool_map(c->size);
+	pool_set(&s, c->name, 1, POOL_SIZE, c->option);
+	attr_make(&attr, 4);
+	if (c->attr == ZERO)
+		memset(&attr, 0, sizeof(attr));
 
-	create_refused(&s, mem, size, &attr, EFBIG,
-		"create of 32 MiB from an 8 MiB set");
+	create_refused(&s, mem, c->size, c->attr == NONE ? NULL : &attr,
+		c->err, c->what);
 	set_unlink(&s);
 }
 END_TEST
@@ -285,17 +258,15 @@ END_TEST
 START_TEST(open_bigger_than_pool_is_efbig)
 {
 	struct tset s;
-	struct rpmem_pool_attr attr, got;
-	unsigned nlanes = NLANES;
+	struct rpmem_pool_attr attr;
 	size_t size = 32 * MIB;
 	void *mem = tu_pool_map(size);
 	pool_set(&s, "open-big", 1, POOL_SIZE, NULL);
 	attr_make(&attr, 11);
 
 	tu_ok(rpmem_close(create_ok(&s, mem, POOL_SIZE, &attr)), "close");
-	refused(rpmem_open(env.target, s.desc, mem, size, &nlanes, &got),
-		EFBIG, "open of 32 MiB from an 8 MiB pool");
-	no_children("refused open");
+	open_refused(s.desc, mem, size, EFBIG,
+		"open of 32 MiB from an 8 MiB pool");
 
 	reopens_with(&s, mem, POOL_SIZE, &attr, "open after refused open");
 	set_unlink(&s);
@@ -310,19 +281,19 @@ START_TEST(second_handle_on_same_pool_is_ebusy)
 {
 	struct tset s;
 	struct rpmem_pool_attr attr, got;
-	unsigned nlanes = NLANES;
 	void *mem1 = tu_pool_map(POOL_SIZE);
 	void *mem2 = tu_pool_map(POOL_SIZE);
 	pool_set(&s, "busy", 1, POOL_SIZE, NULL);
 	attr_make(&attr, 12);
 
 	RPMEMpool *first = create_ok(&s, mem1, POOL_SIZE, &attr);
-	refused(rpmem_open(env.target, s.desc, mem2, POOL_SIZE, &nlanes,
+	unsigned nlanes = NLANES;
+	refused(rpmem_open(env.t.target, s.desc, mem2, POOL_SIZE, &nlanes,
 		&got), EBUSY, "open while created");
 	nlanes = NLANES;
-	refused(rpmem_create(env.target, s.desc, mem2, POOL_SIZE, &nlanes,
+	refused(rpmem_create(env.t.target, s.desc, mem2, POOL_SIZE, &nlanes,
 		&attr), EBUSY, "create while created");
-	failed(rpmem_remove(env.target, s.desc, RPMEM_REMOVE_POOL_SET), EBUSY,
+	failed(rpmem_remove(env.t.target, s.desc, RPMEM_REMOVE_POOL_SET), EBUSY,
 		"remove while created");
 	ck_assert_msg(parts_exist(&s) == 1 && exists(s.path),
 		"a refused remove deleted files of a pool in use");
@@ -331,7 +302,7 @@ START_TEST(second_handle_on_same_pool_is_ebusy)
 
 	first = open_ok(&s, mem1, POOL_SIZE, &got);
 	nlanes = NLANES;
-	refused(rpmem_open(env.target, s.desc, mem2, POOL_SIZE, &nlanes,
+	refused(rpmem_open(env.t.target, s.desc, mem2, POOL_SIZE, &nlanes,
 		&got), EBUSY, "open while opened");
 	tu_ok(rpmem_close(first), "close");
 
@@ -351,13 +322,11 @@ ctest_add_pool(Suite *s)
 	tcase_add_test(tc, create_then_open_returns_attrs_byte_for_byte);
 	tcase_add_test(tc, set_attr_survives_close_and_reopen_on_every_part);
 	tcase_add_test(tc, nohdrs_pool_opens_with_zeroed_attrs);
-	tcase_add_test(tc, nohdrs_set_with_attrs_is_einval);
-	tcase_add_test(tc, headers_set_without_attrs_is_einval);
 	tcase_add_test(tc, subdirectory_descriptor_is_allowed);
 
 	tc = ctest_tcase(s, "remove");
-	tcase_add_test(tc, remove_deletes_parts_and_open_says_enoent);
-	tcase_add_test(tc, remove_pool_set_flag_deletes_the_set_file);
+	tcase_add_loop_test(tc, remove_deletes_parts_and_open_says_enoent, 0,
+		2);
 	tcase_add_test(tc, remove_force_ignores_missing_parts);
 	tcase_add_test(tc, remove_missing_set_is_enoent);
 	tcase_add_test(tc, remove_unknown_flags_is_einval_without_ssh);
@@ -365,7 +334,8 @@ ctest_add_pool(Suite *s)
 	tc = ctest_tcase(s, "errors");
 	tcase_add_test(tc, open_missing_set_is_enoent_naming_it);
 	tcase_add_test(tc, create_over_existing_pool_is_eexist_and_keeps_it);
-	tcase_add_test(tc, create_bigger_than_set_is_efbig_and_leaves_nothing);
+	tcase_add_loop_test(tc, create_refused_leaves_nothing, 0,
+		(int)(sizeof(Refused_creates) / sizeof(Refused_creates[0])));
 	tcase_add_test(tc, open_bigger_than_pool_is_efbig);
 	tcase_add_test(tc, second_handle_on_same_pool_is_ebusy);
 }

@@ -81,16 +81,16 @@ refusal_check(const struct refusal *r)
 
 	switch (r->op) {
 	case OP_CREATE:
-		refused_in(rpmem_create(env.target, s.desc, mem, POOL_SIZE,
+		refused_in(rpmem_create(env.t.target, s.desc, mem, POOL_SIZE,
 			&nlanes, &attr), errs, r->what);
 		break;
 	case OP_OPEN:
-		refused_in(rpmem_open(env.target, s.desc, mem, POOL_SIZE,
+		refused_in(rpmem_open(env.t.target, s.desc, mem, POOL_SIZE,
 			&nlanes, &attr), errs, r->what);
 		break;
 	case OP_REMOVE:
 		victims_make(&s);
-		failed_in(rpmem_remove(env.target, s.desc, r->flags), errs,
+		failed_in(rpmem_remove(env.t.target, s.desc, r->flags), errs,
 			r->what);
 		break;
 	}
@@ -127,7 +127,7 @@ START_TEST(missing_daemon_remove_fails_and_removes_nothing)
 	victims_make(&s);
 
 	errno = 0;
-	int r = rpmem_remove(env.target, s.desc, RPMEM_REMOVE_POOL_SET);
+	int r = rpmem_remove(env.t.target, s.desc, RPMEM_REMOVE_POOL_SET);
 	int e = errno;
 	ck_assert_msg(r == -1 && e != 0, "remove without rpmemd: %d, %s", r,
 		ename(e));

@@ -55,7 +55,7 @@ void
 pool_set(struct tset *s, const char *name, unsigned nparts,
 	size_t part_size, const char *option)
 {
-	set_write(s, env.poolset_dir, name, env.part_dir, nparts, part_size,
+	set_write(s, env.t.poolset_dir, name, env.t.part_dir, nparts, part_size,
 		option);
 }
 
@@ -291,7 +291,7 @@ create_ok(const struct tset *s, void *mem, size_t size,
 	const struct rpmem_pool_attr *attr)
 {
 	unsigned nlanes = NLANES;
-	return opened(rpmem_create(env.target, s->desc, mem, size, &nlanes,
+	return opened(rpmem_create(env.t.target, s->desc, mem, size, &nlanes,
 		attr), &nlanes, "create");
 }
 
@@ -303,7 +303,7 @@ open_ok(const struct tset *s, void *mem, size_t size,
 	unsigned nlanes = NLANES;
 	if (attr)
 		memset(attr, 0xa5, sizeof(*attr));
-	return opened(rpmem_open(env.target, s->desc, mem, size, &nlanes,
+	return opened(rpmem_open(env.t.target, s->desc, mem, size, &nlanes,
 		attr), &nlanes, "open");
 }
 
@@ -339,8 +339,20 @@ create_refused(const struct tset *s, void *mem, size_t size,
 	const struct rpmem_pool_attr *attr, int err, const char *what)
 {
 	unsigned nlanes = NLANES;
-	refused(rpmem_create(env.target, s->desc, mem, size, &nlanes, attr),
+	refused(rpmem_create(env.t.target, s->desc, mem, size, &nlanes, attr),
 		err, what);
 	ck_assert_msg(parts_exist(s) == 0, "%s left parts", what);
+	no_children(what);
+}
+
+/* open_refused -- an open of `desc` is refused with `err`, no ssh left */
+void
+open_refused(const char *desc, void *mem, size_t size, int err,
+	const char *what)
+{
+	struct rpmem_pool_attr attr;
+	unsigned nlanes = NLANES;
+	refused(rpmem_open(env.t.target, desc, mem, size, &nlanes, &attr), err,
+		what);
 	no_children(what);
 }

@@ -26,10 +26,8 @@
 
 /* what control.sh set (control.c reads it) */
 struct ctest_env {
-	const char *target;
-	const char *poolset_dir;
+	struct tu_target t;	/* RPMEM_TEST_TARGET, _POOLSET_DIR, _PART_DIR */
 	const char *outside_dir;
-	const char *part_dir;
 	const char *ssh_calls;
 	const char *expect_msg;
 	const char *dead_target;
@@ -121,6 +119,10 @@ void reopens_with(const struct tset *s, void *mem, size_t size,
  */
 void create_refused(const struct tset *s, void *mem, size_t size,
 	const struct rpmem_pool_attr *attr, int err, const char *what);
+
+/* open_refused -- an open of `desc` is refused with `err`, no ssh left */
+void open_refused(const char *desc, void *mem, size_t size, int err,
+	const char *what);
 
 /* ctest_tcase -- a new test case `name`, added to suite `s` */
 TCase *ctest_tcase(Suite *s, const char *name);

@@ -90,10 +90,7 @@ START_TEST(apm_over_tcp_downgrades_to_gpspm_with_a_notice)
 	static struct proto_resp resp;
 	dtest_start_open(&d, &resp);
 	ck_assert_uint_eq(resp.ibc.persist_method, PROTO_PM_GPSPM);
-	struct proto_req c = { .type = PROTO_MSG_CLOSE };
-	dtest_send_req(&d, &c);
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
-	dtest_finish(&d, 0);
+	dtest_done(&d);
 	char line[160];
 	snprintf(line, sizeof(line), "persist-apm requested, but %s: using "
 		"GPSPM", why[_i]);
@@ -133,23 +130,18 @@ START_TEST(lane_security_is_the_stronger_minimum)
 	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
 	r.ext.security = (uint16_t)cases[_i].client;
 	r.ext.cipher = LANESEC_CHACHA20_POLY1305;
-	dtest_send_req(&d, &r);
-	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
-	ck_assert_uint_eq(resp.ext.security, cases[_i].want);
+	const struct proto_resp *resp = dtest_answer(&d, &r);
+	ck_assert_uint_eq(resp->status, 0);
+	ck_assert_uint_eq(resp->ext.security, cases[_i].want);
 	/* a client without AES gets ChaCha20-Poly1305 */
-	ck_assert_uint_eq(resp.ext.cipher, cases[_i].want == LANESEC_NONE ?
+	ck_assert_uint_eq(resp->ext.cipher, cases[_i].want == LANESEC_NONE ?
 		LANESEC_CIPHER_NONE : LANESEC_CHACHA20_POLY1305);
 	static const uint8_t zero[PROTO_RANDOM_LEN];
-	ck_assert(memcmp(resp.ext.random, zero, sizeof(zero)) != 0);
+	ck_assert(memcmp(resp->ext.random, zero, sizeof(zero)) != 0);
 	/* sealed sessions open the pool to no RMA at all */
-	ck_assert(cases[_i].want == LANESEC_NONE ? resp.ibc.rkey != 0 :
-		resp.ibc.rkey == 0 && resp.ibc.raddr == 0);
-	struct proto_req c = { .type = PROTO_MSG_CLOSE };
-	dtest_send_req(&d, &c);
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
-	dtest_finish(&d, 0);
+	ck_assert(cases[_i].want == LANESEC_NONE ? resp->ibc.rkey != 0 :
+		resp->ibc.rkey == 0 && resp->ibc.raddr == 0);
+	dtest_done(&d);
 	ck_assert_msg(dtest_log_has(cases[_i].log), "no \"%s\" in %s",
 		cases[_i].log, Dtest_log);
 }
@@ -162,10 +154,7 @@ START_TEST(unknown_lane_security_is_refused_naming_both)
 	dtest_start(&d);
 	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
 	r.ext.security = 7;
-	dtest_send_req(&d, &r);
-	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_ne(resp.status, 0);
+	ck_assert_uint_ne(dtest_answer(&d, &r)->status, 0);
 	dtest_finish(&d, 0);
 	ck_assert(dtest_log_has("the client asks for lane security 7, unknown "
 		"here; rpmemd has lane-security encrypt"));
@@ -175,15 +164,8 @@ END_TEST
 /* R19: another major is refused with BADPROTO naming both versions */
 START_TEST(other_major_is_refused_naming_both_versions)
 {
-	struct daemon d;
-	dtest_start(&d);
 	struct proto_req r = dtest_open_req(1, 2);
-	dtest_send_req(&d, &r);
-	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, PROTO_ERR_BADPROTO);
-	dtest_finish(&d, 1);
-	ck_assert(dtest_log_has("client 1.2, rpmemd 0.3"));
+	dtest_refused_once(&r, PROTO_ERR_BADPROTO, 1, "client 1.2, rpmemd 0.3");
 }
 END_TEST
 
@@ -193,18 +175,12 @@ START_TEST(newer_minor_works_at_the_daemons_minor)
 	struct daemon d;
 	dtest_start(&d);
 	struct proto_req r = dtest_open_req(PROTO_MAJOR, 9);
-	dtest_send_req(&d, &r);
-	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
-	ck_assert(resp.has_ext);
-	ck_assert_uint_eq(resp.ext.minor, PROTO_MINOR);
-	ck_assert_uint_ne(resp.ext.version, 0);
-	struct proto_req c = { .type = PROTO_MSG_CLOSE };
-	dtest_send_req(&d, &c);
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
-	dtest_finish(&d, 0);
+	const struct proto_resp *resp = dtest_answer(&d, &r);
+	ck_assert_uint_eq(resp->status, 0);
+	ck_assert(resp->has_ext);
+	ck_assert_uint_eq(resp->ext.minor, PROTO_MINOR);
+	ck_assert_uint_ne(resp->ext.version, 0);
+	dtest_done(&d);
 }
 END_TEST
 
@@ -217,14 +193,22 @@ START_TEST(our_older_minor_gets_a_plain_badproto)
 	struct daemon d;
 	dtest_start(&d);
 	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR - 1);
-	dtest_send_req(&d, &r);
-	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, PROTO_ERR_BADPROTO);
-	ck_assert(!resp.has_ext);
+	const struct proto_resp *resp = dtest_answer(&d, &r);
+	ck_assert_uint_eq(resp->status, PROTO_ERR_BADPROTO);
+	ck_assert(!resp->has_ext);
 	dtest_finish(&d, 0);
 }
 END_TEST
+
+/* pmdk_open_req -- an OPEN as PMDK 1.12's librpmem sends it */
+static struct proto_req
+pmdk_open_req(void)
+{
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR_PMDK);
+	r.common.provider = PROTO_PROV_SOCKETS;
+	r.common.buff_size = PROTO_DEF_BUFF_SIZE;
+	return r;
+}
 
 /*
  * a client of ours refused at start-up gets no status word, and rpmemd's
@@ -259,15 +243,10 @@ START_TEST(refused_clients_hear_why)
 	if (cases[_i].pmdk) {
 		ck_assert_int_eq(read(d.out, &status, sizeof(status)), 4);
 		ck_assert_uint_eq(status, 0);
-		struct proto_req r = dtest_open_req(PROTO_MAJOR,
-			PROTO_MINOR_PMDK);
-		r.common.provider = PROTO_PROV_SOCKETS;
-		r.common.buff_size = PROTO_DEF_BUFF_SIZE;
-		dtest_send_req(&d, &r);
-		static struct proto_resp resp;
-		ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-		ck_assert_uint_eq(resp.status, PROTO_ERR_BADPROTO);
-		ck_assert(!resp.has_ext);
+		struct proto_req r = pmdk_open_req();
+		const struct proto_resp *resp = dtest_answer(&d, &r);
+		ck_assert_uint_eq(resp->status, PROTO_ERR_BADPROTO);
+		ck_assert(!resp->has_ext);
 	}
 	ck_assert_int_eq(read(d.out, &status, sizeof(status)), 0);
 	dtest_finish(&d, 1);
@@ -286,35 +265,26 @@ START_TEST(pmdk_client_is_served_0_1_when_allowed)
 	Dtest_args[0] = "--allow-pmdk-clients";
 	struct daemon d;
 	dtest_start(&d);
-	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR_PMDK);
-	r.common.provider = PROTO_PROV_SOCKETS;
-	r.common.buff_size = PROTO_DEF_BUFF_SIZE;
-	dtest_send_req(&d, &r);
-	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
-	ck_assert(!resp.has_ext);
-	ck_assert_uint_eq(resp.ibc.persist_method, PROTO_PM_GPSPM);
-	ck_assert(resp.ibc.rkey != 0);
-	struct proto_req c = { .type = PROTO_MSG_CLOSE };
-	dtest_send_req(&d, &c);
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_CLOSE_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
-	dtest_finish(&d, 0);
+	struct proto_req r = pmdk_open_req();
+	const struct proto_resp *resp = dtest_answer(&d, &r);
+	ck_assert_uint_eq(resp->status, 0);
+	ck_assert(!resp->has_ext);
+	ck_assert_uint_eq(resp->ibc.persist_method, PROTO_PM_GPSPM);
+	ck_assert(resp->ibc.rkey != 0);
+	dtest_done(&d);
 	ck_assert(dtest_log_has("serving a PMDK 1.12 client (protocol 0.1"));
 	/* our protocol is not served that way, nor is tcp */
-	dtest_start(&d);
-	r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
-	dtest_send_req(&d, &r);
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, PROTO_ERR_BADPROTO);
-	dtest_finish(&d, 0);
-	dtest_start(&d);
-	r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR_PMDK);
-	dtest_send_req(&d, &r);
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, PROTO_ERR_PROVNOSUP);
-	dtest_finish(&d, 0);
+	static const struct {
+		uint16_t minor;
+		uint32_t status;
+	} other[] = {
+		{ PROTO_MINOR, PROTO_ERR_BADPROTO },
+		{ PROTO_MINOR_PMDK, PROTO_ERR_PROVNOSUP },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		r = dtest_open_req(PROTO_MAJOR, other[i].minor);
+		dtest_refused_once(&r, other[i].status, 0, NULL);
+	}
 }
 END_TEST
 
@@ -324,16 +294,10 @@ START_TEST(set_attr_or_close_before_open_is_refused)
 	static const enum proto_msg_type types[] = { PROTO_MSG_SET_ATTR,
 		PROTO_MSG_CLOSE, PROTO_MSG_HASH, PROTO_MSG_STAT };
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-		struct daemon d;
-		dtest_start(&d);
 		struct proto_req r = { .type = types[i], .hash_len = 4096,
 			.hash_chunk = 4096 };
-		dtest_send_req(&d, &r);
-		static struct proto_resp resp;
-		ck_assert(dtest_recv_resp(&d, proto_resp_type(types[i]), &resp));
-		ck_assert_uint_eq(resp.status, PROTO_ERR_FATAL);
-		dtest_finish(&d, 1);
-		ck_assert(dtest_log_has("is not allowed in state INIT"));
+		dtest_refused_once(&r, PROTO_ERR_FATAL, 1,
+			"is not allowed in state INIT");
 	}
 }
 END_TEST
@@ -344,13 +308,8 @@ START_TEST(second_open_in_a_session_is_refused)
 	struct daemon d;
 	dtest_start(&d);
 	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
-	dtest_send_req(&d, &r);
-	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
-	dtest_send_req(&d, &r);
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, PROTO_ERR_FATAL);
+	dtest_request(&d, &r, 0);
+	dtest_request(&d, &r, PROTO_ERR_FATAL);
 	dtest_finish(&d, 1);
 	ck_assert(dtest_log_has("request OPEN is not allowed in state OPEN"));
 }
@@ -365,16 +324,14 @@ START_TEST(stat_reports_the_daemons_cpu_time)
 	uint64_t total[2];
 	for (int i = 0; i < 2; i++) {
 		struct proto_req st = { .type = PROTO_MSG_STAT };
-		dtest_send_req(&d, &st);
-		ck_assert(dtest_recv_resp(&d, PROTO_MSG_STAT_RESP, &resp));
-		ck_assert_uint_eq(resp.status, 0);
-		total[i] = resp.cpu_user_us + resp.cpu_sys_us;
+		const struct proto_resp *r = dtest_answer(&d, &st);
+		ck_assert_uint_eq(r->status, 0);
+		total[i] = r->cpu_user_us + r->cpu_sys_us;
 		/* at least the pool's open; less than a minute */
 		ck_assert(total[i] > 0 && total[i] < 60000000);
 	}
 	ck_assert(total[1] >= total[0]);
-	dtest_close(&d, 0);
-	dtest_finish(&d, 0);
+	dtest_done(&d);
 }
 END_TEST
 
@@ -383,12 +340,7 @@ START_TEST(huge_size_in_header_is_refused_before_reading)
 {
 	struct daemon d;
 	dtest_start(&d);
-	unsigned char hdr[12];
-	uint32_t type = htobe32(PROTO_MSG_OPEN);
-	uint64_t size = htobe64(UINT64_MAX);
-	memcpy(hdr, &type, 4);
-	memcpy(hdr + 4, &size, 8);
-	dtest_send_raw(&d, hdr, sizeof(hdr));
+	dtest_send_hdr(&d, PROTO_MSG_OPEN, UINT64_MAX, 12);
 	static struct proto_resp resp;
 	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_eq(resp.status, PROTO_ERR_FATAL);
@@ -406,28 +358,32 @@ START_TEST(response_or_unknown_type_as_request_is_refused)
 	for (size_t i = 0; i < 4; i++) {
 		struct daemon d;
 		dtest_start(&d);
-		unsigned char hdr[16] = {0};
-		uint32_t type = htobe32(types[i]);
-		uint64_t size = htobe64(16);
-		memcpy(hdr, &type, 4);
-		memcpy(hdr + 4, &size, 8);
-		dtest_send_raw(&d, hdr, sizeof(hdr));
+		dtest_send_hdr(&d, types[i], 16, 16);
 		dtest_finish(&d, 1);
 		ck_assert(dtest_log_has("invalid request header"));
 	}
 }
 END_TEST
 
+/* encoded_open -- an OPEN of ours encoded into buf; its length */
+static size_t
+encoded_open(unsigned char buf[PROTO_REQ_MAX])
+{
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
+	ssize_t n = proto_req_encode(&r, buf, PROTO_REQ_MAX);
+	ck_assert_int_gt(n, PROTO_REQ_EXT_SIZE);
+	return (size_t)n;
+}
+
 /* R9: a descriptor without its NUL is refused with a specific status */
 START_TEST(descriptor_without_nul_is_refused)
 {
 	struct daemon d;
 	dtest_start(&d);
-	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
 	unsigned char buf[PROTO_REQ_MAX];
-	ssize_t n = proto_req_encode(&r, buf, sizeof(buf));
+	size_t n = encoded_open(buf);
 	buf[n - PROTO_REQ_EXT_SIZE - 1] = 'x';
-	dtest_send_raw(&d, buf, (size_t)n);
+	dtest_send_raw(&d, buf, n);
 	static struct proto_resp resp;
 	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
 	ck_assert_uint_ne(resp.status, 0);
@@ -441,10 +397,8 @@ START_TEST(truncated_body_then_eof_exits_cleanly)
 {
 	struct daemon d;
 	dtest_start(&d);
-	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
 	unsigned char buf[PROTO_REQ_MAX];
-	ssize_t n = proto_req_encode(&r, buf, sizeof(buf));
-	dtest_send_raw(&d, buf, (size_t)n - 10);
+	dtest_send_raw(&d, buf, encoded_open(buf) - 10);
 	dtest_finish(&d, 1);
 	ck_assert(dtest_log_has("cut short"));
 }

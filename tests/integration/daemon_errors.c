@@ -85,8 +85,7 @@ START_TEST(syslog_takes_the_log_instead_of_the_file)
 	struct daemon d;
 	static struct proto_resp resp;
 	dtest_start_open(&d, &resp);
-	dtest_close(&d, 0);
-	dtest_finish(&d, 0);
+	dtest_done(&d);
 	struct stat st;
 	ck_assert_msg(stat(Dtest_log, &st) != 0 || st.st_size == 0,
 		"rpmemd wrote %s although use-syslog is on", Dtest_log);
@@ -171,12 +170,10 @@ START_TEST(hash_outside_the_pool_is_refused_and_the_session_goes_on)
 	struct proto_req h = { .type = PROTO_MSG_HASH,
 		.hash_off = (4 << 20) - 4096, .hash_len = 8192,
 		.hash_chunk = 4096 };
-	dtest_send_req(&d, &h);
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_HASH_RESP, &resp));
-	ck_assert_uint_eq(resp.status, PROTO_ERR_POOL_CFG);
-	ck_assert_uint_eq(resp.nhashes, 0);
-	dtest_close(&d, 0);
-	dtest_finish(&d, 0);
+	const struct proto_resp *hr = dtest_answer(&d, &h);
+	ck_assert_uint_eq(hr->status, PROTO_ERR_POOL_CFG);
+	ck_assert_uint_eq(hr->nhashes, 0);
+	dtest_done(&d);
 	ck_assert(dtest_log_has("HASH range offset 4190208 length 8192 "
 		"outside the 4194304-byte pool"));
 }
@@ -191,8 +188,7 @@ START_TEST(close_before_the_lanes_connect_is_answered)
 	struct daemon d;
 	static struct proto_resp resp;
 	dtest_start_open(&d, &resp);
-	dtest_close(&d, 0);
-	dtest_finish(&d, 0);
+	dtest_done(&d);
 	ck_assert(dtest_log_has("the client spoke with 0 of 1 lanes "
 		"connected"));
 }
@@ -212,12 +208,8 @@ START_TEST(unread_answer_is_logged_and_ends_the_session)
 	ck_assert(dtest_log_has("sending OPEN_RESP failed: "));
 	/* nothing of the refused session is left open: the pool opens */
 	dtest_start(&d);
-	dtest_send_req(&d, &r);
-	static struct proto_resp resp;
-	ck_assert(dtest_recv_resp(&d, PROTO_MSG_OPEN_RESP, &resp));
-	ck_assert_uint_eq(resp.status, 0);
-	dtest_close(&d, 0);
-	dtest_finish(&d, 0);
+	dtest_request(&d, &r, 0);
+	dtest_done(&d);
 }
 END_TEST
 
@@ -229,8 +221,7 @@ START_TEST(no_ssh_connection_listens_on_any_address)
 	static struct proto_resp resp;
 	dtest_start_open(&d, &resp);
 	ck_assert_uint_ne(resp.ibc.port, 0);
-	dtest_close(&d, 0);
-	dtest_finish(&d, 0);
+	dtest_done(&d);
 	ck_assert(dtest_log_has("SSH_CONNECTION not set: listening on any "
 		"address"));
 }

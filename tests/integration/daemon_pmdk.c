@@ -32,6 +32,7 @@
 #include "dtest.h"
 #include "pool_hdr.h"
 #include "proto.h"
+#include "tu_check.h"
 
 /* which rpmemd a case runs */
 enum daemon_kind { OURS, PMDK };
@@ -169,8 +170,7 @@ START_TEST(inherited_descriptor_closed_library_descriptor_kept)
 	ck_assert_str_eq(link, file);
 	struct proto_req r = open_req(OURS);
 	dtest_request(&d, &r, 0);
-	dtest_close(&d, 0);
-	dtest_finish(&d, 0);
+	dtest_done(&d);
 
 	char buf[256] = "";
 	int fd = open(file, O_RDONLY);
@@ -237,8 +237,7 @@ START_TEST(remove_never_unlinks_a_pool_a_session_holds)
 		ck_assert_msg(exists("part0"), "%s rpmemd unlinked a part "
 			"of a pool in use", kind_names[cases[_i].kind]);
 	}
-	dtest_close(&holder, 0);
-	dtest_finish(&holder, 0);
+	dtest_done(&holder);
 }
 END_TEST
 
@@ -370,8 +369,7 @@ START_TEST(possibly_corrupt_replica_is_refused_on_open)
 	ck_assert_msg(sds.dirty && sds.usc == 0, "an open pool's state is "
 		"not recorded afresh and dirty (usc %llu dirty %u)",
 		(unsigned long long)sds.usc, sds.dirty);
-	dtest_close(&d, 0);
-	dtest_finish(&d, 0);
+	dtest_done(&d);
 	sds = sds_of();
 	ck_assert_msg(!sds.dirty, "a clean close left the state dirty");
 }
@@ -397,8 +395,7 @@ START_TEST(replica_of_a_killed_rpmemd_reopens)
 			close(d.out);
 			continue;
 		}
-		dtest_close(&d, 0);
-		dtest_finish(&d, 0);
+		dtest_done(&d);
 	}
 	ck_assert(!sds_of().dirty);
 }
@@ -408,9 +405,8 @@ END_TEST
 static Suite *
 daemon_pmdk_suite(void)
 {
-	Suite *s = suite_create("rpmemd-as-pmdk");
-	TCase *tc = tcase_create("found");
-	tcase_add_checked_fixture(tc, dtest_setup, dtest_teardown);
+	TCase *tc;
+	Suite *s = tu_suite("rpmemd-as-pmdk", "found", dtest_setup, dtest_teardown, &tc);
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc,
 		client_gone_without_close_is_exit_1_close_is_exit_0, 0, 4);
@@ -422,16 +418,7 @@ daemon_pmdk_suite(void)
 	tcase_add_loop_test(tc, possibly_corrupt_replica_is_refused_on_open,
 		0, 5);
 	tcase_add_test(tc, replica_of_a_killed_rpmemd_reopens);
-	suite_add_tcase(s, tc);
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(daemon_pmdk_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+TU_MAIN(daemon_pmdk_suite)

@@ -22,6 +22,7 @@
 
 #include "dtest.h"
 #include "proto.h"
+#include "tu_check.h"
 
 /* timeout of a stalled request for these tests, in ms */
 #define STALL_MS 300
@@ -360,8 +361,7 @@ START_TEST(hash_stays_within_the_session_size)
 		ck_assert(dtest_recv_resp(&d, PROTO_MSG_HASH_RESP, &resp));
 		ck_assert_uint_eq(resp.status, cases[i].status);
 	}
-	dtest_close(&d, 0);
-	dtest_finish(&d, 0);
+	dtest_done(&d);
 	ck_assert(dtest_log_has("HASH range offset 1044480 length 8192 "
 		"outside the 1048576-byte pool"));
 }
@@ -369,13 +369,14 @@ END_TEST
 
 #define NELEMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-int
-main(void)
+/* refusals_suite -- every refusal above, each with its own rpmemd tree */
+static Suite *
+refusals_suite(void)
 {
-	Suite *s = suite_create("rpmemd-refusals");
-	TCase *tc = tcase_create("refusals");
+	TCase *tc;
+	Suite *s = tu_suite("rpmemd-refusals", "refusals", dtest_setup,
+		dtest_teardown, &tc);
 	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, dtest_setup, dtest_teardown);
 	tcase_add_loop_test(tc, refusal_has_the_status_of_its_cause_and_says_it,
 		0, NELEMS(Refusals));
 	tcase_add_test(tc, hostile_descriptors_forge_no_log_line);
@@ -385,10 +386,7 @@ main(void)
 	tcase_add_loop_test(tc, stalled_request_times_out_on_an_open_channel,
 		0, NELEMS(Stalls));
 	tcase_add_test(tc, hash_stays_within_the_session_size);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_suite_add(s, tc);
 }
+
+TU_MAIN(refusals_suite)

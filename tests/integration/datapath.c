@@ -120,9 +120,7 @@ static int
 env_load(const char *group)
 {
 	bool missing = false;
-	env.target = tu_need(PROG, "RPMEM_TEST_TARGET", &missing);
-	env.poolset_dir = tu_need(PROG, "RPMEM_TEST_POOLSET_DIR", &missing);
-	env.part_dir = tu_need(PROG, "RPMEM_TEST_PART_DIR", &missing);
+	tu_target_load(PROG, "RPMEM_TEST", &env.t, &missing);
 	env.log_dir = tu_need(PROG, "RPMEM_TEST_LOG_DIR", &missing);
 	(void) tu_need(PROG, "RPMEM_TIMEOUT", &missing);
 	if (strcmp(group, "stray") == 0)

@@ -29,15 +29,11 @@
 # DATAPATH_TORN_ITERS pass through (see datapath.c).
 set -euo pipefail
 
-self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-export top_srcdir top_builddir
 # shellcheck source-path=SCRIPTDIR source=harness.sh
-. "$top_srcdir/tests/integration/harness.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 prog=$top_builddir/tests/integration/datapath
-rpmemd=$(cd "$top_builddir" && pwd)/rpmemd
+rpmemd=$top_builddir/rpmemd
 tu_need_built "$prog" "$rpmemd"
 
 export CK_VERBOSITY=${CK_VERBOSITY:-verbose}
@@ -186,9 +182,7 @@ RPMEM_CMD+=" --poolset-dir=$(printf '%q' "$poolset_dir") --log-level=debug"
 RPMEM_CMD+=" --log-file=$(printf '%q' "$log_dir")"
 RPMEM_CMD+="/rpmemd.\$\$.\$(date +%s%N).log"
 export RPMEM_CMD
-export RPMEM_TEST_TARGET=$HARNESS_TARGET
-export RPMEM_TEST_POOLSET_DIR=$poolset_dir
-export RPMEM_TEST_PART_DIR=$part_dir
+harness_test_env "$poolset_dir" "$part_dir"
 export RPMEM_TEST_LOG_DIR=$log_dir
 export RPMEM_TEST_MAX_LANES=$MAX_LANES
 

@@ -209,9 +209,12 @@ stream_cut(struct streamer *st, pid_t victim, long long bound,
 	return acked;
 }
 
-/* reopen_works -- no stale lock: open, persist on every lane, close */
+/*
+ * reopen_works -- no stale lock: open, persist on every lane, close; then
+ * img and mem freed and the set removed
+ */
 static void
-reopen_works(const struct tset *s, char *mem, const char *img,
+reopen_works(struct tset *s, char *mem, char *img,
 	uint64_t *rng)
 {
 	unsigned n = NLANES;
@@ -227,6 +230,40 @@ reopen_works(const struct tset *s, char *mem, const char *img,
 		probe(rpp, mem, HDR + l * 64, 64, l, 0, rng,
 			"persist after reopen");
 	tu_ok(rpmem_close(rpp), "close after reopen");
+	free(img);
+	munmap(mem, s->size);
+	set_unlink(s);
+}
+
+/* a pool served for a fault: its set, local memory and rpmemd */
+struct served {
+	struct tset s;
+	uint64_t rng;
+	char *mem;
+	long long bound;	/* RPMEM_TIMEOUT + 2 s: a call's bound */
+	unsigned n;		/* lanes */
+	char log[PATH_MAX];	/* rpmemd's log */
+	pid_t pid;		/* rpmemd */
+};
+
+/* served_set -- v's 16 MiB set `name`, its memory, seed, bound, lanes */
+static void
+served_set(struct served *v, const char *name)
+{
+	v->rng = seed_for(name);
+	set_make(&v->s, name, 1, 16 * MIB, NULL);
+	v->mem = tu_pool_map(v->s.size);
+	v->bound = env.timeout_ms + 2000;
+	v->n = NLANES;
+}
+
+/* served_pool -- pool_served on NLANES lanes for v (seed: pool_served's) */
+static RPMEMpool *
+served_pool(struct served *v, unsigned char seed)
+{
+	v->n = NLANES;
+	return pool_served(&v->s, v->mem, &v->n, seed, &v->pid, v->log,
+		sizeof(v->log));
 }
 
 /* -------------------------------------------------- 3. rpmemd killed */
@@ -239,27 +276,21 @@ reopen_works(const struct tset *s, char *mem, const char *img,
  */
 START_TEST(rpmemd_killed_fails_econnreset_and_keeps_acked_data)
 {
-	struct tset s;
-	uint64_t rng = seed_for("kill9");
-	set_make(&s, "kill9", 1, 16 * MIB, NULL);
-	char *mem = tu_pool_map(s.size);
-	const long long bound = env.timeout_ms + 2000;
-	unsigned n = NLANES;
+	struct served v;
+	served_set(&v, "kill9");
 
 	/* a first session, so lazily made library state is in the baseline */
-	tu_ok(rpmem_close(pool_create(&s, mem, &n, 5)), "close after create");
+	tu_ok(rpmem_close(pool_create(&v.s, v.mem, &v.n, 5)),
+		"close after create");
 	unsigned fds0 = count_dir("/proc/self/fd");
 	unsigned threads0 = count_dir("/proc/self/task");
 
-	n = NLANES;
-	char log[PATH_MAX];
-	pid_t pid;
-	RPMEMpool *rpp = pool_served(&s, mem, &n, 0, &pid, log, sizeof(log));
-	ck_assert_uint_ge(n, 3);
+	RPMEMpool *rpp = served_pool(&v, 0);
+	ck_assert_uint_ge(v.n, 3);
 
 	struct streamer st;
-	stream_start(&st, rpp, mem, &s, "the kill");
-	unsigned acked = stream_cut(&st, pid, bound, "kill9");
+	stream_start(&st, rpp, v.mem, &v.s, "the kill");
+	unsigned acked = stream_cut(&st, v.pid, v.bound, "kill9");
 
 	/* every later call, on any lane */
 	struct rpmem_pool_attr attr;
@@ -279,7 +310,7 @@ START_TEST(rpmemd_killed_fails_econnreset_and_keeps_acked_data)
 		char msg[MSG_MAX];
 		fmt(msg, sizeof(msg), "%s after the kill", what[c]);
 		failed(r, ECONNRESET, msg);
-		ck_assert_msg(dt < bound, "%s took %lld ms", msg, dt);
+		ck_assert_msg(dt < v.bound, "%s took %lld ms", msg, dt);
 	}
 	long long t0 = tu_now_ms();
 	int r = rpmem_close(rpp);
@@ -287,18 +318,15 @@ START_TEST(rpmemd_killed_fails_econnreset_and_keeps_acked_data)
 	long long dt = tu_now_ms() - t0;
 	note("kill9: close returned %d (%s) in %lld ms", r,
 		r ? ename(e) : "ok", dt);
-	ck_assert_msg(dt < bound, "close took %lld ms", dt);
-	ck_assert_msg(wait_gone(pid, 10000), "killed rpmemd %d still there",
-		(int)pid);
+	ck_assert_msg(dt < v.bound, "close took %lld ms", dt);
+	ck_assert_msg(wait_gone(v.pid, 10000), "killed rpmemd %d still there",
+		(int)v.pid);
 	ck_assert_uint_eq(count_dir("/proc/self/fd"), fds0);
 	ck_assert_uint_eq(count_dir("/proc/self/task"), threads0);
 
-	char *img = replica_image(&s);
-	blk_check(&s, img, acked);
-	reopen_works(&s, mem, img, &rng);
-	free(img);
-	munmap(mem, s.size);
-	set_unlink(&s);
+	char *img = replica_image(&v.s);
+	blk_check(&v.s, img, acked);
+	reopen_works(&v.s, v.mem, img, &v.rng);
 }
 END_TEST
 
@@ -329,34 +357,25 @@ ssh_child(void)
  */
 START_TEST(ssh_dropped_ends_the_session_on_both_sides)
 {
-	struct tset s;
-	uint64_t rng = seed_for("sshdrop");
-	set_make(&s, "sshdrop", 1, 16 * MIB, NULL);
-	char *mem = tu_pool_map(s.size);
-	const long long bound = env.timeout_ms + 2000;
-	unsigned n = NLANES;
-	char log[PATH_MAX];
-	pid_t pid;
-	RPMEMpool *rpp = pool_served(&s, mem, &n, 6, &pid, log, sizeof(log));
+	struct served v;
+	served_set(&v, "sshdrop");
+	RPMEMpool *rpp = served_pool(&v, 6);
 	pid_t ssh = ssh_child();
 
 	struct streamer st;
-	stream_start(&st, rpp, mem, &s, "ssh was killed");
-	unsigned acked = stream_cut(&st, ssh, bound, "sshdrop");
-	ck_assert_msg(wait_gone(pid, 10000), "rpmemd %d kept its session "
-		"10 s after ssh dropped", (int)pid);
-	ck_assert_msg(log_count(log, "session ended") == 1, "rpmemd did not "
-		"end its session cleanly (%s)", log);
+	stream_start(&st, rpp, v.mem, &v.s, "ssh was killed");
+	unsigned acked = stream_cut(&st, ssh, v.bound, "sshdrop");
+	ck_assert_msg(wait_gone(v.pid, 10000), "rpmemd %d kept its session "
+		"10 s after ssh dropped", (int)v.pid);
+	ck_assert_msg(log_count(v.log, "session ended") == 1, "rpmemd did not "
+		"end its session cleanly (%s)", v.log);
 	failed(rpmem_persist(rpp, HDR, 8, 1, 0), ECONNRESET, "persist after "
 		"ssh dropped");
 	(void) rpmem_close(rpp);
 
-	char *img = replica_image(&s);
-	blk_check(&s, img, acked);
-	reopen_works(&s, mem, img, &rng);
-	free(img);
-	munmap(mem, s.size);
-	set_unlink(&s);
+	char *img = replica_image(&v.s);
+	blk_check(&v.s, img, acked);
+	reopen_works(&v.s, v.mem, img, &v.rng);
 }
 END_TEST
 
@@ -376,7 +395,7 @@ client_child(const struct tset *s, int out_fd)
 	struct rpmem_pool_attr attr;
 	attr_make(&attr, 8);
 	unsigned n = NLANES;
-	RPMEMpool *rpp = rpmem_create(env.target, s->desc, mem, s->size, &n,
+	RPMEMpool *rpp = rpmem_create(env.t.target, s->desc, mem, s->size, &n,
 		&attr);
 	if (!rpp) {
 		fprintf(stderr, "client child: create: %s\n", errmsg());
@@ -450,9 +469,6 @@ START_TEST(client_killed_rpmemd_exits_and_acked_data_stays)
 	blk_check(&s, img, acked);
 	char *mem = tu_pool_map(s.size);
 	reopen_works(&s, mem, img, &rng);
-	free(img);
-	munmap(mem, s.size);
-	set_unlink(&s);
 }
 END_TEST
 
@@ -521,25 +537,19 @@ wait_cond(bool (*pred)(pid_t), pid_t pid, bool want, int ms)
  */
 START_TEST(rpmemd_stopped_fails_in_bound_and_drops_stale_writes)
 {
-	struct tset s;
-	uint64_t rng = seed_for("stopped");
-	set_make(&s, "stopped", 1, 16 * MIB, NULL);
-	char *mem = tu_pool_map(s.size);
-	const long long bound = env.timeout_ms + 2000;
-	unsigned n = NLANES;
-	char log[PATH_MAX];
-	pid_t pid;
-	RPMEMpool *rpp = pool_served(&s, mem, &n, 9, &pid, log, sizeof(log));
-	ck_assert_uint_ge(n, 4);
-	for (unsigned l = 0; l < n; l++)
-		probe(rpp, mem, HDR + l * 64, 64, l, 0, &rng, "warm-up");
+	struct served v;
+	served_set(&v, "stopped");
+	RPMEMpool *rpp = served_pool(&v, 9);
+	ck_assert_uint_ge(v.n, 4);
+	for (unsigned l = 0; l < v.n; l++)
+		probe(rpp, v.mem, HDR + l * 64, 64, l, 0, &v.rng, "warm-up");
 
-	ck_assert_int_eq(kill(pid, SIGSTOP), 0);
-	ck_assert_msg(wait_cond(tu_proc_stopped, pid, true, 5000),
-		"rpmemd %d did not stop", (int)pid);
+	ck_assert_int_eq(kill(v.pid, SIGSTOP), 0);
+	ck_assert_msg(wait_cond(tu_proc_stopped, v.pid, true, 5000),
+		"rpmemd %d did not stop", (int)v.pid);
 	struct stalled c[3];
 	for (int k = 0; k < 3; k++) {
-		c[k] = (struct stalled){ .rpp = rpp, .mem = mem,
+		c[k] = (struct stalled){ .rpp = rpp, .mem = v.mem,
 			.lane = (unsigned)k, .kind = k,
 			.off = MIB + (size_t)k * 512 * KIB, .len = 256 * KIB };
 		ck_assert_int_eq(pthread_create(&c[k].thread, NULL, stall_run,
@@ -547,7 +557,7 @@ START_TEST(rpmemd_stopped_fails_in_bound_and_drops_stale_writes)
 	}
 	long long t0 = tu_now_ms();
 	for (int k = 0; k < 3; k++) {
-		ck_assert_msg(join_by(c[k].thread, t0 + bound + 3000),
+		ck_assert_msg(join_by(c[k].thread, t0 + v.bound + 3000),
 			"%s hangs with rpmemd stopped", Stall_names[k]);
 		note("stopped: %s failed with %s after %lld ms",
 			Stall_names[k], ename(c[k].err), c[k].dt);
@@ -555,8 +565,8 @@ START_TEST(rpmemd_stopped_fails_in_bound_and_drops_stale_writes)
 			"stopped", Stall_names[k], c[k].ret);
 		ck_assert_msg(c[k].err == ETIMEDOUT || c[k].err == ECONNRESET,
 			"%s: errno %s", Stall_names[k], ename(c[k].err));
-		ck_assert_msg(c[k].dt < bound, "%s failed after %lld ms, "
-			"bound %lld", Stall_names[k], c[k].dt, bound);
+		ck_assert_msg(c[k].dt < v.bound, "%s failed after %lld ms, "
+			"bound %lld", Stall_names[k], c[k].dt, v.bound);
 	}
 	long long t1 = tu_now_ms();
 	/* the call that waited out the peer says ETIMEDOUT; the link is
@@ -568,19 +578,19 @@ START_TEST(rpmemd_stopped_fails_in_bound_and_drops_stale_writes)
 	t1 = tu_now_ms();
 	(void) rpmem_close(rpp);
 	note("stopped: close took %lld ms", tu_now_ms() - t1);
-	ck_assert_msg(tu_now_ms() - t1 < bound, "close took %lld ms",
+	ck_assert_msg(tu_now_ms() - t1 < v.bound, "close took %lld ms",
 		tu_now_ms() - t1);
 
 	/* the client has hung up: sshd closes rpmemd's stdin */
-	ck_assert_msg(wait_cond(stdin_has_writer, pid, false, 10000),
+	ck_assert_msg(wait_cond(stdin_has_writer, v.pid, false, 10000),
 		"rpmemd's stdin still open 10 s after the client left");
-	ck_assert_int_eq(kill(pid, SIGCONT), 0);
-	ck_assert_msg(wait_gone(pid, 10000), "resumed rpmemd %d did not "
-		"exit", (int)pid);
+	ck_assert_int_eq(kill(v.pid, SIGCONT), 0);
+	ck_assert_msg(wait_gone(v.pid, 10000), "resumed rpmemd %d did not "
+		"exit", (int)v.pid);
 	note("stopped: resumed rpmemd dropped %u lane messages",
-		log_count(log, "dropped"));
+		log_count(v.log, "dropped"));
 
-	char *img = replica_image(&s);
+	char *img = replica_image(&v.s);
 	char bad[MSG_MAX] = "";
 	for (int k = 0; k < 3; k++) {
 		size_t stale = 0;
@@ -594,10 +604,7 @@ START_TEST(rpmemd_stopped_fails_in_bound_and_drops_stale_writes)
 				stale, c[k].len, Stall_names[k]);
 	}
 	ck_assert_msg(bad[0] == '\0', "%s", bad);
-	reopen_works(&s, mem, img, &rng);
-	free(img);
-	munmap(mem, s.size);
-	set_unlink(&s);
+	reopen_works(&v.s, v.mem, img, &v.rng);
 }
 END_TEST
 

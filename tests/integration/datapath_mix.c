@@ -299,31 +299,27 @@ mix_case(const char *name, unsigned nparts, size_t part_size,
 	set_unlink(&s);
 }
 
-/* R2 "nothing lost" without faults: one part with headers */
-START_TEST(random_mix_reaches_replica_with_headers)
-{
-	mix_case("mix-hdrs", 1, 16 * MIB, NULL);
-}
-END_TEST
+/* R2 "nothing lost" without faults, over pools of each layout */
+static const struct mix {
+	const char *name;
+	unsigned nparts;
+	size_t part_size;
+	const char *option;
+} Mixes[] = {
+	/* one part with headers */
+	{ "mix-hdrs", 1, 16 * MIB, NULL },
+	/* the whole pool is writable from offset 0 */
+	{ "mix-nohdrs", 1, 16 * MIB, "NOHDRS" },
+	/* pool offsets cross into part 1, whose header is not pool space */
+	{ "mix-2parts", 2, 8 * MIB, NULL },
+	/* two parts without headers: part 1 is mapped whole */
+	{ "mix-2parts-nohdrs", 2, 8 * MIB, "NOHDRS" },
+};
 
-/* the whole pool is writable from offset 0 */
-START_TEST(random_mix_reaches_replica_nohdrs)
+START_TEST(random_mix_reaches_replica)
 {
-	mix_case("mix-nohdrs", 1, 16 * MIB, "NOHDRS");
-}
-END_TEST
-
-/* pool offsets cross into part 1, whose header is not pool space */
-START_TEST(random_mix_reaches_replica_two_parts)
-{
-	mix_case("mix-2parts", 2, 8 * MIB, NULL);
-}
-END_TEST
-
-/* two parts without headers: part 1 is mapped whole */
-START_TEST(random_mix_reaches_replica_two_parts_nohdrs)
-{
-	mix_case("mix-2parts-nohdrs", 2, 8 * MIB, "NOHDRS");
+	mix_case(Mixes[_i].name, Mixes[_i].nparts, Mixes[_i].part_size,
+		Mixes[_i].option);
 }
 END_TEST
 
@@ -515,10 +511,8 @@ END_TEST
 void
 dpath_add_mix(TCase *tc)
 {
-	tcase_add_test(tc, random_mix_reaches_replica_with_headers);
-	tcase_add_test(tc, random_mix_reaches_replica_nohdrs);
-	tcase_add_test(tc, random_mix_reaches_replica_two_parts);
-	tcase_add_test(tc, random_mix_reaches_replica_two_parts_nohdrs);
+	tcase_add_loop_test(tc, random_mix_reaches_replica, 0,
+		(int)(sizeof(Mixes) / sizeof(Mixes[0])));
 }
 
 /* dpath_add_torn -- the torn-word test */

@@ -55,7 +55,7 @@ create_run(void *arg)
 	struct creator *c = arg;
 	struct rpmem_pool_attr attr;
 	attr_make(&attr, 10);
-	c->rpp = rpmem_create(env.target, c->s->desc, c->mem, c->s->size,
+	c->rpp = rpmem_create(env.t.target, c->s->desc, c->mem, c->s->size,
 		&c->nlanes, &attr);
 	c->err = errno;
 	say(c->msg, sizeof(c->msg), "%s", errmsg());

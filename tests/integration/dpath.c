@@ -153,7 +153,7 @@ set_make(struct tset *s, const char *name, unsigned nparts,
 	ck_assert_uint_le(nparts, MAX_PARTS);
 	memset(s, 0, sizeof(*s));
 	fmt(s->desc, sizeof(s->desc), "%s.set", name);
-	fmt(s->path, sizeof(s->path), "%s/%s.set", env.poolset_dir, name);
+	fmt(s->path, sizeof(s->path), "%s/%s.set", env.t.poolset_dir, name);
 	s->nparts = nparts;
 	s->part_size = part_size;
 	s->headers = option == NULL || strcmp(option, "NOHDRS") != 0;
@@ -161,7 +161,7 @@ set_make(struct tset *s, const char *name, unsigned nparts,
 	s->size = part_size * nparts - (s->part_hdrs ? (nparts - 1) * HDR : 0);
 	for (unsigned i = 0; i < nparts; i++)
 		fmt(s->part[i], sizeof(s->part[i]), "%s/%s.part%u",
-			env.part_dir, name, i);
+			env.t.part_dir, name, i);
 	tu_poolset_write(s->path, s->part, nparts, part_size, option);
 }
 
@@ -229,6 +229,21 @@ replica_image(const struct tset *s)
 	return img;
 }
 
+/* pool_made -- rpp, which `what` of s returned on nlanes of `want` */
+static RPMEMpool *
+pool_made(RPMEMpool *rpp, const char *what, const struct tset *s,
+	unsigned nlanes, unsigned want)
+{
+	if (rpp == NULL) {
+		int e = errno;
+		ck_abort_msg("%s of %s: %s (%s): %s", what, s->desc, ename(e),
+			strerror(e), errmsg());
+	}
+	ck_assert_msg(nlanes >= 1 && nlanes <= want,
+		"%s: nlanes %u for %u requested", what, nlanes, want);
+	return rpp;
+}
+
 /* pool_create -- create the set's pool, asking for `*nlanes` lanes */
 RPMEMpool *
 pool_create(const struct tset *s, void *mem, unsigned *nlanes,
@@ -237,16 +252,9 @@ pool_create(const struct tset *s, void *mem, unsigned *nlanes,
 	struct rpmem_pool_attr attr;
 	attr_make(&attr, seed);
 	unsigned want = *nlanes;
-	RPMEMpool *rpp = rpmem_create(env.target, s->desc, mem, s->size,
+	RPMEMpool *rpp = rpmem_create(env.t.target, s->desc, mem, s->size,
 		nlanes, s->headers ? &attr : NULL);
-	if (rpp == NULL) {
-		int e = errno;
-		ck_abort_msg("create of %s: %s (%s): %s", s->desc, ename(e),
-			strerror(e), errmsg());
-	}
-	ck_assert_msg(*nlanes >= 1 && *nlanes <= want,
-		"create: nlanes %u for %u requested", *nlanes, want);
-	return rpp;
+	return pool_made(rpp, "create", s, *nlanes, want);
 }
 
 /* pool_open -- open the set's pool, asking for `*nlanes` lanes */
@@ -255,16 +263,9 @@ pool_open(const struct tset *s, void *mem, unsigned *nlanes)
 {
 	struct rpmem_pool_attr attr;
 	unsigned want = *nlanes;
-	RPMEMpool *rpp = rpmem_open(env.target, s->desc, mem, s->size,
+	RPMEMpool *rpp = rpmem_open(env.t.target, s->desc, mem, s->size,
 		nlanes, &attr);
-	if (rpp == NULL) {
-		int e = errno;
-		ck_abort_msg("open of %s: %s (%s): %s", s->desc, ename(e),
-			strerror(e), errmsg());
-	}
-	ck_assert_msg(*nlanes >= 1 && *nlanes <= want,
-		"open: nlanes %u for %u requested", *nlanes, want);
-	return rpp;
+	return pool_made(rpp, "open", s, *nlanes, want);
 }
 
 /* probe -- write `len` fresh bytes at off, persist on lane, read back */

@@ -33,9 +33,7 @@
 
 /* what datapath.sh set (datapath.c reads it) */
 struct dpath_env {
-	const char *target;
-	const char *poolset_dir;
-	const char *part_dir;
+	struct tu_target t;	/* RPMEM_TEST_TARGET, _POOLSET_DIR, _PART_DIR */
 	const char *log_dir;
 	const char *gate;
 	uint64_t seed;

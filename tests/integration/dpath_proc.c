@@ -160,7 +160,7 @@ bool
 rpmemd_running(pid_t pid)
 {
 	return tu_proc_live(pid) && tu_proc_argv_has(pid, "rpmemd") &&
-		tu_proc_argv_has(pid, env.poolset_dir);
+		tu_proc_argv_has(pid, env.t.poolset_dir);
 }
 
 /* wait_gone -- until rpmemd `pid` has exited; false after `ms` */

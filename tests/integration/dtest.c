@@ -3,6 +3,7 @@
  * dtest.c -- rpmemd spoken to directly on its stdin/stdout (dtest.h)
  */
 #include <check.h>
+#include <endian.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -190,14 +191,35 @@ dtest_recv_resp(struct daemon *d, uint32_t type, struct proto_resp *resp)
 	return true;
 }
 
-/* dtest_request -- send `req`, expect its answer with `status` */
-void
-dtest_request(struct daemon *d, const struct proto_req *req, uint32_t status)
+/* dtest_answer -- send `req`; its answer, whatever its status */
+const struct proto_resp *
+dtest_answer(struct daemon *d, const struct proto_req *req)
 {
 	static struct proto_resp resp;
 	dtest_send_req(d, req);
 	ck_assert(dtest_recv_resp(d, proto_resp_type(req->type), &resp));
-	ck_assert_uint_eq(resp.status, status);
+	return &resp;
+}
+
+/* dtest_request -- send `req`, expect its answer with `status` */
+void
+dtest_request(struct daemon *d, const struct proto_req *req, uint32_t status)
+{
+	ck_assert_uint_eq(dtest_answer(d, req)->status, status);
+}
+
+/* dtest_send_hdr -- a raw request header, zero-padded to `len` bytes */
+void
+dtest_send_hdr(struct daemon *d, uint32_t type, uint64_t size, size_t len)
+{
+	unsigned char hdr[PROTO_REQ_MAX] = {0};
+	uint32_t t = htobe32(type);
+	uint64_t sz = htobe64(size);
+	ck_assert_uint_ge(len, 12);
+	ck_assert_uint_le(len, sizeof(hdr));
+	memcpy(hdr, &t, 4);
+	memcpy(hdr + 4, &sz, 8);
+	dtest_send_raw(d, hdr, len);
 }
 
 /* dtest_serve_once -- start rpmemd, `req` answered 0, CLOSE, exit 0 */
@@ -207,8 +229,23 @@ dtest_serve_once(const struct proto_req *req)
 	struct daemon d;
 	dtest_start(&d);
 	dtest_request(&d, req, 0);
-	dtest_close(&d, 0);
-	dtest_finish(&d, 0);
+	dtest_done(&d);
+}
+
+/*
+ * dtest_refused_once -- start rpmemd, `req` answered `status`, exit
+ * `code`, and `log` (unless NULL) in its log
+ */
+void
+dtest_refused_once(const struct proto_req *req, uint32_t status, int code,
+	const char *log)
+{
+	struct daemon d;
+	dtest_start(&d);
+	dtest_request(&d, req, status);
+	dtest_finish(&d, code);
+	ck_assert_msg(!log || dtest_log_has(log), "no \"%s\" in %s", log,
+		Dtest_log);
 }
 
 /* dtest_log_has -- the daemon's log contains `needle` */
@@ -260,6 +297,14 @@ dtest_close(struct daemon *d, uint32_t status)
 	dtest_send_req(d, &c);
 	ck_assert(dtest_recv_resp(d, PROTO_MSG_CLOSE_RESP, &resp));
 	ck_assert_uint_eq(resp.status, status);
+}
+
+/* dtest_done -- CLOSE answered 0, then rpmemd exits 0 */
+void
+dtest_done(struct daemon *d)
+{
+	dtest_close(d, 0);
+	dtest_finish(d, 0);
 }
 
 /* dtest_setup -- a scratch dir with a pool the tests can open */

@@ -68,12 +68,27 @@ void dtest_send_req(struct daemon *d, const struct proto_req *req);
 bool dtest_recv_resp(struct daemon *d, uint32_t type,
 	struct proto_resp *resp);
 
+/* dtest_answer -- send `req`; its answer (static storage), whatever status */
+const struct proto_resp *dtest_answer(struct daemon *d,
+	const struct proto_req *req);
+
+/* dtest_send_hdr -- a request header of `type` and `size`, `len` bytes */
+void dtest_send_hdr(struct daemon *d, uint32_t type, uint64_t size,
+	size_t len);
+
 /* dtest_request -- send `req`, expect its answer with `status` */
 void dtest_request(struct daemon *d, const struct proto_req *req,
 	uint32_t status);
 
 /* dtest_serve_once -- start rpmemd, `req` answered 0, CLOSE, exit 0 */
 void dtest_serve_once(const struct proto_req *req);
+
+/*
+ * dtest_refused_once -- start rpmemd, `req` answered `status`, exit
+ * `code`, and `log` (unless NULL) in its log
+ */
+void dtest_refused_once(const struct proto_req *req, uint32_t status,
+	int code, const char *log);
 
 /* dtest_log_has -- the daemon's log contains `needle` */
 bool dtest_log_has(const char *needle);
@@ -86,6 +101,9 @@ struct proto_req dtest_open_req(uint16_t major, uint16_t minor);
 
 /* dtest_close -- CLOSE the session's pool; expect `status` */
 void dtest_close(struct daemon *d, uint32_t status);
+
+/* dtest_done -- CLOSE answered 0, then rpmemd exits 0 */
+void dtest_done(struct daemon *d);
 
 /* dtest_setup, dtest_teardown -- the scratch directory (a fixture) */
 void dtest_setup(void);

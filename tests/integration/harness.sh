@@ -11,6 +11,9 @@
 #   harness_stop_sshd DIR    stop that sshd (by the pid in its pid file)
 #   harness_rpmemd_cmd PSDIR LOG [ARG...]
 #                            print an RPMEM_CMD running the built rpmemd
+#   harness_test_env PSDIR PARTDIR
+#                            export RPMEM_TEST_TARGET, RPMEM_TEST_POOLSET_DIR
+#                            and RPMEM_TEST_PART_DIR for a C test program
 #   harness_pick_port        print a TCP port nobody listens on
 #   harness_netns_start TAG  make a network namespace joined to ours by a
 #                            veth pair, each end with an address of a
@@ -37,7 +40,8 @@
 # Every function returns non-zero with a message on stderr when it fails,
 # so callers may use `|| exit 1` even where `set -e` does not apply.
 # Environment: SSHD, SSH_KEYGEN, SSH (programs; found in PATH and /usr/sbin
-# when unset or empty), top_builddir (default: the repository root);
+# when unset or empty), top_srcdir and top_builddir (default: the
+# repository root; exported, top_builddir absolute);
 # HARNESS_ADDR (listen address, default 127.0.0.1) and HARNESS_NETNS (a
 # network namespace the caller made, to run sshd in) for partition tests.
 #
@@ -46,6 +50,11 @@
 # is stopped by the pid it wrote.
 
 HARNESS_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# the trees, for the sourcing script too: top_srcdir as given (default: the
+# repository root), top_builddir made absolute (default: top_srcdir)
+top_srcdir=${top_srcdir:-$(cd "$HARNESS_LIB_DIR/../.." && pwd)}
+top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
+export top_srcdir top_builddir
 # shellcheck source-path=SCRIPTDIR source=../common/tu.sh
 . "$HARNESS_LIB_DIR/../common/tu.sh"
 
@@ -425,6 +434,14 @@ harness_exit_trap() {
 	HARNESS_EXIT_LOGS=("$@")
 	trap harness_exit EXIT
 	trap 'exit 1' HUP INT TERM
+}
+
+# harness_test_env PSDIR PARTDIR -- export what a C test program of an
+# sshd target reads: RPMEM_TEST_TARGET (this harness's), _POOLSET_DIR and
+# _PART_DIR
+harness_test_env() {
+	export RPMEM_TEST_TARGET=$HARNESS_TARGET RPMEM_TEST_POOLSET_DIR=$1 \
+		RPMEM_TEST_PART_DIR=$2
 }
 
 # harness_rpmemd_cmd -- print an RPMEM_CMD that runs the built rpmemd

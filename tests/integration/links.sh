@@ -90,6 +90,23 @@ fail() {
 	failed=$((failed + 1))
 }
 
+# refused WHAT OUT OK [ERE FILE MSG]... -- WHAT (its status in $rc, its
+# output in OUT) failed and each FILE has a line matching its ERE, else
+# fail with MSG; say OK when all holds
+refused() {
+	local what=$1 out=$2 okmsg=$3
+	shift 3
+	if ((rc == 0)); then
+		fail "$what succeeded" "$out"
+		return
+	fi
+	while (($# >= 3)); do
+		grep -Eq -- "$1" "$2" || { fail "$3" "$2"; return; }
+		shift 3
+	done
+	echo "ok $name: $okmsg"
+}
+
 # run_case -- the two runs of one table row
 run_case() {
 	local target=$1 desc=$2 cmd=$3 wrap=$4 want=$5 set out rc
@@ -101,28 +118,20 @@ run_case() {
 	rc=0
 	RPMEM_CMD=$cmd $wrap "$rpmem" create "$set" >"$out.rpmem" 2>&1 ||
 		rc=$?
-	if ((rc == 0)); then
-		fail "rpmem create succeeded" "$out.rpmem"
-	elif ! grep -Eq -- "$want" "$out.rpmem"; then
-		fail "rpmem_errormsg() does not match '$want'" "$out.rpmem"
-	else
-		echo "ok $name: rpmem_errormsg() names the host and the cause"
-	fi
+	refused "rpmem create" "$out.rpmem" \
+		"rpmem_errormsg() names the host and the cause" \
+		"$want" "$out.rpmem" "rpmem_errormsg() does not match '$want'"
 	rm -f -- "$tmp/local/$name.part"
 
 	rc=0
 	RPMEM_CMD=$cmd RPMEM_LOG_FILE=$out.log $wrap "$pmempool" create obj \
 		--layout=links "$set" >"$out.pmempool" 2>&1 || rc=$?
-	if ((rc == 0)); then
-		fail "pmempool create succeeded" "$out.pmempool"
-	elif ! grep -q 'creating remote replica #1 failed' "$out.pmempool"
-	then
-		fail "libpmemobj's own words changed" "$out.pmempool"
-	elif ! grep -Eq -- "^librpmem: .*$want" "$out.log"; then
-		fail "the librpmem log does not match '$want'" "$out.log"
-	else
-		echo "ok $name: the librpmem log names the host and the cause"
-	fi
+	refused "pmempool create" "$out.pmempool" \
+		"the librpmem log names the host and the cause" \
+		'creating remote replica #1 failed' "$out.pmempool" \
+		"libpmemobj's own words changed" \
+		"^librpmem: .*$want" "$out.log" \
+		"the librpmem log does not match '$want'"
 	rm -f -- "$tmp/local/$name.part"
 }
 

@@ -53,11 +53,8 @@ main(void)
 	if (pool == MAP_FAILED)
 		return 2;
 
-	struct rpmem_pool_attr attr;
-	memset(&attr, 0, sizeof(attr));
-	memcpy(attr.signature, "R4TEST", 7);
-	attr.major = 1;
-	attr.uuid[0] = 4;
+	struct rpmem_pool_attr attr = { .signature = "R4TEST", .major = 1,
+		.uuid = { 4 } };
 	unsigned nlanes = 2;
 	RPMEMpool *rpp = rpmem_create(target, set, pool, POOL_SIZE, &nlanes,
 		&attr);

@@ -7,11 +7,8 @@
 # Skipped (77) where network namespaces cannot be made (not root).
 set -euo pipefail
 
-: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_srcdir:=$top_builddir}"
-export top_builddir top_srcdir
-# shellcheck source=tests/integration/harness.sh
-source "$top_srcdir/tests/integration/harness.sh"
+# shellcheck source-path=SCRIPTDIR source=harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-partition.XXXXXX")
 harness_netns_target r4 "$tmp"

@@ -40,6 +40,8 @@
 
 #include <libpmemobj.h>
 
+#include "tu.h"
+
 #define NSLOTS 600
 #define MAX_ALLOC_LEN 1500
 #define MAX_REALLOC_LEN 3000
@@ -106,21 +108,11 @@ fail(const char *fmt, ...)
 	exit(1);
 }
 
-/* mix -- splitmix64 finaliser: a well-spread 64-bit value from x */
-static uint64_t
-mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 /* content_byte -- byte k of the data of item id at version */
 static uint8_t
 content_byte(uint64_t id, uint64_t version, uint64_t k)
 {
-	uint64_t w = mix(id * 0x100000001b3ULL ^ version << 40 ^ (k >> 3));
+	uint64_t w = tu_mix(id * 0x100000001b3ULL ^ version << 40 ^ (k >> 3));
 	return (uint8_t)(w >> ((k & 7) * 8));
 }
 
@@ -163,7 +155,7 @@ item_fill(struct item *it, uint64_t id, uint64_t version, uint64_t len)
 static struct op
 plan(const struct model *m, uint64_t seed, uint64_t i)
 {
-	uint64_t r = mix(seed ^ mix(i));
+	uint64_t r = tu_mix(seed ^ tu_mix(i));
 	unsigned pick = (unsigned)(r % 20);
 	struct op op = { OP_MODIFY, 0, 0 };
 
@@ -329,6 +321,15 @@ tx_abort(PMEMobjpool *pop, struct root *rp, const struct op *op)
 		fail("abort did not restore slot %" PRIu64, op->slot);
 }
 
+/* the transaction of each kind of op */
+static void (*const Tx[])(PMEMobjpool *, struct root *, const struct op *) = {
+	[OP_ALLOC] = tx_alloc,
+	[OP_MODIFY] = tx_modify,
+	[OP_REALLOC] = tx_realloc,
+	[OP_REPLACE] = tx_replace,
+	[OP_ABORT] = tx_abort,
+};
+
 /* tx_count -- count one transaction in the root, transactionally */
 static void
 tx_count(PMEMobjpool *pop, struct root *rp)
@@ -384,23 +385,7 @@ run(PMEMobjpool *pop, struct root *rp, uint64_t n)
 	replay(m, rp, first);
 	for (uint64_t i = first; i < first + n; i++) {
 		struct op op = plan(m, seed, i);
-		switch (op.kind) {
-		case OP_ALLOC:
-			tx_alloc(pop, rp, &op);
-			break;
-		case OP_MODIFY:
-			tx_modify(pop, rp, &op);
-			break;
-		case OP_REALLOC:
-			tx_realloc(pop, rp, &op);
-			break;
-		case OP_REPLACE:
-			tx_replace(pop, rp, &op);
-			break;
-		case OP_ABORT:
-			tx_abort(pop, rp, &op);
-			break;
-		}
+		Tx[op.kind](pop, rp, &op);
 		model_apply(m, &op);
 		tx_count(pop, rp);
 	}

@@ -41,13 +41,8 @@
 #                          the first session carries on
 set -euo pipefail
 
-self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-top_builddir=$(cd "$top_builddir" && pwd)
-export top_srcdir top_builddir
 # shellcheck source-path=SCRIPTDIR source=harness.sh
-. "$top_srcdir/tests/integration/harness.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 prog=$top_builddir/tests/integration/pmemobj
 tu_need_built "$prog" "$top_builddir/rpmemd" \
@@ -330,6 +325,16 @@ lpart() {
 
 M=$((1024 * 1024))
 
+# synced_back SET WHAT NTX FILE... -- the FILEs removed, pmempool sync
+# rebuilds WHAT of SET, which then verifies with NTX transactions
+synced_back() {
+	local set=$1 what=$2 ntx=$3
+	shift 3
+	rm -- "$@"
+	ok "pmempool sync rebuilds $what" "$pmempool" sync "$set"
+	obj verify "$set" "$ntx"
+}
+
 # sc_create_replicated -- scenario 1
 sc_create_replicated() {
 	local set=$ld/pool.set mark
@@ -351,11 +356,9 @@ sc_create_replicated() {
 	logged "pmemobj_open opened the remote pool" "$mark" \
 		"request OPEN: desc 'remote.set' size $((16 * M)) "
 	obj verify "$set" $((NTX + NTX_MORE))
-	rm -- "$(lpart pool 0)"
-	ok "pmempool sync rebuilds the deleted master from the replica" \
-		"$pmempool" sync "$set"
+	synced_back "$set" "the deleted master from the replica" \
+		$((NTX + NTX_MORE)) "$(lpart pool 0)"
 	expect "master part is back" has_size "$(lpart pool 0)" $((16 * M))
-	obj verify "$set" $((NTX + NTX_MORE))
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
 }
 
@@ -381,10 +384,8 @@ sc_sync_recreates_replica() {
 		has_size "$part" $((24 * M))
 	expect "recreated part holds a PMEMOBJ header" is_pmemobj_hdr "$part" 0
 	obj verify "$set" "$NTX"
-	rm -- "$(lpart pool 0)"
-	ok "pmempool sync rebuilds the master from the recreated replica" \
-		"$pmempool" sync "$set"
-	obj verify "$set" "$NTX"
+	synced_back "$set" "the master from the recreated replica" "$NTX" \
+		"$(lpart pool 0)"
 
 	say "damaged replica: 64 bytes of the remote header overwritten"
 	dd if="$part" of="$d/hdr.good" bs=1 skip=256 count=64 status=none
@@ -399,10 +400,8 @@ sc_sync_recreates_replica() {
 	expect "damaged header bytes restored" \
 		same_bytes "$part" 256 64 "$d/hdr.good"
 	expect "recreated part holds a PMEMOBJ header" is_pmemobj_hdr "$part" 0
-	rm -- "$(lpart pool 0)"
-	ok "pmempool sync rebuilds the master from the recreated replica" \
-		"$pmempool" sync "$set"
-	obj verify "$set" "$NTX"
+	synced_back "$set" "the master from the recreated replica" "$NTX" \
+		"$(lpart pool 0)"
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
 	expect "pmempool rm -a removed the remote set file" \
 		gone "$psd/mirror/remote.set"
@@ -530,19 +529,16 @@ sc_two_replicas() {
 		test "$(grep -Ec '^Replica [12] - remote' "$base.out")" = 2
 
 	say "master and replica one lost: rebuilt from replica two"
-	rm -- "$(lpart pool 0)" "$(rpart a/one.set 0)"
-	ok "pmempool sync rebuilds master and replica one from replica two" \
-		"$pmempool" sync "$set"
+	synced_back "$set" "master and replica one from replica two" \
+		$((NTX + NTX_MORE)) "$(lpart pool 0)" "$(rpart a/one.set 0)"
 	expect "replica one recreated" \
 		has_size "$(rpart a/one.set 0)" $((24 * M))
-	obj verify "$set" $((NTX + NTX_MORE))
 
 	say "master and replica two lost: rebuilt from replica one"
-	rm -- "$(lpart pool 0)" "$(rpart two.set 0)" "$(rpart two.set 1)"
-	ok "pmempool sync rebuilds master and replica two from replica one" \
-		"$pmempool" sync "$set"
+	synced_back "$set" "master and replica two from replica one" \
+		$((NTX + NTX_MORE)) "$(lpart pool 0)" "$(rpart two.set 0)" \
+		"$(rpart two.set 1)"
 	expect "replica two recreated" has_size "$(rpart two.set 1)" $((12 * M))
-	obj verify "$set" $((NTX + NTX_MORE))
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
 }
 
@@ -577,10 +573,8 @@ sc_singlehdr() {
 	obj verify "$set" "$NTX"
 	obj extend "$set" "$NTX_MORE"
 	obj verify "$set" $((NTX + NTX_MORE))
-	rm -- "$(lpart pool 0)" "$(lpart pool 1)"
-	ok "pmempool sync rebuilds the SINGLEHDR master from the replica" \
-		"$pmempool" sync "$set"
-	obj verify "$set" $((NTX + NTX_MORE))
+	synced_back "$set" "the SINGLEHDR master from the replica" \
+		$((NTX + NTX_MORE)) "$(lpart pool 0)" "$(lpart pool 1)"
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
 }
 
@@ -597,10 +591,7 @@ sc_concurrent_lanes() {
 	logged "the session has more than one lane for the threads" "$mark" \
 		'([2-9]|[1-9][0-9]+) lanes connected'
 	obj verify "$set" 300
-	rm -- "$(lpart pool 0)"
-	ok "pmempool sync rebuilds the master from the replica" \
-		"$pmempool" sync "$set"
-	obj verify "$set" 300
+	synced_back "$set" "the master from the replica" 300 "$(lpart pool 0)"
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
 }
 
@@ -686,10 +677,8 @@ sc_pool_in_use() {
 	expect "the first session carried on and closed the pool" \
 		test "$hrc" = 0
 	obj verify "$set" 400
-	rm -- "$(lpart pool 0)" "$(lpart twin 0)"
-	ok "pmempool sync rebuilds the master from the replica" \
-		"$pmempool" sync "$set"
-	obj verify "$set" 400
+	synced_back "$set" "the master from the replica" 400 \
+		"$(lpart pool 0)" "$(lpart twin 0)"
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
 }
 

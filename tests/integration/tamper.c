@@ -68,9 +68,7 @@ static const struct attack Attacks[] = {
 static const char *const Sealed[] = { "encrypt", "authenticate" };
 
 static struct {
-	const char *target;
-	const char *poolset_dir;
-	const char *part_dir;
+	struct tu_target t;	/* TAMPER_TARGET, _POOLSET_DIR, _PART_DIR */
 	const char *log_dir;
 	const char *dir;
 } Env;
@@ -140,9 +138,9 @@ static bool
 pool_create(struct pool *p, const char *name)
 {
 	snprintf(p->set, sizeof(p->set), "%s.set", name);
-	snprintf(p->part, sizeof(p->part), "%s/%s.part", Env.part_dir, name);
+	snprintf(p->part, sizeof(p->part), "%s/%s.part", Env.t.part_dir, name);
 	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", Env.poolset_dir, p->set);
+	snprintf(path, sizeof(path), "%s/%s", Env.t.poolset_dir, p->set);
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return false;
@@ -157,7 +155,7 @@ pool_create(struct pool *p, const char *name)
 	memcpy(attr.signature, "TAMPER", 7);
 	attr.major = 1;
 	unsigned nlanes = 1;
-	p->rpp = rpmem_create(Env.target, p->set, p->mem, POOL_SIZE, &nlanes,
+	p->rpp = rpmem_create(Env.t.target, p->set, p->mem, POOL_SIZE, &nlanes,
 		&attr);
 	TU_EXPECT(p->rpp != NULL, "create %s: %s", p->set, rpmem_errormsg());
 	return p->rpp != NULL;
@@ -168,7 +166,7 @@ static void
 pool_drop(struct pool *p)
 {
 	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", Env.poolset_dir, p->set);
+	snprintf(path, sizeof(path), "%s/%s", Env.t.poolset_dir, p->set);
 	unlink(path);
 	unlink(p->part);
 	munmap(p->mem, POOL_SIZE);
@@ -311,9 +309,10 @@ run_capture(const char *policy, unsigned id)
 int
 main(void)
 {
-	Env.target = tu_need_or_exit(PROG, "TAMPER_TARGET");
-	Env.poolset_dir = tu_need_or_exit(PROG, "TAMPER_POOLSET_DIR");
-	Env.part_dir = tu_need_or_exit(PROG, "TAMPER_PART_DIR");
+	bool missing = false;
+	tu_target_load(PROG, "TAMPER", &Env.t, &missing);
+	if (missing)
+		exit(2);
 	Env.log_dir = tu_need_or_exit(PROG, "TAMPER_LOG_DIR");
 	Env.dir = tu_need_or_exit(PROG, "TAMPER_DIR");
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "pmdk_client.h"
+#include "tu.h"
 
 #define PIECES 32		/* mode-0 pieces */
 #define PIECE_MAX 65536
@@ -34,21 +35,11 @@ struct gen {
 	unsigned round;		/* a new pattern for every fill */
 };
 
-/* mix -- splitmix64's finaliser */
-static uint64_t
-mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 /* next -- the next number of the range stream */
 static uint64_t
 next(struct gen *g)
 {
-	g->state = mix(g->state);
+	g->state = tu_mix(g->state);
 	return g->state;
 }
 
@@ -63,10 +54,10 @@ below(struct gen *g, size_t n)
 static void
 fill(struct gen *g, unsigned char *pool, size_t off, size_t len)
 {
-	uint64_t key = mix(g->seed ^ ((uint64_t)++g->round << 40));
+	uint64_t key = tu_mix(g->seed ^ ((uint64_t)++g->round << 40));
 
 	for (size_t i = off; i < off + len; i++) {
-		uint64_t w = mix(key ^ (i >> 3));
+		uint64_t w = tu_mix(key ^ (i >> 3));
 		pool[i] = (unsigned char)(w >> (8 * (i & 7)));
 	}
 }
@@ -105,7 +96,7 @@ int
 pc_ops_run(struct pc_fip *fip, unsigned char *pool,
 		const struct pc_ops_cfg *cfg, struct pc_stats *st)
 {
-	struct gen g = {mix(cfg->seed), cfg->seed, 0};
+	struct gen g = {tu_mix(cfg->seed), cfg->seed, 0};
 	const size_t base = W01_HDR_SIZE, size = cfg->size;
 	const size_t room = size - base;
 	const unsigned inl = W01_PERSIST_SEND;
@@ -201,7 +192,7 @@ int
 pc_ops_verify(struct pc_fip *fip, const unsigned char *pool,
 		const struct pc_ops_cfg *cfg, struct pc_stats *st)
 {
-	struct gen g = {mix(~cfg->seed), cfg->seed, 0};
+	struct gen g = {tu_mix(~cfg->seed), cfg->seed, 0};
 	unsigned char *buf = malloc(cfg->size);
 	if (buf == NULL)
 		return -ENOMEM;

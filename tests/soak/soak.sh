@@ -32,15 +32,11 @@
 # all of it.  Exit status: the soak's (0 pass, 1 fail, 77 skipped).
 set -euo pipefail
 
-self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-export top_srcdir top_builddir
 # shellcheck source-path=SCRIPTDIR source=../integration/harness.sh
-. "$top_srcdir/tests/integration/harness.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../integration/harness.sh"
 
 prog=$top_builddir/tests/soak/soak
-rpmemd=$(cd "$top_builddir" && pwd)/rpmemd
+rpmemd=$top_builddir/rpmemd
 tu_need_built "$prog" "$rpmemd"
 
 profile=${SOAK_PROFILE:-soak}

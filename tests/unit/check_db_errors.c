@@ -131,9 +131,7 @@ static Suite *
 db_errors_suite(void)
 {
 	TCase *tc;
-	Suite *s = tu_suite("db-errors", "errors", dbt_setup, dbt_teardown,
-		&tc);
-	tcase_set_timeout(tc, 60);
+	Suite *s = dbt_suite("db-errors", "errors", &tc);
 	tcase_add_loop_test(tc, test_set_attr_refuses_zero_or_disagreeing_attrs,
 		0, 3);
 	tcase_add_loop_test(tc,
@@ -142,8 +140,4 @@ db_errors_suite(void)
 	return tu_suite_add(s, tc);
 }
 
-int
-main(void)
-{
-	return dbt_run(db_errors_suite());
-}
+DBT_MAIN(db_errors_suite)

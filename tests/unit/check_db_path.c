@@ -166,8 +166,7 @@ static Suite *
 db_path_suite(void)
 {
 	TCase *tc;
-	Suite *s = tu_suite("db_path", "core", dbt_setup, dbt_teardown, &tc);
-	tcase_set_timeout(tc, 60);
+	Suite *s = dbt_suite("db_path", "core", &tc);
 	tcase_add_test(tc, test_descriptors_leaving_poolset_dir_are_refused);
 	tcase_add_test(tc, test_refusal_log_names_the_descriptor);
 	tcase_add_test(tc, test_links_and_subdirs_beneath_are_followed);
@@ -176,8 +175,4 @@ db_path_suite(void)
 	return tu_suite_add(s, tc);
 }
 
-int
-main(void)
-{
-	return dbt_run(db_path_suite());
-}
+DBT_MAIN(db_path_suite)

@@ -91,6 +91,15 @@ seal(struct lanesec_stream *st, struct msg *m)
 	return lanesec_seal(st, p, 2, m->tag);
 }
 
+/* sealed_pair -- a client-to-server pair, m (of `seed`) sealed by its tx */
+static void
+sealed_pair(struct pair *p, int mode, struct msg *m, unsigned seed)
+{
+	pair_init(p, mode, LANESEC_C2S);
+	msg_fill(m, seed);
+	ck_assert_int_eq(seal(&p->tx, m), 0);
+}
+
 /* open -- open m's wire buffers in place */
 static int
 open_msg(struct lanesec_stream *st, struct msg *m)
@@ -129,10 +138,8 @@ START_TEST(any_flipped_bit_of_body_or_tag_fails_to_open)
 		HDR + DATA, HDR + DATA + LANESEC_TAG_LEN - 1 };
 	for (size_t s = 0; s < sizeof(spots) / sizeof(spots[0]); s++) {
 		struct pair p;
-		pair_init(&p, _i, LANESEC_C2S);
 		struct msg m;
-		msg_fill(&m, 1);
-		ck_assert_int_eq(seal(&p.tx, &m), 0);
+		sealed_pair(&p, _i, &m, 1);
 		size_t at = spots[s];
 		unsigned char *b = at < HDR ? &m.wire_hdr[at] :
 			at < HDR + DATA ? &m.wire_data[at - HDR] :
@@ -180,10 +187,8 @@ END_TEST
 START_TEST(other_direction_lane_or_session_keys_fail_to_open)
 {
 	struct pair p;
-	pair_init(&p, _i, LANESEC_C2S);
 	struct msg m;
-	msg_fill(&m, 3);
-	ck_assert_int_eq(seal(&p.tx, &m), 0);
+	sealed_pair(&p, _i, &m, 3);
 	struct msg saved = m;
 
 	/* the reverse direction of the same lane */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "tu_check.h"
 
 /* each byte class, as log_quote shows it */
 START_TEST(test_quote_escapes_what_could_forge_or_hide)
@@ -58,18 +59,16 @@ START_TEST(test_escape_keeps_quotes_and_bounds_the_output)
 }
 END_TEST
 
-int
-main(void)
+/* log_suite -- the quoting and escaping tests above */
+static Suite *
+log_suite(void)
 {
-	Suite *s = suite_create("log");
-	TCase *tc = tcase_create("quote");
+	TCase *tc;
+	Suite *s = tu_suite("log", "quote", NULL, NULL, &tc);
 	tcase_add_test(tc, test_quote_escapes_what_could_forge_or_hide);
 	tcase_add_test(tc, test_quote_cuts_long_strings_visibly);
 	tcase_add_test(tc, test_escape_keeps_quotes_and_bounds_the_output);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_suite_add(s, tc);
 }
+
+TU_MAIN(log_suite)

@@ -4,6 +4,7 @@
  */
 #include <check.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,20 @@ sample_attr(struct rpmem_pool_attr *attr)
 	}
 }
 
+/* new_hdr -- a zeroed header; if `obj`, signed PMEMOBJ, major 6 */
+static struct pool_hdr *
+new_hdr(bool obj)
+{
+	struct pool_hdr *hdr = calloc(1, sizeof(*hdr));
+
+	ck_assert_ptr_nonnull(hdr);
+	if (obj) {
+		memcpy(hdr->signature, "PMEMOBJ", 8);
+		hdr->major = 6;
+	}
+	return hdr;
+}
+
 START_TEST(test_layout_matches_pmdk_offsets)
 {
 	ck_assert_uint_eq(sizeof(struct pool_hdr), 4096);
@@ -90,9 +105,8 @@ END_TEST
 
 START_TEST(test_checksum_of_zero_header_is_zero_and_invalid)
 {
-	struct pool_hdr *hdr = calloc(1, sizeof(*hdr));
+	struct pool_hdr *hdr = new_hdr(false);
 
-	ck_assert_ptr_nonnull(hdr);
 	ck_assert_uint_eq(pool_hdr_checksum(hdr), 0);
 	ck_assert(pool_hdr_is_zero(hdr));
 	ck_assert(!pool_hdr_valid(hdr));
@@ -102,9 +116,8 @@ END_TEST
 
 START_TEST(test_checksum_counts_skipped_words_into_hi)
 {
-	struct pool_hdr *hdr = calloc(1, sizeof(*hdr));
+	struct pool_hdr *hdr = new_hdr(false);
 
-	ck_assert_ptr_nonnull(hdr);
 	hdr->signature[0] = 1;
 	/* 1024 words each add lo = 1 into hi */
 	ck_assert_uint_eq(pool_hdr_checksum(hdr), (uint64_t)1024 << 32 | 1);
@@ -118,12 +131,9 @@ END_TEST
 
 START_TEST(test_checksum_matches_reference_for_pmemobj_header)
 {
-	struct pool_hdr *hdr = calloc(1, sizeof(*hdr));
+	struct pool_hdr *hdr = new_hdr(true);
 	unsigned char *b = (unsigned char *)hdr;
 
-	ck_assert_ptr_nonnull(hdr);
-	memcpy(hdr->signature, "PMEMOBJ\0", 8);
-	hdr->major = 6;
 	ck_assert_uint_eq(pool_hdr_checksum(hdr), ref_checksum(b, 4096));
 
 	/* stuff everywhere, including the would-be checksum itself */
@@ -139,11 +149,8 @@ END_TEST
 
 START_TEST(test_checksum_set_makes_header_valid)
 {
-	struct pool_hdr *hdr = calloc(1, sizeof(*hdr));
+	struct pool_hdr *hdr = new_hdr(true);
 
-	ck_assert_ptr_nonnull(hdr);
-	memcpy(hdr->signature, "PMEMOBJ", 8);
-	hdr->major = 6;
 	ck_assert(!pool_hdr_valid(hdr));
 	pool_hdr_checksum_set(hdr);
 	ck_assert(pool_hdr_valid(hdr));
@@ -154,12 +161,9 @@ END_TEST
 
 START_TEST(test_flipping_any_covered_byte_invalidates_4k)
 {
-	struct pool_hdr *hdr = calloc(1, sizeof(*hdr));
+	struct pool_hdr *hdr = new_hdr(true);
 	unsigned char *b = (unsigned char *)hdr;
 
-	ck_assert_ptr_nonnull(hdr);
-	memcpy(hdr->signature, "PMEMOBJ", 8);
-	hdr->major = 6;
 	pool_hdr_checksum_set(hdr);
 
 	for (size_t i = 0; i < sizeof(*hdr); i++) {
@@ -174,12 +178,9 @@ END_TEST
 
 START_TEST(test_cksum_2k_covers_first_2k_and_ignores_rest)
 {
-	struct pool_hdr *hdr = calloc(1, sizeof(*hdr));
+	struct pool_hdr *hdr = new_hdr(true);
 	unsigned char *b = (unsigned char *)hdr;
 
-	ck_assert_ptr_nonnull(hdr);
-	memcpy(hdr->signature, "PMEMOBJ", 8);
-	hdr->major = 6;
 	hdr->features.incompat = POOL_FEAT_CKSUM_2K;
 	pool_hdr_checksum_set(hdr);
 
@@ -198,9 +199,8 @@ END_TEST
 START_TEST(test_attr_round_trip_keeps_raw_bytes)
 {
 	struct rpmem_pool_attr in, out;
-	struct pool_hdr *hdr = calloc(1, sizeof(*hdr));
+	struct pool_hdr *hdr = new_hdr(false);
 
-	ck_assert_ptr_nonnull(hdr);
 	sample_attr(&in);
 	pool_hdr_from_attr(hdr, &in);
 	ck_assert_mem_eq(hdr->signature, in.signature, 8);
@@ -220,9 +220,8 @@ START_TEST(test_zero_user_flags_become_this_machine)
 {
 	struct rpmem_pool_attr attr;
 	struct pool_arch_flags af;
-	struct pool_hdr *hdr = calloc(1, sizeof(*hdr));
+	struct pool_hdr *hdr = new_hdr(false);
 
-	ck_assert_ptr_nonnull(hdr);
 	sample_attr(&attr);
 	memset(attr.user_flags, 0, sizeof(attr.user_flags));
 	pool_hdr_from_attr(hdr, &attr);
@@ -242,9 +241,8 @@ END_TEST
 START_TEST(test_sds_is_clean_zero_state_with_valid_checksum)
 {
 	struct rpmem_pool_attr attr;
-	struct pool_hdr *hdr = calloc(1, sizeof(*hdr));
+	struct pool_hdr *hdr = new_hdr(false);
 
-	ck_assert_ptr_nonnull(hdr);
 	sample_attr(&attr);
 	attr.incompat_features |= POOL_FEAT_SDS;
 	memset(&hdr->sds, 0xee, sizeof(hdr->sds));

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "promoted.h"
+#include "tu_check.h"
 
 #define U1 "43f3a30d-2c7e-4814-82dc-dfd1a6e399e9"
 #define U2 "3f1c21e4-e81a-488d-a25d-012d077c67b4"
@@ -87,17 +88,6 @@ START_TEST(test_format_refuses_a_buffer_too_small)
 }
 END_TEST
 
-START_TEST(test_uuid_text_is_pmempools)
-{
-	/* PMDK keeps the first three fields little-endian */
-	const uint8_t u[16] = { 0x0d, 0xa3, 0xf3, 0x43, 0x7e, 0x2c, 0x14,
-		0x48, 0x82, 0xdc, 0xdf, 0xd1, 0xa6, 0xe3, 0x99, 0xe9 };
-	char s[PROMOTED_UUID_STR];
-	promoted_uuid_str(u, s);
-	ck_assert_str_eq(s, U1);
-}
-END_TEST
-
 START_TEST(test_write_read_remove_leave_no_temporary_file)
 {
 	char dir[] = "/tmp/check_promoted.XXXXXX";
@@ -124,32 +114,31 @@ START_TEST(test_write_read_remove_leave_no_temporary_file)
 }
 END_TEST
 
+START_TEST(test_uuid_text_is_pmempools)
+{
+	/* PMDK keeps the first three fields little-endian */
+	const uint8_t u[16] = { 0x0d, 0xa3, 0xf3, 0x43, 0x7e, 0x2c, 0x14,
+		0x48, 0x82, 0xdc, 0xdf, 0xd1, 0xa6, 0xe3, 0x99, 0xe9 };
+	char s[PROMOTED_UUID_STR];
+	promoted_uuid_str(u, s);
+	ck_assert_str_eq(s, U1);
+}
+END_TEST
+
 /* promoted_suite -- every case above */
 static Suite *
 promoted_suite(void)
 {
-	Suite *s = suite_create("promoted");
-	TCase *tc = tcase_create("core");
-
-	tcase_add_test(tc, test_formatted_marker_parses_back_to_the_same_fields);
+	TCase *tc;
+	Suite *s = tu_suite("promoted", "core", NULL, NULL, &tc);
 	tcase_add_loop_test(tc,
 		test_marker_text_is_accepted_only_when_whole_and_valid, 0,
 		(int)(sizeof(text_cases) / sizeof(text_cases[0])));
+	tcase_add_test(tc, test_formatted_marker_parses_back_to_the_same_fields);
 	tcase_add_test(tc, test_format_refuses_a_buffer_too_small);
 	tcase_add_test(tc, test_uuid_text_is_pmempools);
 	tcase_add_test(tc, test_write_read_remove_leave_no_temporary_file);
-	suite_add_tcase(s, tc);
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-/* main -- run the suite; non-zero exit when any test failed */
-int
-main(void)
-{
-	SRunner *sr = srunner_create(promoted_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+TU_MAIN(promoted_suite)

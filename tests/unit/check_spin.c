@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "spin.h"
+#include "tu_check.h"
 
 #define US 1000ULL
 #define BOUND (50 * US)
@@ -93,23 +94,13 @@ END_TEST
 static Suite *
 spin_suite(void)
 {
-	Suite *s = suite_create("spin");
-	TCase *tc = tcase_create("spin");
+	TCase *tc;
+	Suite *s = tu_suite("spin", "spin", NULL, NULL, &tc);
 	tcase_add_loop_test(tc, test_spins_as_the_waits_say, 0,
 		sizeof(Cases) / sizeof(Cases[0]));
 	tcase_add_loop_test(tc, test_bound_from_the_environment, 0,
 		sizeof(Env) / sizeof(Env[0]));
-	suite_add_tcase(s, tc);
-	return s;
+	return tu_suite_add(s, tc);
 }
 
-/* main -- run the suite; non-zero exit when any test failed */
-int
-main(void)
-{
-	SRunner *sr = srunner_create(spin_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+TU_MAIN(spin_suite)

@@ -143,49 +143,42 @@ fill(char *buf, const char *prefix, char c, size_t n, const char *suffix)
 	strcpy(buf + plen + n, suffix);
 }
 
-START_TEST(test_user_of_32_chars_is_accepted_33_refused)
+/*
+ * long fields: <prefix><n times c><suffix>; a user of up to 32 bytes, a
+ * host of up to 255, a port of any number of leading zeros
+ */
+static const struct long_case {
+	const char *prefix;
+	char c;
+	size_t n;
+	const char *suffix;
+	int ret;
+	size_t user, node;	/* their lengths on success; 0: unchecked */
+	const char *service;	/* on success; NULL: unchecked */
+} Long_cases[] = {
+	{ "", 'u', 32, "@host", 0, 32, 0, NULL },
+	{ "", 'u', 33, "@host", -EINVAL, 0, 0, NULL },
+	{ "user@", 'h', 255, ":22", 0, 0, 255, "22" },
+	{ "user@", 'h', 256, ":22", -EINVAL, 0, 0, NULL },
+	{ "[", 'a', 256, "]", -EINVAL, 0, 0, NULL },
+	{ "", ':', 256, "", -EINVAL, 0, 0, NULL },
+	{ "host:", '0', 300, "8", 0, 0, 0, "8" },
+};
+
+START_TEST(test_long_fields_are_bounded)
 {
-	char buf[128];
-	struct target t;
-
-	fill(buf, "", 'u', 32, "@host");
-	ck_assert_int_eq(target_parse(buf, &t), 0);
-	ck_assert_uint_eq(strlen(t.user), 32);
-
-	fill(buf, "", 'u', 33, "@host");
-	ck_assert_int_eq(target_parse(buf, &t), -EINVAL);
-}
-END_TEST
-
-START_TEST(test_host_of_255_chars_is_accepted_256_refused)
-{
+	const struct long_case *c = &Long_cases[_i];
 	char buf[512];
 	struct target t;
 
-	fill(buf, "user@", 'h', 255, ":22");
-	ck_assert_int_eq(target_parse(buf, &t), 0);
-	ck_assert_uint_eq(strlen(t.node), 255);
-	ck_assert_str_eq(t.service, "22");
-
-	fill(buf, "user@", 'h', 256, ":22");
-	ck_assert_int_eq(target_parse(buf, &t), -EINVAL);
-
-	fill(buf, "[", 'a', 256, "]");
-	ck_assert_int_eq(target_parse(buf, &t), -EINVAL);
-
-	fill(buf, "", ':', 256, "");
-	ck_assert_int_eq(target_parse(buf, &t), -EINVAL);
-}
-END_TEST
-
-START_TEST(test_port_with_many_leading_zeros_is_canonicalised)
-{
-	char buf[512];
-	struct target t;
-
-	fill(buf, "host:", '0', 300, "8");
-	ck_assert_int_eq(target_parse(buf, &t), 0);
-	ck_assert_str_eq(t.service, "8");
+	fill(buf, c->prefix, c->c, c->n, c->suffix);
+	ck_assert_int_eq(target_parse(buf, &t), c->ret);
+	if (c->user)
+		ck_assert_uint_eq(strlen(t.user), c->user);
+	if (c->node)
+		ck_assert_uint_eq(strlen(t.node), c->node);
+	if (c->service)
+		ck_assert_str_eq(t.service, c->service);
 }
 END_TEST
 
@@ -221,9 +214,8 @@ target_suite(void)
 			0, (int)(sizeof(good_cases) / sizeof(good_cases[0])));
 	tcase_add_loop_test(tc, test_malformed_targets_are_refused,
 			0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
-	tcase_add_test(tc, test_user_of_32_chars_is_accepted_33_refused);
-	tcase_add_test(tc, test_host_of_255_chars_is_accepted_256_refused);
-	tcase_add_test(tc, test_port_with_many_leading_zeros_is_canonicalised);
+	tcase_add_loop_test(tc, test_long_fields_are_bounded, 0,
+		(int)(sizeof(Long_cases) / sizeof(Long_cases[0])));
 	tcase_add_test(tc, test_null_arguments_are_refused);
 	tcase_add_test(tc, test_reused_target_struct_is_fully_overwritten);
 	return tu_suite_add(s, tc);

@@ -155,26 +155,78 @@ dbt_read_hdr(const char *path, struct pool_hdr *hdr)
 	close(fd);
 }
 
-/* dbt_made -- create the pool of set `set` with `attr`, then close it */
-void
-dbt_made(const char *set, const struct rpmem_pool_attr *attr)
+/* dbt_suite -- a suite whose case `tcase` (*tc) runs each test in a tree */
+Suite *
+dbt_suite(const char *name, const char *tcase, TCase **tc)
+{
+	Suite *s = tu_suite(name, tcase, dbt_setup, dbt_teardown, tc);
+	tcase_set_timeout(*tc, 60);
+	return s;
+}
+
+/* dbt_create -- the pool of set `set`, created with `attr` */
+struct db_pool *
+dbt_create(const char *set, const struct rpmem_pool_attr *attr)
 {
 	struct db_pool *pool;
 	int ret = db_pool_create(dbt_db, set, attr, &pool);
 	ck_assert_msg(ret == 0, "create of %s: %d", set, ret);
-	ret = db_pool_close(pool, false);
-	ck_assert_msg(ret == 0, "close of %s after create: %d", set, ret);
+	return pool;
+}
+
+/* dbt_open -- the pool of set `set`, opened */
+struct db_pool *
+dbt_open(const char *set)
+{
+	struct db_pool *pool;
+	int ret = db_pool_open(dbt_db, set, &pool);
+	ck_assert_msg(ret == 0, "open of %s: %d", set, ret);
+	return pool;
+}
+
+/* dbt_close -- close `pool`, keeping its parts */
+void
+dbt_close(struct db_pool *pool)
+{
+	int ret = db_pool_close(pool, false);
+	ck_assert_msg(ret == 0, "close: %d", ret);
+}
+
+/* dbt_made -- create the pool of set `set` with `attr`, then close it */
+void
+dbt_made(const char *set, const struct rpmem_pool_attr *attr)
+{
+	dbt_close(dbt_create(set, attr));
+}
+
+/* dbt_pool_made -- dbt_made of <prefix>.set: `nparts` parts of 2 MiB */
+void
+dbt_pool_made(const char *prefix, unsigned nparts, unsigned char seed,
+		struct rpmem_pool_attr *attr)
+{
+	char set[64];
+
+	snprintf(set, sizeof(set), "%s.set", prefix);
+	dbt_attr(attr, seed);
+	ck_assert_uint_le(nparts, 3);
+	dbt_write_set(dbt_sets, set, "", prefix, nparts, 2U, 2U, 2U);
+	dbt_made(set, attr);
 }
 
 /* dbt_reopens -- the pool of set `set` opens, then closes */
 void
 dbt_reopens(const char *set)
 {
-	struct db_pool *pool;
-	int ret = db_pool_open(dbt_db, set, &pool);
-	ck_assert_msg(ret == 0, "open of %s: %d", set, ret);
-	ret = db_pool_close(pool, false);
-	ck_assert_msg(ret == 0, "close of %s after open: %d", set, ret);
+	dbt_close(dbt_open(set));
+}
+
+/* dbt_reopens_as -- the pool of set `set` opens with `attr`, then closes */
+void
+dbt_reopens_as(const char *set, const struct rpmem_pool_attr *attr)
+{
+	struct db_pool *pool = dbt_open(set);
+	ck_assert_mem_eq(&pool->attr, attr, sizeof(*attr));
+	dbt_close(pool);
 }
 
 /* dbt_parts_gone -- none of parts 0..n-1 of `prefix` exists */

@@ -33,6 +33,15 @@ void dbt_teardown(void);
 /* dbt_run -- run `s` under a fresh root; EXIT_SUCCESS or EXIT_FAILURE */
 int dbt_run(Suite *s);
 
+/* DBT_MAIN -- the main of a db test program: dbt_run the suite of `make` */
+#define DBT_MAIN(make) \
+int main(void); \
+int \
+main(void) \
+{ \
+	return dbt_run(make()); \
+}
+
 /* dbt_path -- "<dir>/<name>" from a small ring of static buffers */
 const char *dbt_path(const char *dir, const char *name);
 
@@ -58,11 +67,34 @@ void dbt_attr(struct rpmem_pool_attr *attr, unsigned char seed);
 /* dbt_read_hdr -- the first 4 KiB of a file */
 void dbt_read_hdr(const char *path, struct pool_hdr *hdr);
 
+/* dbt_suite -- a suite whose case `tcase` (*tc) runs each test in a tree */
+Suite *dbt_suite(const char *name, const char *tcase, TCase **tc);
+
+/* dbt_create -- the pool of set `set`, created with `attr` */
+struct db_pool *dbt_create(const char *set,
+		const struct rpmem_pool_attr *attr);
+
+/* dbt_open -- the pool of set `set`, opened */
+struct db_pool *dbt_open(const char *set);
+
+/* dbt_close -- close `pool`, keeping its parts */
+void dbt_close(struct db_pool *pool);
+
 /* dbt_made -- create the pool of set `set` with `attr`, then close it */
 void dbt_made(const char *set, const struct rpmem_pool_attr *attr);
 
+/*
+ * dbt_pool_made -- attributes `attr` of `seed`, set <prefix>.set of
+ * `nparts` (at most 3) parts of 2 MiB, its pool made
+ */
+void dbt_pool_made(const char *prefix, unsigned nparts, unsigned char seed,
+		struct rpmem_pool_attr *attr);
+
 /* dbt_reopens -- the pool of set `set` opens, then closes */
 void dbt_reopens(const char *set);
+
+/* dbt_reopens_as -- the pool of set `set` opens with `attr`, then closes */
+void dbt_reopens_as(const char *set, const struct rpmem_pool_attr *attr);
 
 /* dbt_parts_gone -- none of parts 0..n-1 of `prefix` exists */
 void dbt_parts_gone(const char *prefix, unsigned n);
