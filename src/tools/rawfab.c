@@ -407,16 +407,8 @@ rawfab_close(struct rawfab *rf)
 		if (e->cq)
 			fi_close(&e->cq->fid);
 	}
-	if (rf->mr)
-		fi_close(&rf->mr->fid);
-	if (rf->eq)
-		fi_close(&rf->eq->fid);
-	if (rf->domain)
-		fi_close(&rf->domain->fid);
-	if (rf->fabric)
-		fi_close(&rf->fabric->fid);
-	if (rf->info)
-		fi_freeinfo(rf->info);
+	fab_objs_close(rf->mr, NULL, rf->eq, rf->domain, rf->fabric,
+		rf->info);
 	if (rf->sock >= 0)
 		close(rf->sock);
 	if (rf->pid > 0)

@@ -254,16 +254,7 @@ peer_close(struct peer *p)
 	}
 	if (p->pep)
 		fi_close(&p->pep->fid);
-	if (p->mr)
-		fi_close(&p->mr->fid);
-	if (p->eq)
-		fi_close(&p->eq->fid);
-	if (p->domain)
-		fi_close(&p->domain->fid);
-	if (p->fabric)
-		fi_close(&p->fabric->fid);
-	if (p->info)
-		fi_freeinfo(p->info);
+	fab_objs_close(p->mr, NULL, p->eq, p->domain, p->fabric, p->info);
 	free(p->bufs);
 }
 

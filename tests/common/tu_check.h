@@ -35,6 +35,10 @@ void tu_unlink_quiet(const char *path);
 void tu_poolset_write(const char *path, const char (*part)[PATH_MAX],
 	unsigned nparts, size_t part_size, const char *option);
 
+/* tu_poolset_unlink -- remove the parts of a set file, then the file */
+void tu_poolset_unlink(const char *path, const char (*part)[PATH_MAX],
+	unsigned nparts);
+
 /* tu_pool_map -- page-aligned anonymous memory for a local pool */
 void *tu_pool_map(size_t size);
 

@@ -24,6 +24,16 @@ tu_unlink_quiet(const char *path)
 		"cannot remove %s: %s", path, strerror(errno));
 }
 
+/* tu_poolset_unlink -- the parts, then the set file; missing ones are fine */
+void
+tu_poolset_unlink(const char *path, const char (*part)[PATH_MAX],
+	unsigned nparts)
+{
+	for (unsigned i = 0; i < nparts; i++)
+		tu_unlink_quiet(part[i]);
+	tu_unlink_quiet(path);
+}
+
 /* tu_poolset_write -- a set file naming the parts, each removed first */
 void
 tu_poolset_write(const char *path, const char (*part)[PATH_MAX],

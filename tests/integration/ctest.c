@@ -63,9 +63,8 @@ pool_set(struct tset *s, const char *name, unsigned nparts,
 void
 set_unlink(const struct tset *s)
 {
-	for (unsigned i = 0; i < s->nparts; i++)
-		tu_unlink_quiet(s->part[i]);
-	tu_unlink_quiet(s->path);
+	tu_poolset_unlink(s->path, (const char (*)[PATH_MAX])s->part,
+		s->nparts);
 }
 
 /* parts_exist -- how many of the set's part files exist */

@@ -169,9 +169,8 @@ set_make(struct tset *s, const char *name, unsigned nparts,
 void
 set_unlink(const struct tset *s)
 {
-	for (unsigned i = 0; i < s->nparts; i++)
-		tu_unlink_quiet(s->part[i]);
-	tu_unlink_quiet(s->path);
+	tu_poolset_unlink(s->path, (const char (*)[PATH_MAX])s->part,
+		s->nparts);
 }
 
 /* set_locate -- the part and file offset holding pool offset `off` */
