@@ -342,6 +342,13 @@ fail_now(const void *ret, bool direct, const char *what)
 
 #define CALLER __builtin_return_address(0)
 #define START() do { if (Fa.state == 0) init(); } while (0)
+/* ENOMEM_IF -- a call that is to fail returns `ret` with ENOMEM */
+#define ENOMEM_IF(fail, ret) do { \
+	if (fail) { \
+		errno = ENOMEM; \
+		return ret; \
+	} \
+} while (0)
 
 /* malloc -- boot memory while starting, else counted */
 void *
@@ -352,10 +359,7 @@ malloc(size_t n)
 			return boot_alloc(n);
 		START();
 	}
-	if (fail_now(CALLER, true, "malloc")) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	ENOMEM_IF(fail_now(CALLER, true, "malloc"), NULL);
 	return Real.malloc(n);
 }
 
@@ -369,10 +373,7 @@ calloc(size_t n, size_t size)
 				boot_alloc(n * size);
 		START();
 	}
-	if (fail_now(CALLER, true, "calloc")) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	ENOMEM_IF(fail_now(CALLER, true, "calloc"), NULL);
 	return Real.calloc(n, size);
 }
 
@@ -388,10 +389,7 @@ realloc(void *p, size_t n)
 			memcpy(q, p, n < room ? n : room);
 		return q;
 	}
-	if (fail_now(CALLER, true, "realloc")) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	ENOMEM_IF(fail_now(CALLER, true, "realloc"), NULL);
 	return Real.realloc(p, n);
 }
 
@@ -404,10 +402,7 @@ reallocarray(void *p, size_t n, size_t size)
 		return NULL;
 	}
 	START();
-	if (fail_now(CALLER, true, "reallocarray")) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	ENOMEM_IF(fail_now(CALLER, true, "reallocarray"), NULL);
 	return Real.realloc(p, n * size);
 }
 
@@ -436,10 +431,7 @@ void *
 aligned_alloc(size_t align, size_t n)
 {
 	START();
-	if (fail_now(CALLER, true, "aligned_alloc")) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	ENOMEM_IF(fail_now(CALLER, true, "aligned_alloc"), NULL);
 	return Real.aligned_alloc(align, n);
 }
 
@@ -448,10 +440,7 @@ void *
 memalign(size_t align, size_t n)
 {
 	START();
-	if (fail_now(CALLER, true, "memalign")) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	ENOMEM_IF(fail_now(CALLER, true, "memalign"), NULL);
 	return Real.memalign(align, n);
 }
 
@@ -469,10 +458,7 @@ lib_fail(const void *ret, const char *what)
 char *
 strdup(const char *s)
 {
-	if (lib_fail(CALLER, "strdup")) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	ENOMEM_IF(lib_fail(CALLER, "strdup"), NULL);
 	return Real.strdup(s);
 }
 
@@ -480,10 +466,7 @@ strdup(const char *s)
 char *
 strndup(const char *s, size_t n)
 {
-	if (lib_fail(CALLER, "strndup")) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	ENOMEM_IF(lib_fail(CALLER, "strndup"), NULL);
 	return Real.strndup(s, n);
 }
 
@@ -491,10 +474,7 @@ strndup(const char *s, size_t n)
 int
 vasprintf(char **out, const char *fmt, va_list ap)
 {
-	if (lib_fail(CALLER, "vasprintf")) {
-		errno = ENOMEM;
-		return -1;
-	}
+	ENOMEM_IF(lib_fail(CALLER, "vasprintf"), -1);
 	return Real.vasprintf(out, fmt, ap);
 }
 
@@ -502,10 +482,7 @@ vasprintf(char **out, const char *fmt, va_list ap)
 int
 asprintf(char **out, const char *fmt, ...)
 {
-	if (lib_fail(CALLER, "asprintf")) {
-		errno = ENOMEM;
-		return -1;
-	}
+	ENOMEM_IF(lib_fail(CALLER, "asprintf"), -1);
 	va_list ap;
 	va_start(ap, fmt);
 	int r = Real.vasprintf(out, fmt, ap);
@@ -517,10 +494,7 @@ asprintf(char **out, const char *fmt, ...)
 ssize_t
 getdelim(char **line, size_t *cap, int delim, FILE *f)
 {
-	if (lib_fail(CALLER, "getdelim")) {
-		errno = ENOMEM;
-		return -1;
-	}
+	ENOMEM_IF(lib_fail(CALLER, "getdelim"), -1);
 	return Real.getdelim(line, cap, delim, f);
 }
 
@@ -528,10 +502,7 @@ getdelim(char **line, size_t *cap, int delim, FILE *f)
 ssize_t
 getline(char **line, size_t *cap, FILE *f)
 {
-	if (lib_fail(CALLER, "getline")) {
-		errno = ENOMEM;
-		return -1;
-	}
+	ENOMEM_IF(lib_fail(CALLER, "getline"), -1);
 	return Real.getdelim(line, cap, '\n', f);
 }
 
@@ -539,10 +510,7 @@ getline(char **line, size_t *cap, FILE *f)
 char *
 realpath(const char *path, char *resolved)
 {
-	if (!resolved && lib_fail(CALLER, "realpath")) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	ENOMEM_IF(!resolved && lib_fail(CALLER, "realpath"), NULL);
 	return Real.realpath(path, resolved);
 }
 
@@ -550,10 +518,7 @@ realpath(const char *path, char *resolved)
 FILE *
 fopen(const char *path, const char *mode)
 {
-	if (lib_fail(CALLER, "fopen")) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	ENOMEM_IF(lib_fail(CALLER, "fopen"), NULL);
 	return Real.fopen(path, mode);
 }
 
@@ -561,10 +526,7 @@ fopen(const char *path, const char *mode)
 FILE *
 fdopen(int fd, const char *mode)
 {
-	if (lib_fail(CALLER, "fdopen")) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	ENOMEM_IF(lib_fail(CALLER, "fdopen"), NULL);
 	return Real.fdopen(fd, mode);
 }
 
@@ -572,10 +534,7 @@ fdopen(int fd, const char *mode)
 DIR *
 opendir(const char *path)
 {
-	if (lib_fail(CALLER, "opendir")) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	ENOMEM_IF(lib_fail(CALLER, "opendir"), NULL);
 	return Real.opendir(path);
 }
 
