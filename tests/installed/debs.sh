@@ -10,12 +10,9 @@
 # and the other tests share the machine meanwhile.
 set -uo pipefail
 
-: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_srcdir:=$top_builddir}"
-if [[ ${RPMEM_TEST_PACKAGES:-0} != 1 ]]; then
-	echo "debs.sh: skipped; set RPMEM_TEST_PACKAGES=1 to build packages"
-	exit 77
-fi
+# shellcheck source-path=SCRIPTDIR source=pkg.sh
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/pkg.sh"
+pkg_gate debs.sh "set RPMEM_TEST_PACKAGES=1 to build packages"
 # a make of our own inside dpkg-buildpackage, not a child of make check's
 unset MAKEFLAGS MFLAGS MAKELEVEL
 out=$top_builddir/build/deb

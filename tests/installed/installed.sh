@@ -44,6 +44,8 @@ top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
 top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
 debs=${RPMEM_DEBS:-$top_builddir/build/deb}
 pkgs=(librpmem1 rpmemd rpmem-tools)
+# shellcheck source-path=SCRIPTDIR source=pkg.sh
+. "$self/pkg.sh"
 
 # say -- a progress line
 say() {
@@ -56,31 +58,18 @@ refuse() {
 	exit 1
 }
 
-if [[ ${RPMEM_TEST_PACKAGES:-0} != 1 ]]; then
-	echo "installed.sh: skipped; it installs and purges packages:" \
-		"set RPMEM_TEST_PACKAGES=1 (scripts/test.sh does)"
-	exit 77
-fi
+pkg_gate installed.sh "it installs and purges packages: set" \
+	"RPMEM_TEST_PACKAGES=1 (scripts/test.sh does)"
 [[ $(id -u) == 0 ]] || refuse "dpkg, namespaces and sshd on port 22 need root"
 for prog in dpkg ip unshare mount ssh ssh-keygen pmempool cc; do
 	command -v "$prog" >/dev/null ||
 		refuse "$prog is missing (scripts/setup.sh installs it)"
 done
 [[ -x /usr/sbin/sshd ]] || refuse "/usr/sbin/sshd is missing (openssh-server)"
-arch=$(dpkg --print-architecture)
-multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null) ||
-	multiarch=$(gcc -print-multiarch)
-files=()
-for p in "${pkgs[@]}"; do
-	f=$(compgen -G "$debs/${p}_*_$arch.deb" | head -n 1) ||
-		refuse "no ${p}_*_$arch.deb in $debs (tests/installed/debs.sh)"
-	files+=("$f")
-	status=$(dpkg-query -W -f='${db:Status-Abbrev} ${Version}' "$p" \
-		2>/dev/null) || status=
-	[[ -z $status || $status == un* || $status == pn* ]] ||
-		refuse "package $p is installed ($status), and this test" \
-			"would replace and purge it; remove it first"
-done
+pkg_arch
+pkg_debs "$debs" "${pkgs[@]}"
+files=("${pkg_files[@]}")
+pkg_absent "${pkgs[@]}"
 status=$(dpkg-query -W -f='${db:Status-Abbrev}' librpmem-dev 2>/dev/null) ||
 	status=
 [[ -z $status || $status == un* || $status == pn* ]] ||

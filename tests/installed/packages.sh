@@ -11,16 +11,11 @@
 # the build tree).  Installs nothing.
 set -uo pipefail
 
-: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_srcdir:=$top_builddir}"
-if [[ ${RPMEM_TEST_PACKAGES:-0} != 1 ]]; then
-	echo "packages.sh: skipped; set RPMEM_TEST_PACKAGES=1"
-	exit 77
-fi
+# shellcheck source-path=SCRIPTDIR source=pkg.sh
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/pkg.sh"
+pkg_gate packages.sh "set RPMEM_TEST_PACKAGES=1"
 debs=${RPMEM_DEBS:-$top_builddir/build/deb}
-arch=$(dpkg --print-architecture)
-ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null) ||
-	ma=$(gcc -print-multiarch)
+pkg_arch
 version=$(sed -n 's/^PACKAGE_VERSION = //p' "$top_builddir/Makefile")
 # the packages' version: epoch 1 over the tree's (debian/changelog)
 debversion=1:$version
@@ -39,12 +34,12 @@ deb() {
 
 # package | a path it must hold (as dpkg-deb -c prints it, without ./)
 contents=(
-	"librpmem1|usr/lib/$ma/librpmem.so.1.0.0"
-	"librpmem1|usr/lib/$ma/librpmem.so.1 -> librpmem.so.1.0.0"
+	"librpmem1|usr/lib/$multiarch/librpmem.so.1.0.0"
+	"librpmem1|usr/lib/$multiarch/librpmem.so.1 -> librpmem.so.1.0.0"
 	"librpmem1|usr/share/doc/librpmem1/copyright"
 	"librpmem-dev|usr/include/librpmem.h"
-	"librpmem-dev|usr/lib/$ma/librpmem.so -> librpmem.so.1.0.0"
-	"librpmem-dev|usr/lib/$ma/pkgconfig/librpmem.pc"
+	"librpmem-dev|usr/lib/$multiarch/librpmem.so -> librpmem.so.1.0.0"
+	"librpmem-dev|usr/lib/$multiarch/pkgconfig/librpmem.pc"
 	"librpmem-dev|usr/share/man/man3/rpmem_create.3.gz"
 	"librpmem-dev|usr/share/man/man3/rpmem_persist.3.gz"
 	"librpmem-dev|usr/share/man/man3/rpmem_open.3.gz -> rpmem_create.3.gz"

@@ -27,12 +27,11 @@ debs=${RPMEM_DEBS:-$top_builddir/build/deb}
 pkgs=(librpmem1 rpmemd)
 old=1.10-2
 page=/usr/share/man/man1/rpmemd.1.gz
+# shellcheck source-path=SCRIPTDIR source=pkg.sh
+. "$self/pkg.sh"
 
-if [[ ${RPMEM_TEST_PACKAGES:-0} != 1 ]]; then
-	echo "upgrade.sh: skipped; it installs and purges packages:" \
-		"set RPMEM_TEST_PACKAGES=1 (scripts/test.sh does)"
-	exit 77
-fi
+pkg_gate upgrade.sh "it installs and purges packages: set" \
+	"RPMEM_TEST_PACKAGES=1 (scripts/test.sh does)"
 if [[ $(id -u) != 0 ]]; then
 	echo "upgrade.sh: skipped; dpkg and apt-get need root"
 	exit 77
@@ -47,21 +46,10 @@ refuse() {
 for prog in dpkg dpkg-deb apt-get gzip cc; do
 	command -v "$prog" >/dev/null || refuse "$prog is missing"
 done
-arch=$(dpkg --print-architecture)
-multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null) ||
-	multiarch=$(gcc -print-multiarch)
-ours=()
-for p in "${pkgs[@]}"; do
-	f=$(compgen -G "$debs/${p}_*_$arch.deb" | head -n 1) ||
-		refuse "no ${p}_*_$arch.deb in $debs (tests/installed/debs.sh)"
-	ours+=("$f")
-done
-for p in "${pkgs[@]}" librpmem-dev rpmem-tools; do
-	status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null) ||
-		status=
-	[[ -z $status || $status == un* || $status == pn* ]] ||
-		refuse "package $p is installed ($status); remove it first"
-done
+pkg_arch
+pkg_debs "$debs" "${pkgs[@]}"
+ours=("${pkg_files[@]}")
+pkg_absent "${pkgs[@]}" librpmem-dev rpmem-tools
 ! ldconfig -p | grep -q 'librpmem\.so\.1 ' ||
 	refuse "a librpmem.so.1 is already in the linker cache"
 
