@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fdio.h"
 #include "log.h"
 #include "ssh.h"
 
@@ -89,16 +90,6 @@ ssh_cmd_fini(void)
 	free(Cmd.cmds);
 	free(Cmd.cmd);
 	memset(&Cmd, 0, sizeof(Cmd));
-}
-
-/* left_ms -- time left until `deadline`, for poll(2) */
-static int
-left_ms(long long deadline)
-{
-	long long left = deadline - clock_ms();
-	if (left <= 0)
-		return 0;
-	return left > 1000000 ? 1000000 : (int)left;
 }
 
 /* ssh_shell_quote -- append `str` single-quoted for a POSIX shell */
@@ -250,81 +241,40 @@ drain_stderr(struct ssh *ssh)
 	}
 }
 
-/*
- * wait_fd -- poll `fd` for `events` while draining stderr; 0 when ready,
- * -ETIMEDOUT when the deadline passes.
- */
+/* stderr_ready -- fdio's watch of the child's stderr: keep its tail */
 static int
-wait_fd(struct ssh *ssh, int fd, short events, long long deadline)
+stderr_ready(void *arg)
 {
-	for (;;) {
-		struct pollfd pfd[2] = {
-			{ .fd = fd, .events = events },
-			{ .fd = ssh->err, .events = POLLIN },
-		};
-		int r = poll(pfd, ssh->err >= 0 ? 2 : 1, left_ms(deadline));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (ssh->err >= 0 && pfd[1].revents)
-			drain_stderr(ssh);
-		if (pfd[0].revents)
-			return 0;
-		if (r == 0 || clock_ms() >= deadline)
-			return -ETIMEDOUT;
-	}
+	struct ssh *ssh = arg;
+	drain_stderr(ssh);
+	return ssh->err < 0;	/* at its end: watch it no more */
+}
+
+/* watch -- stderr as the watch of a transfer, drained while it waits */
+static struct fdio_watch
+watch(struct ssh *ssh)
+{
+	return (struct fdio_watch){ ssh->err, stderr_ready, ssh };
 }
 
 /* ssh_send -- write all of buf to the child's stdin */
 int
 ssh_send(struct ssh *ssh, const void *buf, size_t len, int timeout_ms)
 {
-	long long deadline = clock_ms() + timeout_ms;
-	const char *p = buf;
-	while (len) {
-		int r = wait_fd(ssh, ssh->in, POLLOUT, deadline);
-		if (r)
-			return r;
-		ssize_t n = send(ssh->in, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			return errno == EPIPE ? -ECONNRESET : -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	struct fdio_watch w = watch(ssh);
+	return fdio_send(ssh->in, buf, len, clock_ms() + timeout_ms, &w);
 }
 
 /* ssh_recv -- read exactly len bytes from the child's stdout */
 int
 ssh_recv(struct ssh *ssh, void *buf, size_t len, int timeout_ms)
 {
-	long long deadline = clock_ms() + timeout_ms;
-	char *p = buf;
-	while (len) {
-		if (ssh->out_eof)
-			return -ECONNRESET;
-		int r = wait_fd(ssh, ssh->out, POLLIN, deadline);
-		if (r)
-			return r;
-		ssize_t n = recv(ssh->out, p, len, MSG_DONTWAIT);
-		if (n == 0) {
-			ssh->out_eof = true;
-			return -ECONNRESET;
-		}
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			return errno == ECONNRESET ? -ECONNRESET : -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	if (ssh->out_eof)
+		return -ECONNRESET;
+	struct fdio_watch w = watch(ssh);
+	int r = fdio_recv(ssh->out, buf, len, clock_ms() + timeout_ms, &w);
+	ssh->out_eof = r == -ECONNRESET;
+	return r;
 }
 
 /* ssh_wait_eof -- wait until the remote side closes stdout */

@@ -4,66 +4,31 @@
  */
 #include <endian.h>
 #include <errno.h>
-#include <poll.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "clock.h"
+#include "fdio.h"
 #include "log.h"
 #include "obc.h"
 
+/* wake_ready -- the wake descriptor turned readable: stop waiting */
+static int
+wake_ready(void *arg)
+{
+	(void) arg;
+	return -ECANCELED;
+}
+
 /*
- * read_full -- read exactly len bytes; timeout_ms < 0 waits forever;
- * -ECANCELED once wake_fd (when >= 0) is readable
+ * read_full -- read exactly len bytes within timeout_ms (< 0: as long as
+ * it takes); -ECANCELED once wake_fd (when >= 0) is readable
  */
 static int
 read_full(int fd, int wake_fd, void *buf, size_t len, int timeout_ms)
 {
-	char *p = buf;
-	while (len) {
-		struct pollfd pfd[2] = {
-			{ .fd = fd, .events = POLLIN },
-			{ .fd = wake_fd, .events = POLLIN },
-		};
-		int r = poll(pfd, wake_fd >= 0 ? 2 : 1, timeout_ms);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -ETIMEDOUT;
-		if (pfd[1].revents)
-			return -ECANCELED;
-		ssize_t n = read(fd, p, len);
-		if (n == 0)
-			return -ECONNRESET;
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* write_full -- write all of buf */
-static int
-write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return errno == EPIPE ? -ECONNRESET : -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	struct fdio_watch w = { wake_fd, wake_ready, NULL };
+	return fdio_recv(fd, buf, len, timeout_ms < 0 ? FDIO_NEVER :
+		clock_ms() + timeout_ms, &w);
 }
 
 /*
@@ -144,12 +109,12 @@ obc_send(int fd, const struct proto_resp *resp)
 	ssize_t len = proto_resp_encode(resp, buf, sizeof(buf));
 	if (len < 0)
 		return (int)len;
-	return write_full(fd, buf, (size_t)len);
+	return fdio_send(fd, buf, (size_t)len, FDIO_NEVER, NULL);
 }
 
 /* obc_send_status -- the start-up status word */
 int
 obc_send_status(int fd, uint32_t status)
 {
-	return write_full(fd, &status, sizeof(status));
+	return fdio_send(fd, &status, sizeof(status), FDIO_NEVER, NULL);
 }
