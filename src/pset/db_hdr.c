@@ -38,10 +38,41 @@ hdr_link(struct pool_hdr *hdr, uint8_t (*uuids)[POOL_HDR_UUID_LEN],
 }
 
 /*
+ * hdrs_write -- every header from `attr`, linked into the ring of
+ * `uuids`; with `old` (the headers there now) each part keeps its
+ * creation time and, where both sides have SDS, its shutdown state,
+ * else all are created at `crtime` and, as PMDK keeps it, only part 0
+ * has a shutdown state.  Part 0 goes last: its header is the one an
+ * open trusts first.  pool->attr then says what part 0 holds.
+ */
+static int
+hdrs_write(struct db_pool *pool, const struct rpmem_pool_attr *attr,
+		uint8_t (*uuids)[POOL_HDR_UUID_LEN],
+		const struct pool_hdr *old, uint64_t crtime)
+{
+	unsigned n = ((struct db_priv *)pool->priv)->nhdrs;
+	struct pool_hdr hdr;
+	for (unsigned i = n; i-- > 0; ) {
+		pool_hdr_from_attr(&hdr, attr);
+		hdr_link(&hdr, uuids, i, n);
+		hdr.crtime = old ? old[i].crtime : crtime;
+		if (old && (old[i].features.incompat & hdr.features.incompat &
+				POOL_FEAT_SDS))
+			hdr.sds = old[i].sds;
+		else if (i > 0)
+			memset(&hdr.sds, 0, sizeof(hdr.sds));
+		int ret = db_hdr_write(pool, i, &hdr);
+		if (ret)
+			return ret;
+	}
+	pool_hdr_to_attr(&hdr, &pool->attr);
+	return 0;
+}
+
+/*
  * db_hdrs_create -- PMDK's util_header_create for every header: part 0
  * takes the client's uuid, others a fresh one; an unset poolset uuid is
- * generated and unset replica links point at this replica itself.
- * Part 0 goes last: its header is the one an open trusts first.
+ * generated and unset replica links point at this replica itself
  */
 int
 db_hdrs_create(struct db_pool *pool, const struct rpmem_pool_attr *attr)
@@ -60,38 +91,24 @@ db_hdrs_create(struct db_pool *pool, const struct rpmem_pool_attr *attr)
 			goto out;
 	}
 
-	uint8_t poolset_uuid[POOL_HDR_UUID_LEN];
-	memcpy(poolset_uuid, attr->poolset_uuid, POOL_HDR_UUID_LEN);
-	if (uuid_is_zero(poolset_uuid)) {
-		ret = pool_hdr_uuid_generate(poolset_uuid);
+	/* unset: a fresh poolset uuid, replica links to this replica */
+	struct rpmem_pool_attr a = *attr;
+	if (uuid_is_zero(a.poolset_uuid)) {
+		ret = pool_hdr_uuid_generate(a.poolset_uuid);
 		if (ret)
 			goto out;
 	}
+	if (uuid_is_zero(a.prev_uuid))
+		memcpy(a.prev_uuid, uuids[0], POOL_HDR_UUID_LEN);
+	if (uuid_is_zero(a.next_uuid))
+		memcpy(a.next_uuid, uuids[0], POOL_HDR_UUID_LEN);
 
 	struct stat st;
 	if (fstat(priv->parts[0].fd, &st)) {
 		ret = -errno;
 		goto out;
 	}
-
-	struct pool_hdr hdr;
-	for (unsigned i = n; i-- > 0; ) {
-		pool_hdr_from_attr(&hdr, attr);
-		memcpy(hdr.poolset_uuid, poolset_uuid, POOL_HDR_UUID_LEN);
-		hdr_link(&hdr, uuids, i, n);
-		if (uuid_is_zero(hdr.prev_repl_uuid))
-			memcpy(hdr.prev_repl_uuid, uuids[0], POOL_HDR_UUID_LEN);
-		if (uuid_is_zero(hdr.next_repl_uuid))
-			memcpy(hdr.next_repl_uuid, uuids[0], POOL_HDR_UUID_LEN);
-		hdr.crtime = (uint64_t)st.st_ctime;
-		/* PMDK keeps the shutdown state in part 0 only */
-		if (i > 0)
-			memset(&hdr.sds, 0, sizeof(hdr.sds));
-		ret = db_hdr_write(pool, i, &hdr);
-		if (ret)
-			goto out;
-	}
-	pool_hdr_to_attr(&hdr, &pool->attr);
+	ret = hdrs_write(pool, &a, uuids, NULL, (uint64_t)st.st_ctime);
 
 out:
 	free(uuids);
@@ -262,22 +279,7 @@ db_hdrs_set_attr(struct db_pool *pool, const struct rpmem_pool_attr *attr)
 				POOL_HDR_UUID_LEN);
 	}
 
-	/* part 0 last: its header is the one an open trusts first */
-	struct pool_hdr hdr;
-	for (unsigned i = n; i-- > 0; ) {
-		pool_hdr_from_attr(&hdr, attr);
-		hdr_link(&hdr, uuids, i, n);
-		hdr.crtime = old[i].crtime;
-		if (old[i].features.incompat & hdr.features.incompat &
-				POOL_FEAT_SDS)
-			hdr.sds = old[i].sds;
-		else if (i > 0)
-			memset(&hdr.sds, 0, sizeof(hdr.sds));
-		ret = db_hdr_write(pool, i, &hdr);
-		if (ret)
-			goto out;
-	}
-	pool_hdr_to_attr(&hdr, &pool->attr);
+	ret = hdrs_write(pool, attr, uuids, old, 0);
 
 out:
 	free(uuids);
