@@ -19,6 +19,10 @@ int tu_run(Suite *s);
 Suite *tu_suite(const char *name, const char *tcase, void (*setup)(void),
 	void (*teardown)(void), TCase **tc);
 
+/* TU_LOOP -- add `test` to `tc` once for each row of the array `table` */
+#define TU_LOOP(tc, test, table) tcase_add_loop_test((tc), (test), 0, \
+	(int)(sizeof(table) / sizeof((table)[0])))
+
 /* tu_suite_add -- add test case `tc` to suite `s`; returns `s` */
 Suite *tu_suite_add(Suite *s, TCase *tc);
 

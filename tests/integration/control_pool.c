@@ -334,8 +334,7 @@ ctest_add_pool(Suite *s)
 	tc = ctest_tcase(s, "errors");
 	tcase_add_test(tc, open_missing_set_is_enoent_naming_it);
 	tcase_add_test(tc, create_over_existing_pool_is_eexist_and_keeps_it);
-	tcase_add_loop_test(tc, create_refused_leaves_nothing, 0,
-		(int)(sizeof(Refused_creates) / sizeof(Refused_creates[0])));
+	TU_LOOP(tc, create_refused_leaves_nothing, Refused_creates);
 	tcase_add_test(tc, open_bigger_than_pool_is_efbig);
 	tcase_add_test(tc, second_handle_on_same_pool_is_ebusy);
 }

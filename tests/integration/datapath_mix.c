@@ -511,8 +511,7 @@ END_TEST
 void
 dpath_add_mix(TCase *tc)
 {
-	tcase_add_loop_test(tc, random_mix_reaches_replica, 0,
-		(int)(sizeof(Mixes) / sizeof(Mixes[0])));
+	TU_LOOP(tc, random_mix_reaches_replica, Mixes);
 }
 
 /* dpath_add_torn -- the torn-word test */

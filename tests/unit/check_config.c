@@ -681,10 +681,8 @@ config_suite(void)
 		tcase_add_test(tc, test_file_owned_by_another_user_is_refused);
 	tcase_add_test(tc, test_config_option_requires_existing_file);
 	tcase_add_test(tc, test_system_path_that_is_not_a_file_is_refused);
-	tcase_add_loop_test(tc, test_bad_number_option_is_refused, 0,
-		(int)(sizeof(Bad_numbers) / sizeof(Bad_numbers[0])));
-	tcase_add_loop_test(tc, test_bad_command_line_is_refused_saying_why,
-		0, (int)(sizeof(Bad_args) / sizeof(Bad_args[0])));
+	TU_LOOP(tc, test_bad_number_option_is_refused, Bad_numbers);
+	TU_LOOP(tc, test_bad_command_line_is_refused_saying_why, Bad_args);
 	tcase_add_test(tc, test_repeated_loads_parse_from_the_start);
 	tcase_add_test(tc, test_argv_is_not_reordered);
 	tcase_add_test(tc,

@@ -509,8 +509,7 @@ db_suite(void)
 	tcase_add_test(tc, test_create_with_wrong_size_file_is_einval);
 	tcase_add_test(tc, test_open_missing_set_or_part_is_enoent);
 	tcase_add_test(tc, test_second_session_gets_ebusy);
-	tcase_add_loop_test(tc, test_create_refuses_attrs_the_set_cannot_hold,
-		0, (int)(sizeof(Refused) / sizeof(Refused[0])));
+	TU_LOOP(tc, test_create_refuses_attrs_the_set_cannot_hold, Refused);
 	tcase_add_test(tc, test_nohdrs_pool_has_zero_attrs);
 	tcase_add_test(tc, test_set_with_replica_is_einval);
 	tcase_add_test(tc, test_set_attr_then_reopen_returns_new_attrs);

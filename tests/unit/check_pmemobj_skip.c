@@ -125,8 +125,7 @@ pmemobj_skip_suite(void)
 	Suite *s = tu_suite("pmemobj_skip", "list", NULL, NULL, &tc);
 
 	tcase_add_test(tc, test_pmemobj_format_6_skips_the_run_time_fields);
-	tcase_add_loop_test(tc, test_other_headers_skip_nothing, 0,
-		(int)(sizeof(Not_obj) / sizeof(Not_obj[0])));
+	TU_LOOP(tc, test_other_headers_skip_nothing, Not_obj);
 	tcase_add_test(tc, test_ends_match_the_installed_libpmemobj);
 	return tu_suite_add(s, tc);
 }

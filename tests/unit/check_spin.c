@@ -96,10 +96,8 @@ spin_suite(void)
 {
 	TCase *tc;
 	Suite *s = tu_suite("spin", "spin", NULL, NULL, &tc);
-	tcase_add_loop_test(tc, test_spins_as_the_waits_say, 0,
-		sizeof(Cases) / sizeof(Cases[0]));
-	tcase_add_loop_test(tc, test_bound_from_the_environment, 0,
-		sizeof(Env) / sizeof(Env[0]));
+	TU_LOOP(tc, test_spins_as_the_waits_say, Cases);
+	TU_LOOP(tc, test_bound_from_the_environment, Env);
 	return tu_suite_add(s, tc);
 }
 

@@ -210,12 +210,10 @@ target_suite(void)
 	TCase *tc;
 	Suite *s = tu_suite("target", "parse", NULL, NULL, &tc);
 
-	tcase_add_loop_test(tc, test_valid_targets_split_into_user_node_service,
-			0, (int)(sizeof(good_cases) / sizeof(good_cases[0])));
-	tcase_add_loop_test(tc, test_malformed_targets_are_refused,
-			0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
-	tcase_add_loop_test(tc, test_long_fields_are_bounded, 0,
-		(int)(sizeof(Long_cases) / sizeof(Long_cases[0])));
+	TU_LOOP(tc, test_valid_targets_split_into_user_node_service,
+		good_cases);
+	TU_LOOP(tc, test_malformed_targets_are_refused, bad_cases);
+	TU_LOOP(tc, test_long_fields_are_bounded, Long_cases);
 	tcase_add_test(tc, test_null_arguments_are_refused);
 	tcase_add_test(tc, test_reused_target_struct_is_fully_overwritten);
 	return tu_suite_add(s, tc);
