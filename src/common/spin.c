@@ -83,23 +83,33 @@ spin_relax(unsigned polls)
 	return spin_now_ns() - t < YIELD_LOST_NS;
 }
 
-/*
- * spin_cq_read -- fi_cq_read `cq` until it gives something, this wait's
- * budget counted from `t0` is spent, or the CPU turns out contended;
- * -FI_EAGAIN then
- */
+/* spin_cq_try -- fi_cq_read, else poll within the budget */
 ssize_t
-spin_cq_read(struct spin *s, struct fid_cq *cq, void *buf, size_t count,
-		uint64_t t0)
+spin_cq_try(struct spin *s, struct fid_cq *cq, void *buf, size_t count,
+		struct spin_wait *w)
 {
+	w->t0 = 0;
+	w->hit = false;
+	ssize_t n = fi_cq_read(cq, buf, count);
+	if (n != -FI_EAGAIN)
+		return n;
+	w->t0 = spin_now_ns();
 	uint64_t budget = spin_budget(s);
-	ssize_t n = -FI_EAGAIN;
 	for (unsigned i = 0; n == -FI_EAGAIN && budget; i++) {
-		if (spin_now_ns() - t0 >= budget || !spin_relax(i))
+		if (spin_now_ns() - w->t0 >= budget || !spin_relax(i))
 			break;
 		n = fi_cq_read(cq, buf, count);
 	}
+	w->hit = n != -FI_EAGAIN;
 	return n;
+}
+
+/* spin_wait_end -- account a wait that had to wait */
+void
+spin_wait_end(struct spin *s, const struct spin_wait *w)
+{
+	if (w->t0)
+		spin_account(s, spin_now_ns() - w->t0, w->hit);
 }
 
 /*

@@ -57,15 +57,27 @@ void spin_init(struct spin *s, uint64_t bound_ns);
  */
 uint64_t spin_budget(struct spin *s);
 
+/* one wait for completions, from its first poll to its end */
+struct spin_wait {
+	uint64_t t0;		/* when the first poll found nothing; 0: it
+				 * found something, nothing to account */
+	bool hit;		/* the spin found something */
+};
+
 /*
- * spin_cq_read -- fi_cq_read `cq` until it gives something or this
- * wait's budget (spin_budget), counted from `t0`, is spent; -FI_EAGAIN
- * then.  Between polls it pauses, and yields the CPU every few; it
- * stops early when a yield let another thread run for a while (a
- * contended CPU wakes a sleeper sooner than it serves a spinner).
+ * spin_cq_try -- fi_cq_read `cq`; when that finds nothing, poll it again
+ * until it gives something or this wait's budget (spin_budget) is
+ * spent: -FI_EAGAIN then, and the caller blocks in the kernel.  Between
+ * polls it pauses, and yields the CPU every few; it stops early when a
+ * yield let another thread run for a while (a contended CPU wakes a
+ * sleeper sooner than it serves a spinner).  `w` records the wait for
+ * spin_wait_end, which the caller calls once the wait is over.
  */
-ssize_t spin_cq_read(struct spin *s, struct fid_cq *cq, void *buf,
-		size_t count, uint64_t t0);
+ssize_t spin_cq_try(struct spin *s, struct fid_cq *cq, void *buf,
+		size_t count, struct spin_wait *w);
+
+/* spin_wait_end -- the wait `w` is over: account it (spin_account) */
+void spin_wait_end(struct spin *s, const struct spin_wait *w);
 
 /*
  * spin_account -- a wait that had to wait (its first poll found

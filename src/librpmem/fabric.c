@@ -146,14 +146,8 @@ static int
 progress(struct fabric *f, struct lane *l, long long deadline)
 {
 	struct fi_cq_msg_entry ent[CQ_BATCH];
-	ssize_t n = fi_cq_read(l->cq, ent, CQ_BATCH);
-	uint64_t t0 = 0;
-	bool hit = false;
-	if (n == -FI_EAGAIN) {
-		t0 = spin_now_ns();
-		n = spin_cq_read(&l->spin, l->cq, ent, CQ_BATCH, t0);
-		hit = n != -FI_EAGAIN;
-	}
+	struct spin_wait w;
+	ssize_t n = spin_cq_try(&l->spin, l->cq, ent, CQ_BATCH, &w);
 	while (n == -FI_EAGAIN) {
 		int err = fabric_error(f);
 		if (err)
@@ -169,8 +163,7 @@ progress(struct fabric *f, struct lane *l, long long deadline)
 		if (n == -FI_ECANCELED)
 			n = -FI_EAGAIN;
 	}
-	if (t0)
-		spin_account(&l->spin, spin_now_ns() - t0, hit);
+	spin_wait_end(&l->spin, &w);
 	if (n == -FI_EAVAIL) {
 		struct fi_cq_err_entry e;
 		memset(&e, 0, sizeof(e));

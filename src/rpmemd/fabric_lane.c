@@ -322,15 +322,11 @@ handle_recv(struct fabric *f, struct slot *s, size_t len)
 static ssize_t
 next_batch(struct worker *w, struct fi_cq_msg_entry *ent)
 {
-	ssize_t n = fi_cq_read(w->cq, ent, CQ_BATCH);
-	if (n != -FI_EAGAIN)
-		return n;
-	uint64_t t0 = spin_now_ns();
-	n = spin_cq_read(&w->spin, w->cq, ent, CQ_BATCH, t0);
-	bool hit = n != -FI_EAGAIN;
-	if (!hit)
+	struct spin_wait sw;
+	ssize_t n = spin_cq_try(&w->spin, w->cq, ent, CQ_BATCH, &sw);
+	if (n == -FI_EAGAIN)
 		n = fi_cq_sread(w->cq, ent, CQ_BATCH, NULL, WAIT_SLICE_MS);
-	spin_account(&w->spin, spin_now_ns() - t0, hit);
+	spin_wait_end(&w->spin, &sw);
 	return n;
 }
 
