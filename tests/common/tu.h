@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* TU_NELEMS -- how many rows the array `a` has */
+#define TU_NELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
 /* ---------------------------------------------------------- tu_time.c */
 
 /* tu_now_ms -- CLOCK_MONOTONIC in ms, comparable across processes */

@@ -9,6 +9,8 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "tu.h"
+
 /* tu_run -- run every test of `s`; EXIT_SUCCESS or EXIT_FAILURE */
 int tu_run(Suite *s);
 
@@ -20,8 +22,8 @@ Suite *tu_suite(const char *name, const char *tcase, void (*setup)(void),
 	void (*teardown)(void), TCase **tc);
 
 /* TU_LOOP -- add `test` to `tc` once for each row of the array `table` */
-#define TU_LOOP(tc, test, table) tcase_add_loop_test((tc), (test), 0, \
-	(int)(sizeof(table) / sizeof((table)[0])))
+#define TU_LOOP(tc, test, table) \
+	tcase_add_loop_test((tc), (test), 0, (int)TU_NELEMS(table))
 
 /* tu_suite_add -- add test case `tc` to suite `s`; returns `s` */
 Suite *tu_suite_add(Suite *s, TCase *tc);

@@ -140,6 +140,6 @@ main(int argc, char *argv[])
 		{ "fakedaemon", suite_fakedaemon },
 	};
 	return itest_main(argc, argv, groups,
-		sizeof(groups) / sizeof(groups[0]), env_load);
+		TU_NELEMS(groups), env_load);
 }
 

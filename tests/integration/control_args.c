@@ -65,7 +65,7 @@ START_TEST(bad_create_open_arguments_are_einval_without_ssh)
 	char what[128];
 	unsigned before = ssh_runs();
 
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(c); i++) {
 		unsigned n = (unsigned)c[i].nlanes;
 		unsigned *np = c[i].nlanes < 0 ? NULL : &n;
 		fmt(what, sizeof(what), "create with %s", c[i].what);
@@ -114,7 +114,7 @@ START_TEST(bad_settings_are_refused_without_a_session)
 	void *mem = tu_pool_map(POOL_SIZE);
 	attr_make(&attr, 16);
 	char what[128];
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(c); i++) {
 		unsigned before = ssh_runs();
 		setenv(c[i].var, c[i].val, 1);
 		unsigned nlanes = NLANES;
@@ -149,7 +149,7 @@ START_TEST(option_like_targets_are_refused_without_ssh)
 	fmt(t[3], sizeof(t[3]), "-l");
 
 	unsigned before = ssh_runs();
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(t); i++) {
 		unsigned nlanes = NLANES;
 		fmt(what, sizeof(what), "create on \"%s\"", t[i]);
 		refused(rpmem_create(t[i], "s3.set", mem, POOL_SIZE, &nlanes,
@@ -179,7 +179,7 @@ START_TEST(malformed_targets_are_einval_without_ssh)
 	attr_make(&attr, 15);
 
 	unsigned before = ssh_runs();
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(t); i++) {
 		unsigned nlanes = NLANES;
 		fmt(what, sizeof(what), "create on target #%zu \"%s\"", i,
 			t[i]);
@@ -235,7 +235,7 @@ START_TEST(check_version_accepts_1_3_and_refuses_newer)
 	ck_assert_ptr_null(rpmem_check_version(1, 0));
 	ck_assert_ptr_null(rpmem_check_version(RPMEM_MAJOR_VERSION,
 		RPMEM_MINOR_VERSION));
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(bad); i++) {
 		const char *m = rpmem_check_version(bad[i][0], bad[i][1]);
 		ck_assert_msg(m != NULL, "version %u.%u accepted", bad[i][0],
 			bad[i][1]);

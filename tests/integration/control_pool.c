@@ -173,7 +173,7 @@ START_TEST(remove_unknown_flags_is_einval_without_ssh)
 	victims_make(&s);
 
 	unsigned before = ssh_runs();
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(bad); i++) {
 		fmt(what, sizeof(what), "remove flags 0x%x", (unsigned)bad[i]);
 		failed(rpmem_remove(env.t.target, s.desc, bad[i]), EINVAL,
 			what);

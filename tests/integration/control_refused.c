@@ -54,7 +54,7 @@ static const struct refusal Cases[] = {
 	{ "fakedaemon", "open against a fake daemon", OP_OPEN, "fake-open",
 		0, 0 },
 };
-#define NCASES (sizeof(Cases) / sizeof(Cases[0]))
+#define NCASES (TU_NELEMS(Cases))
 
 /*
  * refusal_check -- the call of case `r` is refused with its errno and

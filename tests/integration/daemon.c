@@ -293,7 +293,7 @@ START_TEST(set_attr_or_close_before_open_is_refused)
 {
 	static const enum proto_msg_type types[] = { PROTO_MSG_SET_ATTR,
 		PROTO_MSG_CLOSE, PROTO_MSG_HASH, PROTO_MSG_STAT };
-	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(types); i++) {
 		struct proto_req r = { .type = types[i], .hash_len = 4096,
 			.hash_chunk = 4096 };
 		dtest_refused_once(&r, PROTO_ERR_FATAL, 1,

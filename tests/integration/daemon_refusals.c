@@ -218,7 +218,7 @@ START_TEST(hostile_descriptors_forge_no_log_line)
 		"sub/\xff\xfe.set",
 	};
 	static const uint32_t types[] = { PROTO_MSG_OPEN, PROTO_MSG_CREATE };
-	for (size_t i = 0; i < sizeof(descs) / sizeof(descs[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(descs); i++) {
 		struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
 		r.type = types[i % 2];
 		snprintf(r.desc, sizeof(r.desc), "%s", descs[i]);
@@ -353,7 +353,7 @@ START_TEST(hash_stays_within_the_session_size)
 		{ 1 * M - 4096, PROTO_ERR_POOL_CFG },
 		{ 2 * M, PROTO_ERR_POOL_CFG },
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(cases); i++) {
 		struct proto_req h = { .type = PROTO_MSG_HASH,
 			.hash_off = cases[i].off, .hash_len = 8192,
 			.hash_chunk = 4096 };

@@ -79,7 +79,7 @@ suite_data(void)
 		{ "torn", 120, dpath_add_torn },
 		{ "requests", 60, dpath_add_requests },
 	};
-	return suite_of("datapath-data", c, sizeof(c) / sizeof(c[0]));
+	return suite_of("datapath-data", c, TU_NELEMS(c));
 }
 
 /* suite_fault -- rpmemd or the client dies or stops mid-stream */
@@ -152,6 +152,6 @@ main(int argc, char *argv[])
 		{ "stray", suite_stray },
 	};
 	return itest_main(argc, argv, groups,
-		sizeof(groups) / sizeof(groups[0]), env_load);
+		TU_NELEMS(groups), env_load);
 }
 

@@ -406,7 +406,7 @@ START_TEST(strict_persist_never_tears_an_aligned_word)
 		size_t head, tail;	/* bytes left out at each end */
 	} cut[] = { { 0, 0 }, { 3, 0 }, { 0, 5 }, { 1, 7 }, { 7, 1 },
 		{ 5, 3 } };
-	const size_t ncut = sizeof(cut) / sizeof(cut[0]);
+	const size_t ncut = TU_NELEMS(cut);
 	/* longer than two 256 KiB inline buffers: pieces meet inside it */
 	const size_t A = MIB, L = 600 * KIB;
 	struct tset s;

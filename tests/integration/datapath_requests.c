@@ -136,7 +136,7 @@ START_TEST(bad_requests_are_einval_and_leave_the_lane_usable)
 		{ "read wrapping 2^64", C_READ, M, 2, LN_OK, 0 },
 		{ "read into NULL", C_READ_NULL, 8192, 8, LN_OK, 0 },
 	};
-	const size_t nc = sizeof(c) / sizeof(c[0]);
+	const size_t nc = TU_NELEMS(c);
 	char what[MSG_MAX];
 
 	/* what a refused call must not carry to the replica */
@@ -220,7 +220,7 @@ START_TEST(nlanes_is_clamped_and_every_lane_works)
 	char *mem = tu_pool_map(s.size);
 	char what[MSG_MAX], buf[8];
 
-	for (size_t i = 0; i < sizeof(req) / sizeof(req[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(req); i++) {
 		unsigned n = req[i];
 		RPMEMpool *rpp = i == 0 ? pool_create(&s, mem, &n, 4) :
 			pool_open(&s, mem, &n);

@@ -135,7 +135,7 @@ START_TEST(stray_connections_are_refused_without_taking_a_lane)
 		{ "a wrong token for the last lane", &last, sizeof(last),
 			why_last },
 	};
-	const unsigned nst = sizeof(st) / sizeof(st[0]);
+	const unsigned nst = TU_NELEMS(st);
 	for (unsigned i = 0; i < nst; i++) {
 		char why[128];
 		fmt(why, sizeof(why), "refused a lane connection: %s",

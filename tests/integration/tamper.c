@@ -321,7 +321,7 @@ main(void)
 	for (unsigned i = 0; i < 3; i++)
 		run_capture(all[i], id++);
 	for (unsigned s = 0; s < 2; s++)
-		for (size_t i = 0; i < sizeof(Attacks) / sizeof(Attacks[0]);
+		for (size_t i = 0; i < TU_NELEMS(Attacks);
 				i++)
 			run_attack(&Attacks[i], Sealed[s], id++);
 	TU_EXPECT(logs_have("failed authentication"),

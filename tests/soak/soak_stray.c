@@ -43,7 +43,7 @@ soak_stray(const char *prov, const char *addr, unsigned port,
 	/* no data, a few bytes, the size of a real request, random size */
 	size_t lens[] = { 0, 4, 24, 1 + tu_rnd(rng) % 64 };
 	int in = 0;
-	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(lens); i++) {
 		unsigned char data[64];
 		for (size_t j = 0; j < lens[i]; j++)
 			data[j] = (unsigned char)tu_rnd(rng);

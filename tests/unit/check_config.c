@@ -640,7 +640,7 @@ START_TEST(test_usage_lists_every_option)
 	ck_assert_int_gt(n, 0);
 	text[n] = '\0';
 	ck_assert_ptr_nonnull(strstr(text, "Usage: myrpmemd "));
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+	for (size_t i = 0; i < TU_NELEMS(opts); i++)
 		ck_assert_msg(strstr(text, opts[i]) != NULL, "missing %s",
 			opts[i]);
 }
@@ -668,9 +668,8 @@ config_suite(void)
 	tcase_add_test(tc, test_home_followed_by_name_character_is_left_alone);
 	tcase_add_test(tc, test_home_falls_back_to_passwd_entry);
 	tcase_add_test(tc, test_relative_poolset_dir_is_refused);
-	tcase_add_loop_test(tc,
-		test_malformed_file_is_refused_naming_file_and_line, 0,
-		(int)(sizeof(Bad_files) / sizeof(Bad_files[0])));
+	TU_LOOP(tc, test_malformed_file_is_refused_naming_file_and_line,
+		Bad_files);
 	tcase_add_test(tc, test_nul_byte_is_refused_naming_its_line);
 	tcase_add_test(tc, test_overlong_line_is_refused);
 	tcase_add_test(tc, test_oversized_file_is_refused_before_reading);

@@ -149,7 +149,7 @@ START_TEST(test_descriptors_naming_no_set_file_are_refused)
 	dbt_write_set(dbt_sets, "x.set", "", "x", 1, 2U);
 	ck_assert_int_eq(symlink("loop.set", dbt_path(dbt_sets, "loop.set")),
 			0);
-	for (size_t i = 0; i < sizeof(Cases) / sizeof(Cases[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(Cases); i++) {
 		int r = db_pool_open(dbt_db, Cases[i].desc, &pool);
 		if (Cases[i].err)
 			ck_assert_msg(r == Cases[i].err, "%s: %d, not %d",

@@ -104,7 +104,7 @@ START_TEST(test_hash_request_refuses_bad_counts)
 	static const uint64_t bad[][2] = {
 		{1 << 20, 0}, {0, 4096}, {1 << 20, 16}, {UINT64_MAX, 1},
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(bad); i++) {
 		uint64_t l = htobe64(bad[i][0]), c = htobe64(bad[i][1]);
 		memcpy(buf + 20, &l, 8);
 		memcpy(buf + 28, &c, 8);

@@ -23,7 +23,7 @@ static const struct {
 	{ LANESEC_AUTHENTICATE, LANESEC_AES_256_GCM },
 	{ LANESEC_AUTHENTICATE, LANESEC_CHACHA20_POLY1305 },
 };
-#define NMODES ((int)(sizeof(Modes) / sizeof(Modes[0])))
+#define NMODES ((int)(TU_NELEMS(Modes)))
 
 #define LANE 5
 #define HDR 24
@@ -136,7 +136,7 @@ START_TEST(any_flipped_bit_of_body_or_tag_fails_to_open)
 	/* header, first and last data byte, and the tag */
 	static const size_t spots[] = { 0, HDR - 1, HDR, HDR + DATA - 1,
 		HDR + DATA, HDR + DATA + LANESEC_TAG_LEN - 1 };
-	for (size_t s = 0; s < sizeof(spots) / sizeof(spots[0]); s++) {
+	for (size_t s = 0; s < TU_NELEMS(spots); s++) {
 		struct pair p;
 		struct msg m;
 		sealed_pair(&p, _i, &m, 1);
@@ -165,7 +165,7 @@ static const struct {
 
 START_TEST(replayed_reordered_or_dropped_messages_fail_to_open)
 {
-	for (size_t a = 0; a < sizeof(Attacks) / sizeof(Attacks[0]); a++) {
+	for (size_t a = 0; a < TU_NELEMS(Attacks); a++) {
 		struct pair p;
 		pair_init(&p, _i, LANESEC_S2C);
 		struct msg m[3];
@@ -338,7 +338,7 @@ START_TEST(policy_and_cipher_names_round_trip)
 	enum lanesec_cipher c;
 	static const char *const bad[] = { "", "Encrypt", "encrypt ", "aes",
 		"none2", NULL };
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(bad); i++) {
 		ck_assert_int_eq(lanesec_policy_parse(bad[i], &p), -EINVAL);
 		ck_assert_int_eq(lanesec_cipher_parse(bad[i], &c), -EINVAL);
 	}

@@ -25,7 +25,7 @@ START_TEST(test_quote_escapes_what_could_forge_or_hide)
 		{ "caf\xc3\xa9\x9b", "'caf\\xc3\\xa9\\x9b'" },
 		{ "it's a\\b", "'it\\'s a\\\\b'" },
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (size_t i = 0; i < TU_NELEMS(cases); i++)
 		ck_assert_str_eq(log_quote(cases[i].in).s, cases[i].out);
 	ck_assert_str_eq(log_quote(NULL).s, "(null)");
 }

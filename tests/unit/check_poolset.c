@@ -206,7 +206,7 @@ START_TEST(test_size_garbage_is_refused)
 		"99999999999999999999999Q",
 	};
 	size_t size = 12345;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < TU_NELEMS(bad); i++)
 		ck_assert_msg(poolset_parse_size(bad[i], &size) == -EINVAL,
 				"'%s' accepted", bad[i]);
 	ck_assert_uint_eq(size, 12345);

@@ -133,7 +133,7 @@ promoted_suite(void)
 	Suite *s = tu_suite("promoted", "core", NULL, NULL, &tc);
 	tcase_add_loop_test(tc,
 		test_marker_text_is_accepted_only_when_whole_and_valid, 0,
-		(int)(sizeof(text_cases) / sizeof(text_cases[0])));
+		(int)(TU_NELEMS(text_cases)));
 	tcase_add_test(tc, test_formatted_marker_parses_back_to_the_same_fields);
 	tcase_add_test(tc, test_format_refuses_a_buffer_too_small);
 	tcase_add_test(tc, test_uuid_text_is_pmempools);

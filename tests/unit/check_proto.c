@@ -150,7 +150,7 @@ START_TEST(test_create_bytes_sit_at_pmdk_offsets)
 		NUM("reserved", x + 4, 4, 0),
 		BYTES("random", x + 8, r.ext.random, PROTO_RANDOM_LEN),
 	};
-	fields_are(buf, f, sizeof(f) / sizeof(f[0]), "CREATE");
+	fields_are(buf, f, TU_NELEMS(f), "CREATE");
 }
 END_TEST
 
@@ -210,7 +210,7 @@ START_TEST(test_open_resp_bytes_sit_at_pmdk_offsets)
 		NUM("reserved", 168, 4, 0),
 		BYTES("random", 172, r.ext.random, PROTO_RANDOM_LEN),
 	};
-	fields_are(buf, f, sizeof(f) / sizeof(f[0]), "OPEN_RESP");
+	fields_are(buf, f, TU_NELEMS(f), "OPEN_RESP");
 	/* PMDK forgot to convert nlanes: host order */
 	ck_assert_uint_eq(host32_at(buf, 40), r.ibc.nlanes);
 }

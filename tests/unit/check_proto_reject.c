@@ -38,7 +38,7 @@ START_TEST(test_non_request_type_in_header_is_refused)
 	uint64_t size;
 	size_t n = enc_req(buf, PROTO_MSG_CLOSE);
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(bad); i++) {
 		be_set(buf, 0, 4, bad[i]);
 		ck_assert_int_eq(proto_hdr_decode(buf, n, &type, &size),
 				-EPROTO);
@@ -58,7 +58,7 @@ START_TEST(test_header_size_over_cap_is_refused_with_emsgsize)
 
 	for (size_t t = 0; t < 4; t++) {
 		be_set(buf, 0, 4, req_types[t]);
-		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (size_t i = 0; i < TU_NELEMS(bad); i++) {
 			be_set(buf, 4, 8, bad[i]);
 			ck_assert_int_eq(proto_hdr_decode(buf, 12, &type,
 					&size), -EMSGSIZE);
@@ -97,7 +97,7 @@ START_TEST(test_header_size_outside_type_bounds_is_refused)
 	uint32_t type;
 	uint64_t size;
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(cases); i++) {
 		be_set(buf, 0, 4, cases[i].type);
 		be_set(buf, 4, 8, cases[i].size);
 		ck_assert_int_eq(proto_hdr_decode(buf, sizeof(buf), &type,
@@ -140,7 +140,7 @@ START_TEST(test_malformed_descriptor_is_refused)
 	/* descriptor size fields that disagree with the message size */
 	static const uint64_t bad[] = {0, 1, sizeof(DESC) - 1,
 		sizeof(DESC) + 1, PROTO_DESC_MAX, 0xffffffff};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(bad); i++) {
 		memcpy(buf, orig, n);
 		be_set(buf, off - 4, 4, bad[i]);
 		ck_assert_int_eq(req_ret(buf, n), -EPROTO);
@@ -191,7 +191,7 @@ START_TEST(test_other_major_is_refused_as_unsupported)
 	struct proto_req r;
 	size_t n = enc_req(buf, _i ? PROTO_MSG_OPEN : PROTO_MSG_CREATE);
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(bad); i++) {
 		be_set(buf, 12, 2, bad[i]);
 		ck_assert_int_eq(proto_req_decode(buf, n, &r),
 				-EPROTONOSUPPORT);
@@ -212,7 +212,7 @@ START_TEST(test_any_minor_is_left_to_the_daemon)
 	unsigned char buf[BUF_LEN];
 	struct proto_req in, r;
 
-	for (size_t i = 0; i < sizeof(minors) / sizeof(minors[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(minors); i++) {
 		sample_req(&in, _i ? PROTO_MSG_OPEN : PROTO_MSG_CREATE);
 		in.common.minor = minors[i];
 		bool ours = minors[i] >= PROTO_MINOR;
@@ -238,7 +238,7 @@ START_TEST(test_unknown_provider_is_refused)
 	unsigned char buf[BUF_LEN];
 	size_t n = enc_req(buf, _i ? PROTO_MSG_OPEN : PROTO_MSG_CREATE);
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(bad); i++) {
 		be_set(buf, 28, 4, bad[i]);
 		ck_assert_int_eq(req_ret(buf, n), -EPROTO);
 	}
@@ -296,7 +296,7 @@ START_TEST(test_response_header_checks_type_status_and_size)
 	uint32_t status;
 	uint64_t size;
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(cases); i++) {
 		be_set(buf, 0, 4, cases[i].status);
 		be_set(buf, 4, 4, cases[i].type);
 		be_set(buf, 8, 8, cases[i].size);
@@ -336,7 +336,7 @@ START_TEST(test_success_response_needs_valid_port_and_method)
 	enum proto_msg_type type = _i ? PROTO_MSG_OPEN_RESP :
 			PROTO_MSG_CREATE_RESP;
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < TU_NELEMS(cases); i++) {
 		size_t n = enc_resp(buf, type, false);
 		be_set(buf, cases[i].off, 4, cases[i].val);
 		ck_assert_int_eq(resp_ret(buf, n, type), cases[i].ret);
