@@ -22,8 +22,8 @@ else
 fi
 
 export top_builddir="$top" top_srcdir="$top"
-# shellcheck source=tests/integration/harness.sh
-source "$top/tests/integration/harness.sh"
+# shellcheck source=tests/common/harness.sh
+source "$top/tests/common/harness.sh"
 
 # Pool parts live in memory (/dev/shm), as on persistent memory: msync is
 # then cheap and the figures show the replication path itself.  On a

@@ -3,7 +3,7 @@
 # tu.sh -- what the shell tests share: checks counted and reported, a
 # command bounded in time, every rpmemd of a run gone at the end
 #
-# Source this file from bash (tests/integration/harness.sh sources it for
+# Source this file from bash (tests/common/harness.sh sources it for
 # every test behind sshd).  It defines:
 #
 #   tu_check NAME CMD...     run CMD, print "ok - NAME" or "not ok - NAME",

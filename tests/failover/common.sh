@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 # common.sh -- what the failover tests share: the tree's programs, a temp
 # dir, failed assertions counted.  Source it with `me` set to the
-# script's name; it sources tests/integration/harness.sh.
+# script's name; it sources tests/common/harness.sh.
 #
 #   fo_tmp           make $tmp (under $TMPDIR, else /dev/shm, else /tmp)
 #   fo_rmtmp         remove it (FAILOVER_KEEP=1 keeps it and says where)
@@ -11,8 +11,8 @@
 #   fo_end           the verdict: exit 1 after failures, else say so
 
 : "${me:?set me to the name of the script before sourcing common.sh}"
-# shellcheck source-path=SCRIPTDIR source=../integration/harness.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../integration/harness.sh"
+# shellcheck source-path=SCRIPTDIR source=../common/harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common/harness.sh"
 rpmem=$top_builddir/rpmem
 txlog=$top_builddir/tests/failover/txlog
 libs=$top_builddir/.libs

@@ -87,8 +87,8 @@ done
 unset LD_LIBRARY_PATH LD_PRELOAD RPMEM_CMD RPMEM_SSH RPMEM_LOG_LEVEL \
 	RPMEM_LOG_FILE RPMEM_PROVIDER RPMEMD_SYSTEM_CONFIG
 
-# shellcheck source=../integration/harness.sh
-. "$top_srcdir/tests/integration/harness.sh"
+# shellcheck source=../common/harness.sh
+. "$top_srcdir/tests/common/harness.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-installed.XXXXXX")
 chmod 755 "$tmp"

@@ -17,8 +17,8 @@
 # sync leave out exactly libpmemobj's run-time state and nothing else.
 set -euo pipefail
 
-# shellcheck source-path=SCRIPTDIR source=harness.sh
-. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+# shellcheck source-path=SCRIPTDIR source=../common/harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common/harness.sh"
 
 rpmem=$top_builddir/rpmem
 tu_need_built "$rpmem" "$top_builddir/rpmemd" \

@@ -203,8 +203,8 @@ self=$self/$(basename "${BASH_SOURCE[0]}")
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$self")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 export top_srcdir top_builddir
-# shellcheck source-path=SCRIPTDIR source=harness.sh
-. "$top_srcdir/tests/integration/harness.sh"
+# shellcheck source-path=SCRIPTDIR source=../common/harness.sh
+. "$top_srcdir/tests/common/harness.sh"
 
 prog=$top_builddir/tests/integration/control
 tu_need_built "$prog"

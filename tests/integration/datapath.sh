@@ -29,8 +29,8 @@
 # DATAPATH_TORN_ITERS pass through (see datapath.c).
 set -euo pipefail
 
-# shellcheck source-path=SCRIPTDIR source=harness.sh
-. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+# shellcheck source-path=SCRIPTDIR source=../common/harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common/harness.sh"
 
 prog=$top_builddir/tests/integration/datapath
 rpmemd=$top_builddir/rpmemd

@@ -25,8 +25,8 @@ set -euo pipefail
 self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
 top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
-# shellcheck source-path=SCRIPTDIR source=harness.sh
-. "$top_srcdir/tests/integration/harness.sh"
+# shellcheck source-path=SCRIPTDIR source=../common/harness.sh
+. "$top_srcdir/tests/common/harness.sh"
 
 rpmem=$top_builddir/rpmem
 pmempool=$(command -v pmempool) || {

@@ -7,8 +7,8 @@
 # Skipped (77) where network namespaces cannot be made (not root).
 set -euo pipefail
 
-# shellcheck source-path=SCRIPTDIR source=harness.sh
-. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+# shellcheck source-path=SCRIPTDIR source=../common/harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common/harness.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-partition.XXXXXX")
 harness_netns_target r4 "$tmp"

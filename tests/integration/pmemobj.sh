@@ -48,8 +48,8 @@
 # files by remote_set and local_set; obj runs the workload program.
 set -euo pipefail
 
-# shellcheck source-path=SCRIPTDIR source=harness.sh
-. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+# shellcheck source-path=SCRIPTDIR source=../common/harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common/harness.sh"
 
 # shellcheck source-path=SCRIPTDIR source=pmemobj_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/pmemobj_lib.sh"

@@ -19,8 +19,8 @@ set -uo pipefail
 : "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
 export top_builddir top_srcdir
-# shellcheck source=tests/integration/harness.sh
-source "$top_srcdir/tests/integration/harness.sh"
+# shellcheck source=tests/common/harness.sh
+source "$top_srcdir/tests/common/harness.sh"
 
 client=$top_builddir/tests/integration/set_attr_race
 pmdk=$(cd "$top_srcdir/.." && pwd)/shared/pmdk-1.12.1

@@ -32,8 +32,8 @@ self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$self/../.." && pwd)
 top_builddir=$(cd "${top_builddir:-$top}" && pwd)
 export top_builddir top_srcdir=$top
-# shellcheck source=../integration/harness.sh
-. "$top/tests/integration/harness.sh"
+# shellcheck source=../common/harness.sh
+. "$top/tests/common/harness.sh"
 
 quick=0 reps=3 only=lat,bw,obj,sync,net,mixed rt=()
 while (($#)); do

@@ -37,8 +37,8 @@ self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top_srcdir=$(cd "${top_srcdir:-$self/../..}" && pwd)
 top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
 export top_srcdir top_builddir
-# shellcheck source-path=SCRIPTDIR source=../integration/harness.sh
-. "$top_srcdir/tests/integration/harness.sh"
+# shellcheck source-path=SCRIPTDIR source=../common/harness.sh
+. "$top_srcdir/tests/common/harness.sh"
 
 pmdk=${RPMEM_PMDK_PEER:-$top_srcdir/../shared/pmdk-1.12.1}
 if [[ ! -x $pmdk/bin/rpmemd || ! -f $pmdk/lib/librpmem.so.1 ]]; then

@@ -16,8 +16,8 @@ set -uo pipefail
 top_srcdir=${top_srcdir:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
 export top_srcdir top_builddir
-# shellcheck source-path=SCRIPTDIR source=../integration/harness.sh
-. "$top_srcdir/tests/integration/harness.sh"
+# shellcheck source-path=SCRIPTDIR source=../common/harness.sh
+. "$top_srcdir/tests/common/harness.sh"
 
 valgrind=$(command -v valgrind) || {
 	echo "valgrind.sh: valgrind not installed"

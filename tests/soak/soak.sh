@@ -32,8 +32,8 @@
 # all of it.  Exit status: the soak's (0 pass, 1 fail, 77 skipped).
 set -euo pipefail
 
-# shellcheck source-path=SCRIPTDIR source=../integration/harness.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../integration/harness.sh"
+# shellcheck source-path=SCRIPTDIR source=../common/harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common/harness.sh"
 
 prog=$top_builddir/tests/soak/soak
 rpmemd=$top_builddir/rpmemd

@@ -55,8 +55,8 @@ HARNESS_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top_srcdir=${top_srcdir:-$(cd "$HARNESS_LIB_DIR/../.." && pwd)}
 top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
 export top_srcdir top_builddir
-# shellcheck source-path=SCRIPTDIR source=../common/tu.sh
-. "$HARNESS_LIB_DIR/../common/tu.sh"
+# shellcheck source-path=SCRIPTDIR source=tu.sh
+. "$HARNESS_LIB_DIR/tu.sh"
 
 # harness_err -- print a message prefixed with "harness:" to stderr
 harness_err() {
