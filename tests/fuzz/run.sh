@@ -4,6 +4,8 @@
 # number of mutations (tests/fuzz/driver.c); any crash or abort fails.
 # fuzz_session serves whole rpmemd sessions (pool files, a fabric
 # listener) for each input: fewer rounds, a few seconds.
+# Coverage-guided, open-ended fuzzing of the same harnesses under clang's
+# libFuzzer: tests/fuzz/libfuzzer.sh (by hand; too slow for make check).
 set -euo pipefail
 
 : "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
