@@ -11,9 +11,10 @@
 # scratch dir, then fuzzed there (-max_len is driver.c's INPUT_MAX, so
 # whatever it finds run.sh can replay).  The source corpus is only read,
 # unless --merge: then the inputs that add coverage are minimised into
-# tests/fuzz/corpus/NAME (-merge=1).  A crash, leak, timeout or sanitizer
-# report fails (exit 1) with the report and the reproducer, kept in
-# FUZZ_ARTIFACTS (default ./fuzz-artifacts); exit 77 without libFuzzer.
+# tests/fuzz/corpus/NAME (-merge=1), each kept below driver.c's
+# SEEDS_MAX.  A crash, leak, timeout or sanitizer report fails (exit 1)
+# with the report and the reproducer, kept in FUZZ_ARTIFACTS (default
+# ./fuzz-artifacts); exit 77 without libFuzzer.
 # Not in TESTS (too slow for CI); `make check` runs run.sh instead.
 set -euo pipefail
 
@@ -98,6 +99,29 @@ report() {
 	echo "${runs:-?} runs in $2 s, ${stats:-no stats}"
 }
 
+# merge_corpus -- the inputs of $2 that add coverage, minimised into the
+# source corpus of $1; edges only (-use_counters=0) when counting each
+# edge's hit counts too would take it past driver.c's SEEDS_MAX
+merge_corpus() {
+	local name=$1 work=$2 src=$top/tests/fuzz/corpus/$1 into n opt
+	for opt in -use_counters=1 -use_counters=0; do
+		into=$scratch/merge$opt-$name
+		cp -r "$src" "$into"
+		"$scratch/fuzz_$name" -merge=1 "$opt" -max_len=8192 \
+			-timeout=10 -rss_limit_mb=2048 "$into" "$work" \
+			>"$into.log" 2>&1
+		n=$(find "$into" -type f | wc -l)
+		((n >= 200)) || break
+	done
+	if ((n >= 200)); then
+		echo "   not merged: corpus/$name would have $n files" >&2
+		return 1
+	fi
+	echo "   merged ($opt): corpus/$name" \
+		"$(find "$src" -type f | wc -l) -> $n files"
+	cp -n "$into"/* "$src"/
+}
+
 fail=0
 for name in "${names[@]}"; do
 	echo "== fuzz_$name: build"
@@ -130,13 +154,7 @@ for name in "${names[@]}"; do
 		fail=1
 		continue
 	fi
-	if ((merge)); then
-		before=$(find "$top/tests/fuzz/corpus/$name" -type f | wc -l)
-		"$scratch/fuzz_$name" -merge=1 -max_len=8192 -timeout=10 \
-			-rss_limit_mb=2048 "$top/tests/fuzz/corpus/$name" "$work" \
-			>"$scratch/$name.merge.log" 2>&1
-		after=$(find "$top/tests/fuzz/corpus/$name" -type f | wc -l)
-		echo "   merged: corpus/$name $before -> $after files"
-	fi
+	((merge)) || continue
+	merge_corpus "$name" "$work" || fail=1
 done
 exit $fail
