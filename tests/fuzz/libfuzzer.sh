@@ -99,26 +99,23 @@ report() {
 	echo "${runs:-?} runs in $2 s, ${stats:-no stats}"
 }
 
-# merge_corpus -- the inputs of $2 that add coverage, minimised into the
-# source corpus of $1; edges only (-use_counters=0) when counting each
-# edge's hit counts too would take it past driver.c's SEEDS_MAX
+# merge_corpus -- the inputs of $2 that reach new edges, minimised into
+# the source corpus of $1.  Edges only (-use_counters=0): hit counts
+# too would take the corpus past driver.c's SEEDS_MAX and make run.sh's
+# bounded rounds slower and shallower (fewer of them per deep seed).
 merge_corpus() {
-	local name=$1 work=$2 src=$top/tests/fuzz/corpus/$1 into n opt
-	for opt in -use_counters=1 -use_counters=0; do
-		into=$scratch/merge$opt-$name
-		cp -r "$src" "$into"
-		"$scratch/fuzz_$name" -merge=1 "$opt" -max_len=8192 \
-			-timeout=10 -rss_limit_mb=2048 "$into" "$work" \
-			>"$into.log" 2>&1
-		n=$(find "$into" -type f | wc -l)
-		((n >= 200)) || break
-	done
+	local name=$1 work=$2 src=$top/tests/fuzz/corpus/$1
+	local into=$scratch/merge-$1 n
+	cp -r "$src" "$into"
+	"$scratch/fuzz_$name" -merge=1 -use_counters=0 -max_len=8192 \
+		-timeout=10 -rss_limit_mb=2048 "$into" "$work" \
+		>"$into.log" 2>&1
+	n=$(find "$into" -type f | wc -l)
 	if ((n >= 200)); then
 		echo "   not merged: corpus/$name would have $n files" >&2
 		return 1
 	fi
-	echo "   merged ($opt): corpus/$name" \
-		"$(find "$src" -type f | wc -l) -> $n files"
+	echo "   merged: corpus/$name $(find "$src" -type f | wc -l) -> $n files"
 	cp -n "$into"/* "$src"/
 }
 
