@@ -14,7 +14,8 @@
 # tests/fuzz/corpus/NAME (-merge=1), each kept below driver.c's
 # SEEDS_MAX.  A crash, leak, timeout or sanitizer report fails (exit 1)
 # with the report and the reproducer, kept in FUZZ_ARTIFACTS (default
-# ./fuzz-artifacts); exit 77 without libFuzzer.
+# ./fuzz-artifacts); exit 77 without libFuzzer.  FUZZ_FLAGS: more
+# libFuzzer flags for the runs (e.g. -use_value_profile=1).
 # Not in TESTS (too slow for CI); `make check` runs run.sh instead.
 set -euo pipefail
 
@@ -22,6 +23,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 seconds=${FUZZ_SECONDS:-60}
 artifacts=${FUZZ_ARTIFACTS:-$PWD/fuzz-artifacts}
 cc=${CC_FUZZ:-clang}
+read -ra flags <<<"${FUZZ_FLAGS:-}"
 # shellcheck disable=SC2054 # commas within one flag
 san=(-g -O1 -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer)
@@ -131,7 +133,7 @@ for name in "${names[@]}"; do
 	t0=$SECONDS
 	if (cd "$scratch" && "$scratch/fuzz_$name" -max_total_time="$seconds" \
 		-timeout=10 -rss_limit_mb=2048 -max_len=8192 \
-		-print_final_stats=1 \
+		-print_final_stats=1 "${flags[@]}" \
 		-artifact_prefix="$scratch/crash-$name/" "$work") \
 		>"$log" 2>&1; then
 		echo "PASS fuzz_$name: $(report "$log" $((SECONDS - t0)))"
