@@ -16,7 +16,7 @@ for name in proto poolset target session; do
 	prog=$top_builddir/tests/fuzz/fuzz_$name
 	seeds=("$top_srcdir/tests/fuzz/corpus/$name"/*)
 	n=$rounds
-	[[ $name != session ]] || n=${FUZZ_SESSION_ROUNDS:-3000}
+	[[ $name != session ]] || n=${FUZZ_SESSION_ROUNDS:-10000}
 	if out=$("$prog" -n "$n" "${seeds[@]}" 2>&1); then
 		echo "PASS fuzz_$name: $out"
 	else
