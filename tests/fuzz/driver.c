@@ -18,6 +18,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define INPUT_MAX 8192
+#define SEEDS_MAX 200	/* libfuzzer.sh --merge keeps each corpus below */
 
 static uint64_t Rng = 0x2545f4914f6cdd1dULL;
 
@@ -111,10 +112,15 @@ main(int argc, char *argv[])
 		fprintf(stderr, "usage: %s [-n ROUNDS] SEED...\n", argv[0]);
 		return 2;
 	}
-	static uint8_t seeds[64][INPUT_MAX];
-	size_t len[64];
+	if (argc - first > SEEDS_MAX) {
+		fprintf(stderr, "%d seeds: at most %d\n", argc - first,
+			SEEDS_MAX);
+		return 2;
+	}
+	static uint8_t seeds[SEEDS_MAX][INPUT_MAX];
+	size_t len[SEEDS_MAX];
 	int nseeds = 0;
-	for (int i = first; i < argc && nseeds < 64; i++, nseeds++) {
+	for (int i = first; i < argc; i++, nseeds++) {
 		len[nseeds] = slurp(argv[i], seeds[nseeds]);
 		LLVMFuzzerTestOneInput(seeds[nseeds], len[nseeds]);
 	}
