@@ -104,46 +104,47 @@ END_TEST
  * whichever side asks for more; the cipher and the daemon's key material
  * come with it, and both settings are named in the log
  */
+static const struct {
+	const char *daemon;	/* rpmemd's option, or NULL: default */
+	unsigned client;
+	unsigned want;
+	const char *log;
+} Policies[] = {
+	{ "--lane-security=none", LANESEC_NONE, LANESEC_NONE,
+		"lane security: none (client asks at least none, "
+		"rpmemd at least none)" },
+	{ "--lane-security=none", LANESEC_AUTHENTICATE,
+		LANESEC_AUTHENTICATE, "lane security: authenticate, " },
+	{ "--lane-security=authenticate", LANESEC_NONE,
+		LANESEC_AUTHENTICATE, "rpmemd at least authenticate)" },
+	{ "--lane-security=authenticate", LANESEC_ENCRYPT,
+		LANESEC_ENCRYPT, "client asks at least encrypt" },
+	{ NULL, LANESEC_NONE, LANESEC_ENCRYPT, "rpmemd at least "
+		"encrypt, its default for the provider)" },
+};
+
 START_TEST(lane_security_is_the_stronger_minimum)
 {
-	static const struct {
-		const char *daemon;	/* rpmemd's option, or NULL: default */
-		unsigned client;
-		unsigned want;
-		const char *log;
-	} cases[] = {
-		{ "--lane-security=none", LANESEC_NONE, LANESEC_NONE,
-			"lane security: none (client asks at least none, "
-			"rpmemd at least none)" },
-		{ "--lane-security=none", LANESEC_AUTHENTICATE,
-			LANESEC_AUTHENTICATE, "lane security: authenticate, " },
-		{ "--lane-security=authenticate", LANESEC_NONE,
-			LANESEC_AUTHENTICATE, "rpmemd at least authenticate)" },
-		{ "--lane-security=authenticate", LANESEC_ENCRYPT,
-			LANESEC_ENCRYPT, "client asks at least encrypt" },
-		{ NULL, LANESEC_NONE, LANESEC_ENCRYPT, "rpmemd at least "
-			"encrypt, its default for the provider)" },
-	};
 	struct daemon d;
-	Dtest_args[0] = cases[_i].daemon;
+	Dtest_args[0] = Policies[_i].daemon;
 	dtest_start(&d);
 	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
-	r.ext.security = (uint16_t)cases[_i].client;
+	r.ext.security = (uint16_t)Policies[_i].client;
 	r.ext.cipher = LANESEC_CHACHA20_POLY1305;
 	const struct proto_resp *resp = dtest_answer(&d, &r);
 	ck_assert_uint_eq(resp->status, 0);
-	ck_assert_uint_eq(resp->ext.security, cases[_i].want);
+	ck_assert_uint_eq(resp->ext.security, Policies[_i].want);
 	/* a client without AES gets ChaCha20-Poly1305 */
-	ck_assert_uint_eq(resp->ext.cipher, cases[_i].want == LANESEC_NONE ?
+	ck_assert_uint_eq(resp->ext.cipher, Policies[_i].want == LANESEC_NONE ?
 		LANESEC_CIPHER_NONE : LANESEC_CHACHA20_POLY1305);
 	static const uint8_t zero[PROTO_RANDOM_LEN];
 	ck_assert(memcmp(resp->ext.random, zero, sizeof(zero)) != 0);
 	/* sealed sessions open the pool to no RMA at all */
-	ck_assert(cases[_i].want == LANESEC_NONE ? resp->ibc.rkey != 0 :
+	ck_assert(Policies[_i].want == LANESEC_NONE ? resp->ibc.rkey != 0 :
 		resp->ibc.rkey == 0 && resp->ibc.raddr == 0);
 	dtest_done(&d);
-	ck_assert_msg(dtest_log_has(cases[_i].log), "no \"%s\" in %s",
-		cases[_i].log, Dtest_log);
+	ck_assert_msg(dtest_log_has(Policies[_i].log), "no \"%s\" in %s",
+		Policies[_i].log, Dtest_log);
 }
 END_TEST
 
@@ -217,30 +218,31 @@ pmdk_open_req(void)
  * let through the start and answered BADPROTO, the reason on stderr and
  * in the log for the operator (pmdk01/real_peer.sh: what PMDK prints)
  */
+static const struct {
+	bool pmdk;		/* started without --protocol */
+	const char *arg[2];
+	const char *why;	/* on stderr */
+} Refused_clients[] = {
+	{ true, { NULL }, "this client is PMDK 1.12's librpmem "
+		"(protocol 0.1); rpmemd " SRCVERSION " needs this "
+		"project's librpmem (protocol 0.3) on the client host, "
+		"or allow-pmdk-clients = yes in rpmemd.conf" },
+	{ true, { "--allow-pmdk-clients", "--lane-security=encrypt" },
+		"(protocol 0.1), which has no lane security, and "
+		"rpmemd.conf asks lane-security = encrypt" },
+	{ false, { "--protocol=1.0" }, "the client speaks protocol "
+		"1.0, rpmemd " SRCVERSION " speaks 0.3" },
+};
+
 START_TEST(refused_clients_hear_why)
 {
-	static const struct {
-		bool pmdk;		/* started without --protocol */
-		const char *arg[2];
-		const char *why;	/* on stderr */
-	} cases[] = {
-		{ true, { NULL }, "this client is PMDK 1.12's librpmem "
-			"(protocol 0.1); rpmemd " SRCVERSION " needs this "
-			"project's librpmem (protocol 0.3) on the client host, "
-			"or allow-pmdk-clients = yes in rpmemd.conf" },
-		{ true, { "--allow-pmdk-clients", "--lane-security=encrypt" },
-			"(protocol 0.1), which has no lane security, and "
-			"rpmemd.conf asks lane-security = encrypt" },
-		{ false, { "--protocol=1.0" }, "the client speaks protocol "
-			"1.0, rpmemd " SRCVERSION " speaks 0.3" },
-	};
-	Dtest_pmdk_client = cases[_i].pmdk;
-	Dtest_args[0] = cases[_i].arg[0];
-	Dtest_args[1] = cases[_i].arg[1];
+	Dtest_pmdk_client = Refused_clients[_i].pmdk;
+	Dtest_args[0] = Refused_clients[_i].arg[0];
+	Dtest_args[1] = Refused_clients[_i].arg[1];
 	struct daemon d;
 	dtest_spawn(&d);
 	uint32_t status;
-	if (cases[_i].pmdk) {
+	if (Refused_clients[_i].pmdk) {
 		ck_assert_int_eq(read(d.out, &status, sizeof(status)), 4);
 		ck_assert_uint_eq(status, 0);
 		struct proto_req r = pmdk_open_req();
@@ -250,8 +252,9 @@ START_TEST(refused_clients_hear_why)
 	}
 	ck_assert_int_eq(read(d.out, &status, sizeof(status)), 0);
 	dtest_finish(&d, 1);
-	ck_assert_msg(dtest_said(cases[_i].why), "rpmemd did not say \"%s\"",
-		cases[_i].why);
+	ck_assert_msg(dtest_said(Refused_clients[_i].why),
+		"rpmemd did not say \"%s\"",
+		Refused_clients[_i].why);
 }
 END_TEST
 
@@ -415,13 +418,12 @@ daemon_suite(void)
 	tcase_add_test(tc, rpmemd_hardens_itself);
 	tcase_add_loop_test(tc, apm_over_tcp_downgrades_to_gpspm_with_a_notice,
 		0, 2);
-	tcase_add_loop_test(tc, lane_security_is_the_stronger_minimum, 0, 5);
+	TU_LOOP(tc, lane_security_is_the_stronger_minimum, Policies);
 	tcase_add_test(tc, unknown_lane_security_is_refused_naming_both);
 	tcase_add_test(tc, other_major_is_refused_naming_both_versions);
 	tcase_add_test(tc, newer_minor_works_at_the_daemons_minor);
 	tcase_add_test(tc, our_older_minor_gets_a_plain_badproto);
-	tcase_add_loop_test(tc, refused_clients_hear_why,
-		0, 3);
+	TU_LOOP(tc, refused_clients_hear_why, Refused_clients);
 	tcase_add_test(tc, pmdk_client_is_served_0_1_when_allowed);
 	tcase_add_test(tc, set_attr_or_close_before_open_is_refused);
 	tcase_add_test(tc, second_open_in_a_session_is_refused);

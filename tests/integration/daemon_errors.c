@@ -46,34 +46,35 @@ arg(const char *f)
  * status word it sends (or none), its exit code and what it says on
  * stderr (RELIABILITY R16)
  */
+static const struct {
+	const char *args[3];	/* %s: the scratch directory */
+	uint32_t status;
+	int code;
+	const char *says;
+} Startups[] = {
+	{ { "--help" }, NO_STATUS, 0, "Usage: " },
+	{ { "--version" }, NO_STATUS, 0, "rpmemd version " },
+	{ { "--log-file=%s/no/such/dir/rpmemd.log" }, ENOENT, 1,
+		"cannot open log file %s/no/such/dir/rpmemd.log" },
+	{ { "--poolset-dir=%s/no-such-dir" }, ENOENT, 1,
+		"rpmemd: poolset-dir %s/no-such-dir: No such file" },
+	/* remove mode tells by its exit code alone */
+	{ { "--poolset-dir=%s/no-such-dir", "--remove", "pool.set" },
+		NO_STATUS, ENOENT, "poolset-dir %s/no-such-dir" },
+};
+
 START_TEST(startup_ends_with_status_code_and_reason)
 {
-	static const struct {
-		const char *args[3];	/* %s: the scratch directory */
-		uint32_t status;
-		int code;
-		const char *says;
-	} cases[] = {
-		{ { "--help" }, NO_STATUS, 0, "Usage: " },
-		{ { "--version" }, NO_STATUS, 0, "rpmemd version " },
-		{ { "--log-file=%s/no/such/dir/rpmemd.log" }, ENOENT, 1,
-			"cannot open log file %s/no/such/dir/rpmemd.log" },
-		{ { "--poolset-dir=%s/no-such-dir" }, ENOENT, 1,
-			"rpmemd: poolset-dir %s/no-such-dir: No such file" },
-		/* remove mode tells by its exit code alone */
-		{ { "--poolset-dir=%s/no-such-dir", "--remove", "pool.set" },
-			NO_STATUS, ENOENT, "poolset-dir %s/no-such-dir" },
-	};
 	for (int i = 0; i < 3; i++)
-		Dtest_args[i] = arg(cases[_i].args[i]);
+		Dtest_args[i] = arg(Startups[_i].args[i]);
 	struct daemon d;
 	dtest_spawn(&d);
 	uint32_t status = NO_STATUS;
 	ssize_t n = read(d.out, &status, sizeof(status));
-	ck_assert_int_eq(n, cases[_i].status == NO_STATUS ? 0 : 4);
-	ck_assert_uint_eq(status, cases[_i].status);
-	dtest_finish(&d, cases[_i].code);
-	const char *says = arg(cases[_i].says);
+	ck_assert_int_eq(n, Startups[_i].status == NO_STATUS ? 0 : 4);
+	ck_assert_uint_eq(status, Startups[_i].status);
+	dtest_finish(&d, Startups[_i].code);
+	const char *says = arg(Startups[_i].says);
 	ck_assert_msg(dtest_said(says), "rpmemd did not say \"%s\"", says);
 }
 END_TEST
@@ -96,57 +97,58 @@ END_TEST
  * CREATE and OPEN refused: the status that says why, the log line that
  * names it, and a daemon that ends the session cleanly (R9, S1)
  */
+static const struct {
+	uint32_t type;
+	const char *desc;	/* NULL: pool.set */
+	const char *set;	/* written to desc first; %s: dir */
+	uint32_t nlanes;
+	uint32_t provider;
+	uint32_t status;
+	const char *log;
+} Refusals[] = {
+	{ PROTO_MSG_OPEN, NULL, NULL, 0, PROTO_PROV_TCP,
+		PROTO_ERR_BADNLANES, "invalid number of lanes: 0" },
+	/* no RDMA device here: the provider cannot be opened */
+	{ PROTO_MSG_OPEN, NULL, NULL, 1, PROTO_PROV_VERBS,
+		PROTO_ERR_PROVNOSUP, "verbs provider on 127.0.0.1: " },
+	{ PROTO_MSG_OPEN, "bad\tname.set", NULL, 1, PROTO_PROV_TCP,
+		PROTO_ERR_BADNAME, "contains control character 0x09" },
+	{ PROTO_MSG_OPEN, "adir/", NULL, 1, PROTO_PROV_TCP,
+		PROTO_ERR_BADNAME, "'adir/' names a directory" },
+	{ PROTO_MSG_CREATE, "nodir.set",
+		"PMEMPOOLSET\nOPTION NOHDRS\n4M %s/nodir/part0\n", 1,
+		PROTO_PROV_TCP, PROTO_ERR_NOEXIST,
+		"cannot create part '%s/nodir/part0'" },
+	{ PROTO_MSG_OPEN, "devpart.set",
+		"PMEMPOOLSET\nOPTION NOHDRS\n4M /dev/null\n", 1,
+		PROTO_PROV_TCP, PROTO_ERR_POOL_CFG,
+		"part '/dev/null' is not a regular file" },
+	{ PROTO_MSG_OPEN, "dirpart.set",
+		"PMEMPOOLSET\nOPTION NOHDRS\n4M %s/adir\n", 1,
+		PROTO_PROV_TCP, PROTO_ERR_FATAL,
+		"cannot open part '%s/adir': Is a directory" },
+	{ PROTO_MSG_CREATE, "small.set",
+		"PMEMPOOLSET\nOPTION NOHDRS\n1M %s/small0\n", 1,
+		PROTO_PROV_TCP, PROTO_ERR_POOL_CFG,
+		"is below the minimum" },
+};
+
 START_TEST(refused_create_or_open_names_the_cause)
 {
-	static const struct {
-		uint32_t type;
-		const char *desc;	/* NULL: pool.set */
-		const char *set;	/* written to desc first; %s: dir */
-		uint32_t nlanes;
-		uint32_t provider;
-		uint32_t status;
-		const char *log;
-	} cases[] = {
-		{ PROTO_MSG_OPEN, NULL, NULL, 0, PROTO_PROV_TCP,
-			PROTO_ERR_BADNLANES, "invalid number of lanes: 0" },
-		/* no RDMA device here: the provider cannot be opened */
-		{ PROTO_MSG_OPEN, NULL, NULL, 1, PROTO_PROV_VERBS,
-			PROTO_ERR_PROVNOSUP, "verbs provider on 127.0.0.1: " },
-		{ PROTO_MSG_OPEN, "bad\tname.set", NULL, 1, PROTO_PROV_TCP,
-			PROTO_ERR_BADNAME, "contains control character 0x09" },
-		{ PROTO_MSG_OPEN, "adir/", NULL, 1, PROTO_PROV_TCP,
-			PROTO_ERR_BADNAME, "'adir/' names a directory" },
-		{ PROTO_MSG_CREATE, "nodir.set",
-			"PMEMPOOLSET\nOPTION NOHDRS\n4M %s/nodir/part0\n", 1,
-			PROTO_PROV_TCP, PROTO_ERR_NOEXIST,
-			"cannot create part '%s/nodir/part0'" },
-		{ PROTO_MSG_OPEN, "devpart.set",
-			"PMEMPOOLSET\nOPTION NOHDRS\n4M /dev/null\n", 1,
-			PROTO_PROV_TCP, PROTO_ERR_POOL_CFG,
-			"part '/dev/null' is not a regular file" },
-		{ PROTO_MSG_OPEN, "dirpart.set",
-			"PMEMPOOLSET\nOPTION NOHDRS\n4M %s/adir\n", 1,
-			PROTO_PROV_TCP, PROTO_ERR_FATAL,
-			"cannot open part '%s/adir': Is a directory" },
-		{ PROTO_MSG_CREATE, "small.set",
-			"PMEMPOOLSET\nOPTION NOHDRS\n1M %s/small0\n", 1,
-			PROTO_PROV_TCP, PROTO_ERR_POOL_CFG,
-			"is below the minimum" },
-	};
 	char path[sizeof(Dtest_dir) + PROTO_DESC_MAX + 2];
 	snprintf(path, sizeof(path), "%s/adir", Dtest_dir);
 	ck_assert_int_eq(mkdir(path, 0700), 0);
 	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR);
-	r.type = cases[_i].type;
-	r.common.nlanes = cases[_i].nlanes;
-	r.common.provider = cases[_i].provider;
-	if (cases[_i].desc)
-		snprintf(r.desc, sizeof(r.desc), "%s", cases[_i].desc);
-	if (cases[_i].set) {
+	r.type = Refusals[_i].type;
+	r.common.nlanes = Refusals[_i].nlanes;
+	r.common.provider = Refusals[_i].provider;
+	if (Refusals[_i].desc)
+		snprintf(r.desc, sizeof(r.desc), "%s", Refusals[_i].desc);
+	if (Refusals[_i].set) {
 		snprintf(path, sizeof(path), "%s/%s", Dtest_dir, r.desc);
 		FILE *f = fopen(path, "w");
 		ck_assert_ptr_nonnull(f);
-		fputs(arg(cases[_i].set), f);
+		fputs(arg(Refusals[_i].set), f);
 		ck_assert_int_eq(fclose(f), 0);
 	}
 	struct daemon d;
@@ -154,9 +156,9 @@ START_TEST(refused_create_or_open_names_the_cause)
 	dtest_send_req(&d, &r);
 	static struct proto_resp resp;
 	ck_assert(dtest_recv_resp(&d, proto_resp_type(r.type), &resp));
-	ck_assert_uint_eq(resp.status, cases[_i].status);
+	ck_assert_uint_eq(resp.status, Refusals[_i].status);
 	dtest_finish(&d, 0);
-	const char *log = arg(cases[_i].log);
+	const char *log = arg(Refusals[_i].log);
 	ck_assert_msg(dtest_log_has(log), "no \"%s\" in %s", log, Dtest_log);
 }
 END_TEST
@@ -235,10 +237,9 @@ daemon_errors_suite(void)
 	Suite *s = tu_suite("rpmemd-errors", "errors", dtest_setup,
 		dtest_teardown, &tc);
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, startup_ends_with_status_code_and_reason, 0,
-		5);
+	TU_LOOP(tc, startup_ends_with_status_code_and_reason, Startups);
 	tcase_add_test(tc, syslog_takes_the_log_instead_of_the_file);
-	tcase_add_loop_test(tc, refused_create_or_open_names_the_cause, 0, 8);
+	TU_LOOP(tc, refused_create_or_open_names_the_cause, Refusals);
 	tcase_add_test(tc,
 		hash_outside_the_pool_is_refused_and_the_session_goes_on);
 	tcase_add_test(tc, close_before_the_lanes_connect_is_answered);

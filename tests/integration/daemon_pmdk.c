@@ -110,32 +110,33 @@ start_open(struct daemon *d, enum daemon_kind kind)
  * interrupted session, exit status 1, as PMDK's rpmemd does (scripts and
  * supervisors read it); after a CLOSE the exit status is 0
  */
+static const struct {
+	enum daemon_kind kind;
+	bool open;
+	bool close;
+	int code;
+} Endings[] = {
+	{ OURS, false, false, 1 },
+	{ OURS, true, false, 1 },
+	{ OURS, true, true, 0 },
+	/* PMDK's admits lanes before it reads again: set_attr_race.sh */
+	{ PMDK, false, false, 1 },
+};
+
 START_TEST(client_gone_without_close_is_exit_1_close_is_exit_0)
 {
-	static const struct {
-		enum daemon_kind kind;
-		bool open;
-		bool close;
-		int code;
-	} cases[] = {
-		{ OURS, false, false, 1 },
-		{ OURS, true, false, 1 },
-		{ OURS, true, true, 0 },
-		/* PMDK's admits lanes before it reads again: set_attr_race.sh */
-		{ PMDK, false, false, 1 },
-	};
-	if (!use(cases[_i].kind))
+	if (!use(Endings[_i].kind))
 		return;
 	struct daemon d;
-	if (cases[_i].open)
-		start_open(&d, cases[_i].kind);
+	if (Endings[_i].open)
+		start_open(&d, Endings[_i].kind);
 	else
 		dtest_start(&d);
-	if (cases[_i].close)
+	if (Endings[_i].close)
 		dtest_close(&d, 0);
-	dtest_finish(&d, cases[_i].code);
-	if (cases[_i].kind == OURS)
-		ck_assert(dtest_log_has(cases[_i].close ? "session ended;" :
+	dtest_finish(&d, Endings[_i].code);
+	if (Endings[_i].kind == OURS)
+		ck_assert(dtest_log_has(Endings[_i].close ? "session ended;" :
 			"session ended without a CLOSE"));
 }
 END_TEST
@@ -214,28 +215,29 @@ run_remove(const char *desc, bool force)
  * PMDK's does not unlink it either; it exits 0 with --force, ours says
  * EBUSY (16) whatever the flag
  */
+static const struct {
+	enum daemon_kind kind;
+	bool force;
+	int code;		/* -1: any failure */
+} Held_removes[] = {
+	{ OURS, false, EBUSY },
+	{ OURS, true, EBUSY },
+	{ PMDK, false, -1 },
+	{ PMDK, true, 0 },
+};
+
 START_TEST(remove_never_unlinks_a_pool_a_session_holds)
 {
-	static const struct {
-		enum daemon_kind kind;
-		bool force;
-		int code;		/* -1: any failure */
-	} cases[] = {
-		{ OURS, false, EBUSY },
-		{ OURS, true, EBUSY },
-		{ PMDK, false, -1 },
-		{ PMDK, true, 0 },
-	};
 	struct daemon holder;
 	start_open(&holder, OURS);
-	if (use(cases[_i].kind)) {
-		int code = run_remove("pool.set", cases[_i].force);
-		if (cases[_i].code < 0)
+	if (use(Held_removes[_i].kind)) {
+		int code = run_remove("pool.set", Held_removes[_i].force);
+		if (Held_removes[_i].code < 0)
 			ck_assert_int_ne(code, 0);
 		else
-			ck_assert_int_eq(code, cases[_i].code);
+			ck_assert_int_eq(code, Held_removes[_i].code);
 		ck_assert_msg(exists("part0"), "%s rpmemd unlinked a part "
-			"of a pool in use", kind_names[cases[_i].kind]);
+			"of a pool in use", kind_names[Held_removes[_i].kind]);
 	}
 	dtest_done(&holder);
 }
@@ -320,48 +322,50 @@ sds_of(void)
  * count unchanged after a crash, a torn state) open and are recorded
  * afresh, dirty while open and clean again after the CLOSE.
  */
+static const struct {
+	enum daemon_kind kind;
+	uint64_t usc;
+	bool dirty;
+	bool torn;		/* the state's checksum is wrong */
+	uint32_t status;
+} Corrupt_opens[] = {
+	{ OURS, 999, true, false, PROTO_ERR_POOL_CFG },
+	{ PMDK, 999, true, false, PROTO_ERR_POOL_CFG },
+	{ OURS, 999, false, false, 0 },
+	{ OURS, 0, true, false, 0 },
+	{ OURS, 999, true, true, 0 },
+};
+
 START_TEST(possibly_corrupt_replica_is_refused_on_open)
 {
-	static const struct {
-		enum daemon_kind kind;
-		uint64_t usc;
-		bool dirty;
-		bool torn;		/* the state's checksum is wrong */
-		uint32_t status;
-	} cases[] = {
-		{ OURS, 999, true, false, PROTO_ERR_POOL_CFG },
-		{ PMDK, 999, true, false, PROTO_ERR_POOL_CFG },
-		{ OURS, 999, false, false, 0 },
-		{ OURS, 0, true, false, 0 },
-		{ OURS, 999, true, true, 0 },
-	};
 	struct proto_req r = sds_pool();
 	struct pool_sds sds = sds_of();
 	ck_assert_msg(!sds.dirty, "a clean close left the state dirty");
-	if (!use(cases[_i].kind))
+	if (!use(Corrupt_opens[_i].kind))
 		return;
 
 	struct pool_hdr hdr;
 	hdr_rw(&hdr, false);
-	pool_sds_set(&hdr.sds, cases[_i].usc, 0, cases[_i].dirty);
-	if (cases[_i].torn)
+	pool_sds_set(&hdr.sds, Corrupt_opens[_i].usc, 0,
+		Corrupt_opens[_i].dirty);
+	if (Corrupt_opens[_i].torn)
 		hdr.sds.checksum ^= 1;
 	pool_hdr_checksum_set(&hdr);
 	hdr_rw(&hdr, true);
 
-	if (cases[_i].kind == PMDK) {
+	if (Corrupt_opens[_i].kind == PMDK) {
 		r.common.minor = PROTO_MINOR_PMDK;
 		r.common.provider = PROTO_PROV_SOCKETS;
 		r.has_ext = false;
 	}
 	struct daemon d;
 	dtest_start(&d);
-	dtest_request(&d, &r, cases[_i].status);
-	if (cases[_i].status) {
+	dtest_request(&d, &r, Corrupt_opens[_i].status);
+	if (Corrupt_opens[_i].status) {
 		close(d.in);
 		int st;
 		ck_assert_int_eq(waitpid(d.pid, &st, 0), d.pid);
-		if (cases[_i].kind == OURS)
+		if (Corrupt_opens[_i].kind == OURS)
 			ck_assert(dtest_log_has("the pool may be corrupt"));
 		return;
 	}
@@ -408,15 +412,13 @@ daemon_pmdk_suite(void)
 	TCase *tc;
 	Suite *s = tu_suite("rpmemd-as-pmdk", "found", dtest_setup, dtest_teardown, &tc);
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc,
-		client_gone_without_close_is_exit_1_close_is_exit_0, 0, 4);
+	TU_LOOP(tc, client_gone_without_close_is_exit_1_close_is_exit_0,
+		Endings);
 	tcase_add_test(tc, inherited_descriptor_closed_library_descriptor_kept);
-	tcase_add_loop_test(tc, remove_never_unlinks_a_pool_a_session_holds,
-		0, 4);
+	TU_LOOP(tc, remove_never_unlinks_a_pool_a_session_holds, Held_removes);
 	tcase_add_loop_test(tc, remove_with_a_part_missing_removes_the_rest,
 		0, 2);
-	tcase_add_loop_test(tc, possibly_corrupt_replica_is_refused_on_open,
-		0, 5);
+	TU_LOOP(tc, possibly_corrupt_replica_is_refused_on_open, Corrupt_opens);
 	tcase_add_test(tc, replica_of_a_killed_rpmemd_reopens);
 	return tu_suite_add(s, tc);
 }

@@ -20,30 +20,31 @@
 #include "pool_hdr.h"
 
 /* attributes a headers pool cannot take: zero, or SINGLEHDR disagreeing */
+static const struct {
+	const char *opts;	/* of the set */
+	unsigned seed;		/* 0: all-zero attributes */
+	bool singlehdr;		/* the feature in the attributes */
+} Bad_attrs[] = {
+	{ "", 0, false },
+	{ "", 5, true },
+	{ "OPTION SINGLEHDR\n", 5, false },
+};
+
 START_TEST(test_set_attr_refuses_zero_or_disagreeing_attrs)
 {
-	static const struct {
-		const char *opts;	/* of the set */
-		unsigned seed;		/* 0: all-zero attributes */
-		bool singlehdr;		/* the feature in the attributes */
-	} cases[] = {
-		{ "", 0, false },
-		{ "", 5, true },
-		{ "OPTION SINGLEHDR\n", 5, false },
-	};
 	struct rpmem_pool_attr good, attr;
 	struct db_pool *pool;
 	dbt_attr(&good, 4);
-	if (cases[_i].opts[0])
+	if (Bad_attrs[_i].opts[0])
 		good.incompat_features |= POOL_FEAT_SINGLEHDR;
-	dbt_write_set(dbt_sets, "a.set", cases[_i].opts, "a", 1, 2U);
+	dbt_write_set(dbt_sets, "a.set", Bad_attrs[_i].opts, "a", 1, 2U);
 	ck_assert_int_eq(db_pool_create(dbt_db, "a.set", &good, &pool), 0);
 
 	memset(&attr, 0, sizeof(attr));
-	if (cases[_i].seed) {
-		dbt_attr(&attr, (unsigned char)cases[_i].seed);
+	if (Bad_attrs[_i].seed) {
+		dbt_attr(&attr, (unsigned char)Bad_attrs[_i].seed);
 		attr.incompat_features &= ~(uint32_t)POOL_FEAT_SINGLEHDR;
-		if (cases[_i].singlehdr)
+		if (Bad_attrs[_i].singlehdr)
 			attr.incompat_features |= POOL_FEAT_SINGLEHDR;
 	}
 	ck_assert_int_eq(db_pool_set_attr(pool, &attr), -EINVAL);
@@ -87,22 +88,23 @@ END_TEST
  * "file" that is a directory is not removed; a forced remove of a set
  * beneath a missing directory has nothing to do
  */
+static const struct {
+	const char *desc;
+	bool dir_part;		/* part 1 of the set is a directory */
+	bool force;
+	bool pool_set;
+	int ret;
+	bool part0_left;
+} Unlinks[] = {
+	{ "d.set", true, false, false, -EISDIR, false },
+	{ "d.set", true, true, true, 0, false },
+	{ "sub", false, true, true, -EISDIR, false },
+	{ "gone/x.set", false, true, true, 0, false },
+};
+
 START_TEST(test_remove_that_cannot_unlink_says_so)
 {
-	static const struct {
-		const char *desc;
-		bool dir_part;		/* part 1 of the set is a directory */
-		bool force;
-		bool pool_set;
-		int ret;
-		bool part0_left;
-	} cases[] = {
-		{ "d.set", true, false, false, -EISDIR, false },
-		{ "d.set", true, true, true, 0, false },
-		{ "sub", false, true, true, -EISDIR, false },
-		{ "gone/x.set", false, true, true, 0, false },
-	};
-	const char *desc = cases[_i].desc;
+	const char *desc = Unlinks[_i].desc;
 	if (strcmp(desc, "d.set") == 0) {
 		dbt_write_set(dbt_sets, desc, "OPTION NOHDRS\n", "d", 2, 2U,
 			2U);
@@ -112,14 +114,14 @@ START_TEST(test_remove_that_cannot_unlink_says_so)
 	} else if (strcmp(desc, "sub") == 0) {
 		ck_assert_int_eq(mkdir(dbt_path(dbt_sets, "sub"), 0700), 0);
 	}
-	ck_assert_int_eq(db_pool_remove(dbt_db, desc, cases[_i].force,
-		cases[_i].pool_set), cases[_i].ret);
+	ck_assert_int_eq(db_pool_remove(dbt_db, desc, Unlinks[_i].force,
+		Unlinks[_i].pool_set), Unlinks[_i].ret);
 	if (strcmp(desc, "d.set") == 0) {
 		ck_assert(dbt_exists(dbt_part("d", 0)) ==
-			cases[_i].part0_left);
+			Unlinks[_i].part0_left);
 		ck_assert(dbt_exists(dbt_part("d", 1)));
 		ck_assert(dbt_exists(dbt_path(dbt_sets, desc)) !=
-			cases[_i].pool_set);
+			Unlinks[_i].pool_set);
 	} else if (strcmp(desc, "sub") == 0) {
 		ck_assert(dbt_exists(dbt_path(dbt_sets, "sub")));
 	}
@@ -132,11 +134,10 @@ db_errors_suite(void)
 {
 	TCase *tc;
 	Suite *s = dbt_suite("db-errors", "errors", &tc);
-	tcase_add_loop_test(tc, test_set_attr_refuses_zero_or_disagreeing_attrs,
-		0, 3);
+	TU_LOOP(tc, test_set_attr_refuses_zero_or_disagreeing_attrs, Bad_attrs);
 	tcase_add_loop_test(tc,
 		test_open_refuses_singlehdr_edited_into_or_out_of_the_set, 0, 2);
-	tcase_add_loop_test(tc, test_remove_that_cannot_unlink_says_so, 0, 4);
+	TU_LOOP(tc, test_remove_that_cannot_unlink_says_so, Unlinks);
 	return tu_suite_add(s, tc);
 }
 

@@ -266,30 +266,32 @@ END_TEST
  * PMDK's shutdown_state_check, case by case: only a dirty state whose
  * count or id sum differs from the devices' now is possibly corrupt
  */
+static const struct {
+	uint64_t usc, uuid;	/* stored */
+	bool dirty;
+	bool torn;		/* stored checksum wrong */
+	bool zero;		/* nothing stored at all */
+	enum pool_sds_verdict verdict;	/* against usc 5, uuid 7 */
+} Verdicts[] = {
+	{ 5, 7, false, false, false, POOL_SDS_CLEAN },
+	{ 5, 7, true, false, false, POOL_SDS_REINIT },
+	{ 6, 7, false, false, false, POOL_SDS_REINIT },
+	{ 6, 7, true, false, false, POOL_SDS_CORRUPT },
+	{ 5, 8, true, false, false, POOL_SDS_CORRUPT },
+	{ 6, 7, true, true, false, POOL_SDS_REINIT },
+	{ 0, 0, false, false, true, POOL_SDS_REINIT },
+};
+
 START_TEST(test_sds_verdict_is_pmdks)
 {
-	static const struct {
-		uint64_t usc, uuid;	/* stored */
-		bool dirty;
-		bool torn;		/* stored checksum wrong */
-		bool zero;		/* nothing stored at all */
-		enum pool_sds_verdict verdict;	/* against usc 5, uuid 7 */
-	} cases[] = {
-		{ 5, 7, false, false, false, POOL_SDS_CLEAN },
-		{ 5, 7, true, false, false, POOL_SDS_REINIT },
-		{ 6, 7, false, false, false, POOL_SDS_REINIT },
-		{ 6, 7, true, false, false, POOL_SDS_CORRUPT },
-		{ 5, 8, true, false, false, POOL_SDS_CORRUPT },
-		{ 6, 7, true, true, false, POOL_SDS_REINIT },
-		{ 0, 0, false, false, true, POOL_SDS_REINIT },
-	};
 	struct pool_sds sds;
-	pool_sds_set(&sds, cases[_i].usc, cases[_i].uuid, cases[_i].dirty);
-	if (cases[_i].torn)
+	pool_sds_set(&sds, Verdicts[_i].usc, Verdicts[_i].uuid,
+		Verdicts[_i].dirty);
+	if (Verdicts[_i].torn)
 		sds.checksum ^= 1;
-	if (cases[_i].zero)
+	if (Verdicts[_i].zero)
 		memset(&sds, 0, sizeof(sds));
-	ck_assert_int_eq(pool_sds_check(&sds, 5, 7), cases[_i].verdict);
+	ck_assert_int_eq(pool_sds_check(&sds, 5, 7), Verdicts[_i].verdict);
 }
 END_TEST
 
@@ -325,7 +327,7 @@ pool_hdr_suite(void)
 	tcase_add_test(tc, test_attr_round_trip_keeps_raw_bytes);
 	tcase_add_test(tc, test_zero_user_flags_become_this_machine);
 	tcase_add_test(tc, test_sds_is_clean_zero_state_with_valid_checksum);
-	tcase_add_loop_test(tc, test_sds_verdict_is_pmdks, 0, 7);
+	TU_LOOP(tc, test_sds_verdict_is_pmdks, Verdicts);
 	tcase_add_test(tc, test_uuid_is_random_v4_in_pmdk_byte_order);
 	return tu_suite_add(s, tc);
 }
