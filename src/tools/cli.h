@@ -11,7 +11,7 @@
 
 #define EXIT_USAGE 2		/* bad command line */
 #define CLI_OPTS_MAX 8		/* options of one subcommand */
-#define CLI_OPERANDS_MAX 4	/* operands kept; more is an error */
+#define CLI_OPERANDS_MAX 32	/* operands kept; more is an error */
 
 /* one option of a subcommand; --help and --version come on top */
 struct cli_opt {

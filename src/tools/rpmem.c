@@ -10,7 +10,7 @@
 
 static const struct cli_cmd *const Cmds[] = {
 	&cmd_create, &cmd_info, &cmd_verify, &cmd_sync, &cmd_rm, &cmd_bench,
-	&cmd_promote, &cmd_demote,
+	&cmd_promote, &cmd_demote, &cmd_status,
 };
 
 #define NCMDS (sizeof(Cmds) / sizeof(Cmds[0]))

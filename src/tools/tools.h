@@ -15,5 +15,6 @@ extern const struct cli_cmd cmd_rm;
 extern const struct cli_cmd cmd_bench;
 extern const struct cli_cmd cmd_promote;
 extern const struct cli_cmd cmd_demote;
+extern const struct cli_cmd cmd_status;
 
 #endif /* RPMEM_TOOLS_H */
