@@ -85,6 +85,9 @@ int fabric_drain(struct fabric *fab, unsigned lane);
 int fabric_read(struct fabric *fab, unsigned lane, void *buf, size_t off,
 		size_t len);
 
+/* fabric_break -- make `err` sticky and wake every waiting lane */
+void fabric_break(struct fabric *fab, int err);
+
 /* fabric_error -- the sticky errno of a broken connection, or 0 */
 int fabric_error(const struct fabric *fab);
 

@@ -112,9 +112,6 @@ struct fabric {
 	_Atomic int error;
 };
 
-/* fabric_break -- make `err` sticky and wake every waiting lane */
-void fabric_break(struct fabric *f, int err);
-
 /* fabric_post_recv -- give a response slot back to the lane */
 int fabric_post_recv(struct fabric *f, struct lane *l, struct op *op);
 

@@ -101,16 +101,19 @@ rpmem_open(const char *target, const char *pool_set_name, void *pool_addr,
 		pool_size, nlanes, NULL, open_attr);
 }
 
-/* check_ready -- -1 with the sticky errno when the handle is broken */
+/* check_ready -- -1 unless the handle has a session in sync */
 static int
 check_ready(RPMEMpool *rpp)
 {
 	if (!rpp)
 		return fail(EINVAL, "invalid pool handle: NULL");
-	if (atomic_load(&rpp->state) != RPMEM_ST_READY) {
-		return fail(atomic_load(&rpp->error), "!connection to '%s' on %s is lost",
-			rpp->desc, rpp->target.node);
-	}
+	int s = atomic_load(&rpp->state);
+	if (s == RPMEM_ST_BROKEN)
+		return fail(atomic_load(&rpp->error), "!connection to '%s' on "
+			"%s is lost", rpp->desc, rpp->target.node);
+	if (s != RPMEM_ST_READY)
+		return fail(ENOTCONN, "replica '%s' on %s is not in sync "
+			"(rpmem status)", rpp->desc, rpp->target.node);
 	return 0;
 }
 
@@ -119,7 +122,7 @@ check_ready(RPMEMpool *rpp)
  * channel breaks the handle (ETIMEDOUT or ECONNRESET from then on), a
  * refusal sets the status's errno; `what` names the request in both
  */
-static int
+int
 control_call(RPMEMpool *rpp, const struct proto_req *req,
 		struct proto_resp *resp, const char *what)
 {
@@ -148,15 +151,23 @@ rpmem_set_attr(RPMEMpool *rpp, const struct rpmem_pool_attr *attr)
 		req.attr = *attr;
 	}
 	struct proto_resp resp;
-	return control_call(rpp, &req, &resp, "setting attributes");
+	if (control_call(rpp, &req, &resp, "setting attributes"))
+		return -1;
+	repl_attr(rpp, attr);
+	return 0;
 }
 
-/* rpmem_close -- end the session; the remote pool stays */
+/*
+ * rpmem_close -- end the session; the remote pool stays.  A replica not
+ * in sync is given RPMEM_CLOSE_TIMEOUT to catch up, and what it still
+ * lacks is recorded for the next open.
+ */
 API int
 rpmem_close(RPMEMpool *rpp)
 {
 	if (!rpp)
 		return fail(EINVAL, "invalid pool handle: NULL");
+	repl_close(rpp);
 	int ret = rpp_end(rpp, 0);
 	int err = errno;
 	rpp_free(rpp);
@@ -169,8 +180,10 @@ static int
 check_data_args(RPMEMpool *rpp, size_t off, size_t len, unsigned lane,
 		unsigned flags, unsigned allowed, bool hdr_check)
 {
-	if (check_ready(rpp))
-		return -1;
+	if (!rpp)
+		return fail(EINVAL, "invalid pool handle: NULL");
+	if (atomic_load(&rpp->state) == RPMEM_ST_BROKEN)
+		return check_ready(rpp);
 	if (flags & ~allowed)
 		return fail(EINVAL, "invalid flags 0x%x", flags);
 	if (lane >= rpp->nlanes)
@@ -186,18 +199,16 @@ check_data_args(RPMEMpool *rpp, size_t off, size_t len, unsigned lane,
 }
 
 /*
- * data_result -- 0, or -1 with errno: a lost connection becomes the
- * handle's sticky error and hangs up the session so rpmemd stops applying
- * anything this client sent (RELIABILITY R3); a remote refusal of one
- * request (EINVAL, EIO) is reported and the lane stays usable.
+ * data_result -- -1 with errno for a failed data call: a lost connection
+ * becomes the handle's sticky error and hangs up the session so rpmemd
+ * stops applying anything this client sent (RELIABILITY R3); a remote
+ * refusal of one request (EINVAL, EIO) is reported and the lane stays
+ * usable.
  */
 static int
-data_result(RPMEMpool *rpp, int r, const char *what, size_t off, size_t len,
-		unsigned lane)
+data_result(RPMEMpool *rpp, int r, int sticky, const char *what, size_t off,
+		size_t len, unsigned lane)
 {
-	if (!r)
-		return 0;
-	int sticky = fabric_error(rpp->fab);
 	if (sticky) {
 		rpp_break(rpp, sticky);
 		ssh_hangup(rpp->ssh);
@@ -218,6 +229,95 @@ data_result(RPMEMpool *rpp, int r, const char *what, size_t off, size_t len,
 		"%s", what, len, off, lane, rpp->target.node);
 }
 
+/*
+ * lane_hold -- lock the session lane that application lane `lane` maps
+ * to (lane % the session's lanes; the lane itself without a session)
+ * and return its index: a session is swapped only with every lane held
+ */
+static unsigned
+lane_hold(RPMEMpool *rpp, unsigned lane)
+{
+	for (;;) {
+		unsigned f = atomic_load(&rpp->fab_nlanes);
+		unsigned i = f ? lane % f : lane;
+		pthread_mutex_lock(&rpp->calls[i].mu);
+		if (atomic_load(&rpp->fab_nlanes) == f)
+			return i;
+		pthread_mutex_unlock(&rpp->calls[i].mu);
+	}
+}
+
+/* fabric_op -- one data call on session lane i */
+static int
+fabric_op(RPMEMpool *rpp, unsigned i, enum repl_op op, size_t off,
+		size_t len, unsigned flags, void *buf)
+{
+	struct lane_calls *c = &rpp->calls[i];
+	int r = 0, d;
+	switch (op) {
+	case REPL_FLUSH:
+		r = fabric_flush(rpp->fab, i, off, len,
+			flags & RPMEM_FLUSH_RELAXED, false);
+		if (!r && c->pend_end > c->pend_off) {
+			if (off < c->pend_off)
+				c->pend_off = off;
+			if (off + len > c->pend_end)
+				c->pend_end = off + len;
+		} else if (!r) {
+			c->pend_off = off;
+			c->pend_end = off + len;
+		}
+		return r;
+	case REPL_PERSIST:
+	case REPL_DEEP_PERSIST:
+		r = fabric_flush(rpp->fab, i, off, len,
+			flags & RPMEM_PERSIST_RELAXED, op == REPL_DEEP_PERSIST);
+		/* fall through */
+	case REPL_DRAIN:
+		d = fabric_drain(rpp->fab, i);
+		r = r ? r : d;
+		if (!r)
+			c->pend_off = c->pend_end = 0;
+		return r;
+	case REPL_READ:
+		return fabric_read(rpp->fab, i, buf, off, len);
+	}
+	return EINVAL;
+}
+
+/*
+ * data_call -- a data call in whatever state the handle is: sent while
+ * READY; recorded (reads served locally) while the replica is not in
+ * sync (repl_away); a lost connection goes where on-replica-loss says
+ */
+static int
+data_call(RPMEMpool *rpp, enum repl_op op, const char *what, unsigned lane,
+		size_t off, size_t len, unsigned flags, void *buf)
+{
+	for (;;) {
+		unsigned i = lane_hold(rpp, lane);
+		int s = atomic_load(&rpp->state);
+		if (s != RPMEM_ST_READY && s != RPMEM_ST_BROKEN)
+			return repl_away(rpp, i, op, off, len, buf);
+		if (s == RPMEM_ST_BROKEN) {
+			pthread_mutex_unlock(&rpp->calls[i].mu);
+			return check_ready(rpp);
+		}
+		int r = fabric_op(rpp, i, op, off, len, flags, buf);
+		int sticky = r ? fabric_error(rpp->fab) : 0;
+		if (!r || !sticky || repl_policy(rpp) == REPL_POLICY_FAIL) {
+			if (r)
+				r = data_result(rpp, r, sticky, what, off, len,
+					lane);
+			pthread_mutex_unlock(&rpp->calls[i].mu);
+			return r;
+		}
+		/* the replica is lost: the call is made again, away */
+		pthread_mutex_unlock(&rpp->calls[i].mu);
+		repl_lost(rpp, sticky);
+	}
+}
+
 /* rpmem_flush -- start making a range durable on the remote side */
 API int
 rpmem_flush(RPMEMpool *rpp, size_t offset, size_t length, unsigned lane,
@@ -230,9 +330,8 @@ rpmem_flush(RPMEMpool *rpp, size_t offset, size_t length, unsigned lane,
 	rpp->calls[lane].bytes += length;
 	if (length == 0)
 		return 0;
-	int r = fabric_flush(rpp->fab, lane, offset, length,
-		flags & RPMEM_FLUSH_RELAXED, false);
-	return data_result(rpp, r, "flush", offset, length, lane);
+	return data_call(rpp, REPL_FLUSH, "flush", lane, offset, length,
+		flags, NULL);
 }
 
 /* rpmem_drain -- wait until everything flushed on a lane is durable */
@@ -242,18 +341,7 @@ rpmem_drain(RPMEMpool *rpp, unsigned lane, unsigned flags)
 	if (check_data_args(rpp, 0, 0, lane, flags, 0, false))
 		return -1;
 	rpp->calls[lane].drain++;
-	return data_result(rpp, fabric_drain(rpp->fab, lane), "drain", 0, 0,
-		lane);
-}
-
-/* persist -- flush and drain on one lane */
-static int
-persist(RPMEMpool *rpp, size_t off, size_t len, unsigned lane,
-		bool relaxed, bool deep)
-{
-	int r = fabric_flush(rpp->fab, lane, off, len, relaxed, deep);
-	int d = fabric_drain(rpp->fab, lane);
-	return r ? r : d;
+	return data_call(rpp, REPL_DRAIN, "drain", lane, 0, 0, 0, NULL);
 }
 
 /* rpmem_persist -- make a range durable on the remote side */
@@ -268,9 +356,8 @@ rpmem_persist(RPMEMpool *rpp, size_t offset, size_t length, unsigned lane,
 	rpp->calls[lane].bytes += length;
 	if (length == 0)
 		return 0;
-	int r = persist(rpp, offset, length, lane,
-		flags & RPMEM_PERSIST_RELAXED, false);
-	return data_result(rpp, r, "persist", offset, length, lane);
+	return data_call(rpp, REPL_PERSIST, "persist", lane, offset, length,
+		flags, NULL);
 }
 
 /* rpmem_deep_persist -- persist and flush the remote platform's buffers */
@@ -284,11 +371,14 @@ rpmem_deep_persist(RPMEMpool *rpp, size_t offset, size_t length,
 	rpp->calls[lane].bytes += length;
 	if (length == 0)
 		return 0;
-	int r = persist(rpp, offset, length, lane, false, true);
-	return data_result(rpp, r, "deep persist", offset, length, lane);
+	return data_call(rpp, REPL_DEEP_PERSIST, "deep persist", lane, offset,
+		length, 0, NULL);
 }
 
-/* rpmem_read -- copy remote bytes into buff */
+/*
+ * rpmem_read -- copy remote bytes into buff; while the replica is not
+ * in sync, the local bytes it will hold once resynced
+ */
 API int
 rpmem_read(RPMEMpool *rpp, void *buff, size_t offset, size_t length,
 		unsigned lane)
@@ -300,8 +390,8 @@ rpmem_read(RPMEMpool *rpp, void *buff, size_t offset, size_t length,
 	rpp->calls[lane].read++;
 	if (length == 0)
 		return 0;
-	int r = fabric_read(rpp->fab, lane, buff, offset, length);
-	return data_result(rpp, r, "read", offset, length, lane);
+	return data_call(rpp, REPL_READ, "read", lane, offset, length, 0,
+		buff);
 }
 
 /* rpmem_remove -- remove a remote pool through `rpmemd --remove` */

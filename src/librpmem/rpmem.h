@@ -5,6 +5,7 @@
 #ifndef RPMEM_RPMEM_H
 #define RPMEM_RPMEM_H 1
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -19,21 +20,35 @@
 
 /*
  * Handle states.  Every public call first checks the state: data calls
- * need READY; a BROKEN handle answers every call but close with its
- * sticky errno.  Only rpmem_create/rpmem_open see an OPENING one.
+ * go to the replica when READY; a BROKEN handle answers every call but
+ * close with its sticky errno.  Only rpmem_create/rpmem_open see an
+ * OPENING one.  Under on-replica-loss continue or fence a handle whose
+ * replica is lost is DEGRADED (persists recorded as out of sync), FROZEN
+ * while a fence-peer handler has not agreed (persists held), RESYNCING
+ * once it is back, and READY again when nothing is out of sync (repl.h).
  */
 enum rpmem_state {
 	RPMEM_ST_OPENING,	/* session being set up */
 	RPMEM_ST_READY,		/* out-of-band done, lanes usable */
+	RPMEM_ST_DEGRADED,	/* replica away: ranges recorded */
+	RPMEM_ST_FROZEN,	/* replica away, not fenced: persists held */
+	RPMEM_ST_RESYNCING,	/* replica back: out-of-sync ranges copied */
 	RPMEM_ST_BROKEN,	/* channel or lane failed: sticky error */
 };
 
 /*
  * The calls made on one lane, logged when the session ends (rpp_end):
  * each lane is used by one thread at a time, so plain counters do, one
- * cache line apart
+ * cache line apart.  `mu` is held across a data call on the session's
+ * lane (lane % fab_nlanes) so that a session is swapped or dropped only
+ * when no call is inside it: uncontended, as each lane has one user.
+ * [pend_off, pend_end) covers what was flushed there and not drained: it
+ * is recorded as out of sync when the replica is lost before the drain.
  */
 struct lane_calls {
+	pthread_mutex_t mu;
+	size_t pend_off;
+	size_t pend_end;
 	uint64_t persist;	/* rpmem_persist */
 	uint64_t deep;		/* rpmem_deep_persist */
 	uint64_t flush;		/* rpmem_flush */
@@ -42,16 +57,21 @@ struct lane_calls {
 	uint64_t bytes;		/* persisted, deep persisted or flushed */
 } __attribute__((aligned(64)));
 
+struct repl;
+
 struct rpmem_pool {
 	_Atomic int state;		/* enum rpmem_state */
 	_Atomic int error;		/* errno once BROKEN */
 	struct target target;
+	char target_str[256];		/* as the caller wrote it */
 	char desc[PROTO_DESC_MAX];
-	struct ssh *ssh;
+	struct ssh *ssh;		/* the session: NULL while away */
 	struct fabric *fab;
+	_Atomic unsigned fab_nlanes;	/* the session's lanes */
 	void *pool_addr;
 	size_t pool_size;
-	unsigned nlanes;
+	unsigned nlanes;		/* the application's lanes */
+	struct repl *repl;		/* a replica that comes and goes */
 	bool no_headers;		/* whole pool writable */
 	bool created;			/* by rpmem_create */
 	bool pmdk;			/* rpmemd is PMDK 1.12's (0.1) */
@@ -88,12 +108,32 @@ void rpmem_errmsg_restore(const char *buf);
 
 /* session.c */
 
+/*
+ * rpp_connect -- start a session for the handle (ssh, rpmemd, CREATE or
+ * OPEN, lanes: up to *nlanes, the number connected on return); 0, or -1
+ * with the message and no session left
+ */
+int rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
+	const struct rpmem_pool_attr *cattr);
+
+/* rpp_replica -- a handle for the same replica and memory, no session */
+RPMEMpool *rpp_replica(const RPMEMpool *rpp);
+
+/* rpp_take_session -- move src's session into dst (dst's lanes held) */
+void rpp_take_session(RPMEMpool *dst, RPMEMpool *src);
+
+/* rpp_drop_session -- end a lost session; its ssh child, to reap */
+struct ssh *rpp_drop_session(RPMEMpool *rpp);
+
 /* rpp_start -- the shared body of rpmem_create and rpmem_open */
 RPMEMpool *rpp_start(enum proto_msg_type type, const char *target,
 	const char *desc, void *addr, size_t size, unsigned *nlanes,
 	const struct rpmem_pool_attr *cattr, struct rpmem_pool_attr *oattr);
 
-/* rpp_end -- lanes down, CLOSE exchange, reap ssh; 0 or -1 + errno */
+/*
+ * rpp_end -- lanes down, CLOSE exchange, reap ssh; 0 or -1 + errno; a
+ * handle without a session has nothing to end
+ */
 int rpp_end(RPMEMpool *rpp, uint32_t flags);
 
 /* rpp_break -- make `err` the handle's sticky error; returns it */
@@ -101,5 +141,11 @@ int rpp_break(RPMEMpool *rpp, int err);
 
 /* rpp_free -- release a handle whose channel is closed */
 void rpp_free(RPMEMpool *rpp);
+
+/* control_call -- one request over a ready session's channel */
+int control_call(RPMEMpool *rpp, const struct proto_req *req,
+	struct proto_resp *resp, const char *what);
+
+#include "repl.h"
 
 #endif /* RPMEM_RPMEM_H */

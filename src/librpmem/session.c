@@ -78,8 +78,48 @@ ssh_end(RPMEMpool *rpp, int r, char *last, size_t len, bool *pmdk)
 void
 rpp_free(RPMEMpool *rpp)
 {
+	repl_fini(rpp);
+	for (unsigned i = 0; rpp->calls && i < rpp->nlanes; i++)
+		pthread_mutex_destroy(&rpp->calls[i].mu);
 	free(rpp->calls);
 	free(rpp);
+}
+
+/*
+ * rpp_take_session -- move the session `src` started (rpp_connect) into
+ * the handle `dst`: the caller holds every lane of dst
+ */
+void
+rpp_take_session(RPMEMpool *dst, RPMEMpool *src)
+{
+	dst->ssh = src->ssh;
+	dst->fab = src->fab;
+	dst->provider = src->provider;
+	dst->pmdk = src->pmdk;
+	dst->resp = src->resp;
+	dst->fab_nlanes = src->fab_nlanes;
+	src->ssh = NULL;
+	src->fab = NULL;
+}
+
+/*
+ * rpp_drop_session -- end a session whose replica is lost, without a
+ * CLOSE: lanes closed, our half of the channel hung up; the ssh child is
+ * handed back to be reaped where waiting is harmless
+ */
+struct ssh *
+rpp_drop_session(RPMEMpool *rpp)
+{
+	if (rpp->fab) {
+		fabric_close(rpp->fab);
+		rpp->fab = NULL;
+	}
+	struct ssh *ssh = rpp->ssh;
+	if (ssh)
+		ssh_hangup(ssh);
+	rpp->ssh = NULL;
+	rpp->fab_nlanes = 0;
+	return ssh;
 }
 
 /* rpp_break -- make `err` the handle's sticky error */
@@ -123,6 +163,8 @@ rpp_end(RPMEMpool *rpp, uint32_t flags)
 	int ret = 0;
 	if (rpp->nlanes)	/* it was ready */
 		log_calls(rpp);
+	if (!rpp->ssh)		/* no session (the replica is away) */
+		return 0;
 	if (rpp->fab) {
 		int err = fabric_error(rpp->fab);
 		if (err)
@@ -150,6 +192,7 @@ rpp_end(RPMEMpool *rpp, uint32_t flags)
 	int err = errno;
 	char last[ERRMSG_MAX];
 	int status = ssh_close(rpp->ssh, Env.timeout_ms, last, sizeof(last));
+	rpp->ssh = NULL;
 	errno = err;
 	if (broken) {
 		/* rpmemd's last words say why when it ended the session */
@@ -344,33 +387,21 @@ pmdk_daemon(RPMEMpool *rpp, const char *what, unsigned *max_lanes)
 	return 0;
 }
 
-/* rpp_start -- the shared body of rpmem_create and rpmem_open */
-RPMEMpool *
-rpp_start(enum proto_msg_type type, const char *target, const char *desc,
-		void *addr, size_t size, unsigned *nlanes,
-		const struct rpmem_pool_attr *cattr,
-		struct rpmem_pool_attr *oattr)
+/*
+ * rpp_connect -- start a session for the handle: ssh, rpmemd, the CREATE
+ * or OPEN exchange, lane keys and lanes (up to *nlanes, the number
+ * connected on return); 0, or -1 with the message and no session left
+ */
+int
+rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
+		const struct rpmem_pool_attr *cattr)
 {
 	const char *what = type == PROTO_MSG_CREATE ? "create" : "open";
-	if (check_pool_args(target, desc, addr, size, nlanes))
-		return NULL;
-
-	RPMEMpool *rpp = calloc(1, sizeof(*rpp));
-	if (!rpp) {
-		fail(ENOMEM, "!allocating pool handle");
-		return NULL;
-	}
-	int r = target_parse(target, &rpp->target);
-	if (r) {
-		fail(EINVAL, "invalid target '%s'", target);
-		goto err_free;
-	}
-	snprintf(rpp->desc, sizeof(rpp->desc), "%s", desc);
-	rpp->pool_addr = addr;
-	rpp->pool_size = size;
+	const char *desc = rpp->desc;
+	size_t size = rpp->pool_size;
 	struct proto_req_ext wish;
 	if (lane_wish(&wish))
-		goto err_free;
+		return -1;
 
 	/*
 	 * libfabric's first use takes a fraction of a second: it runs while
@@ -379,12 +410,12 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 	unsigned max_lanes;
 	bool early = fabric_probe_first();
 	if (early && provider(rpp, &max_lanes))
-		goto err_free;
+		return -1;
 	if (daemon_spawn(rpp, false))
-		goto err_free;
+		return -1;
 	if (!early && provider(rpp, &max_lanes)) {
 		ssh_end(rpp, -ETIMEDOUT, NULL, 0, NULL);
-		goto err_free;
+		return -1;
 	}
 	lane_wish_provider(&wish, rpp->provider);
 
@@ -394,7 +425,7 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 		if (!pmdk || pmdk_daemon(rpp, what, &max_lanes) ||
 				daemon_spawn(rpp, true) ||
 				daemon_wait(rpp, true, &again))
-			goto err_free;
+			return -1;
 	}
 	rpp->pmdk = pmdk;
 
@@ -419,7 +450,7 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 		req.attr = *cattr;
 	}
 
-	r = obc_call(rpp->ssh, &req, &rpp->resp, Env.timeout_ms);
+	int r = obc_call(rpp->ssh, &req, &rpp->resp, Env.timeout_ms);
 	if (r || rpp->resp.status) {
 		/* rpmemd ends the session: its stderr is complete after it */
 		char last[ERRMSG_MAX];
@@ -435,7 +466,7 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 				rpp->target.node,
 				proto_status_str(rpp->resp.status),
 				*last ? ": " : "", last);
-		goto err_free;
+		return -1;
 	}
 	if (rpp->resp.has_ext == pmdk) {
 		fail(EPROTO, "%s: rpmemd on %s answered %s the extension "
@@ -447,13 +478,10 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 		rpp->resp.ext.buff_size = PROTO_DEF_BUFF_SIZE;
 
 	rpp->created = type == PROTO_MSG_CREATE;
-	if (type == PROTO_MSG_CREATE) {
+	if (type == PROTO_MSG_CREATE)
 		rpp->no_headers = !req.has_attr;
-	} else {
+	else
 		rpp->no_headers = proto_attr_is_zero(&rpp->resp.attr);
-		if (oattr)
-			*oattr = rpp->resp.attr;
-	}
 	unsigned n = rpp->resp.ibc.nlanes;
 	if (n == 0 || n > req.common.nlanes) {
 		fail(EPROTO, "%s: rpmemd announced %u lanes for %u requested",
@@ -469,13 +497,6 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 		goto err_close;
 	}
 
-	rpp->calls = aligned_alloc(64, n * sizeof(*rpp->calls));
-	if (!rpp->calls) {
-		fail(ENOMEM, "!%s: allocating %u lanes", what, n);
-		goto err_close;
-	}
-	memset(rpp->calls, 0, n * sizeof(*rpp->calls));
-
 	struct lanesec_keys keys = { .policy = LANESEC_NONE };
 	if (!pmdk && lane_keys(rpp, what, &wish, &keys))
 		goto err_close;
@@ -486,7 +507,7 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 		.buff_size = (size_t)rpp->resp.ext.buff_size,
 		.keys = &keys,
 		.pmdk = pmdk,
-		.pool_addr = addr,
+		.pool_addr = rpp->pool_addr,
 		.pool_size = size,
 		.nlanes = n,
 		.timeout_ms = Env.timeout_ms,
@@ -501,13 +522,12 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 			proto_provider_name(rpp->provider));
 		goto err_close;
 	}
-	rpp->nlanes = n;
+	rpp->fab_nlanes = n;
 	*nlanes = n;
-	atomic_store(&rpp->state, RPMEM_ST_READY);
 	log_info("%s of '%s' on %s: %u lanes, %s, %s", what, desc,
 		rpp->target.node, n, proto_provider_name(rpp->provider),
 		proto_pm_name(rpp->resp.ibc.persist_method));
-	return rpp;
+	return 0;
 
 err_close: {
 		int err = errno;
@@ -517,11 +537,99 @@ err_close: {
 			PROTO_CLOSE_FLAG_REMOVE : 0);
 		rpmem_errmsg_restore(msg);
 		errno = err;
-		rpp_free(rpp);
+		return -1;
+	}
+}
+
+/* rpp_new -- a handle without a session */
+static RPMEMpool *
+rpp_new(const char *target, const char *desc, void *addr, size_t size)
+{
+	RPMEMpool *rpp = calloc(1, sizeof(*rpp));
+	if (!rpp) {
+		fail(ENOMEM, "!allocating pool handle");
 		return NULL;
+	}
+	if (target_parse(target, &rpp->target)) {
+		fail(EINVAL, "invalid target '%s'", target);
+		free(rpp);
+		return NULL;
+	}
+	snprintf(rpp->target_str, sizeof(rpp->target_str), "%s", target);
+	snprintf(rpp->desc, sizeof(rpp->desc), "%s", desc);
+	rpp->pool_addr = addr;
+	rpp->pool_size = size;
+	return rpp;
+}
+
+/* rpp_lanes -- the handle's per-lane state for n lanes */
+static int
+rpp_lanes(RPMEMpool *rpp, unsigned n)
+{
+	rpp->calls = aligned_alloc(64, n * sizeof(*rpp->calls));
+	if (!rpp->calls)
+		return fail(ENOMEM, "!allocating %u lanes", n);
+	memset(rpp->calls, 0, n * sizeof(*rpp->calls));
+	for (unsigned i = 0; i < n; i++)
+		pthread_mutex_init(&rpp->calls[i].mu, NULL);
+	rpp->nlanes = n;
+	return 0;
+}
+
+/*
+ * rpp_replica -- a copy of the handle to start a new session with: the
+ * same target, pool set and memory, no session, no lanes
+ */
+RPMEMpool *
+rpp_replica(const RPMEMpool *rpp)
+{
+	RPMEMpool *tmp = rpp_new(rpp->target_str, rpp->desc, rpp->pool_addr,
+		rpp->pool_size);
+	return tmp;
+}
+
+/* rpp_start -- the shared body of rpmem_create and rpmem_open */
+RPMEMpool *
+rpp_start(enum proto_msg_type type, const char *target, const char *desc,
+		void *addr, size_t size, unsigned *nlanes,
+		const struct rpmem_pool_attr *cattr,
+		struct rpmem_pool_attr *oattr)
+{
+	if (check_pool_args(target, desc, addr, size, nlanes))
+		return NULL;
+	RPMEMpool *rpp = rpp_new(target, desc, addr, size);
+	if (!rpp)
+		return NULL;
+	if (repl_init(rpp))
+		goto err_free;
+
+	unsigned n = *nlanes;
+	if (rpp_connect(rpp, type, &n, cattr) == 0) {
+		if (oattr && type == PROTO_MSG_OPEN)
+			*oattr = rpp->resp.attr;
+		if (rpp_lanes(rpp, n) || repl_connected(rpp, type, cattr))
+			goto err_end;
+		*nlanes = n;
+		return rpp;
+	}
+	/* rpmem_create never degrades: there is no replica to miss yet */
+	if (type == PROTO_MSG_CREATE || repl_open_away(rpp, &n, oattr))
+		goto err_free;
+	if (rpp_lanes(rpp, n) || repl_start_away(rpp))
+		goto err_free;
+	*nlanes = n;
+	return rpp;
+
+err_end: {
+		int err = errno;
+		char msg[ERRMSG_MAX];
+		rpmem_errmsg_save(msg);
+		(void) rpp_end(rpp, type == PROTO_MSG_CREATE ?
+			PROTO_CLOSE_FLAG_REMOVE : 0);
+		rpmem_errmsg_restore(msg);
+		errno = err;
 	}
 err_free:
 	rpp_free(rpp);
 	return NULL;
 }
-

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fence_peer.c -- the fence-peer handler of on-replica-loss = fence
+ *
+ * Before a master goes on without its replica, RPMEM_FENCE_PEER_CMD runs
+ * through /bin/sh with what it needs in its environment (as DRBD hands
+ * its handlers the resource and the peer): RPMEM_FENCE_TARGET,
+ * RPMEM_FENCE_POOL_SET, RPMEM_FENCE_POOLSET_UUID, RPMEM_FENCE_REASON.
+ * Exit 0 means the replica can no longer be taken for up to date
+ * (outdated, or forbidden to be promoted); anything else, or no exit
+ * within the freeze timeout, means it could not be fenced.  Its stdin is
+ * /dev/null and its stdout goes to stderr: the application owns stdout.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "log.h"
+#include "repl_int.h"
+
+extern char **environ;
+
+#define FENCE_VARS 4
+#define UUID_STR 37
+
+/* uuid_str -- 16 bytes as 8-4-4-4-12 hex */
+static void
+uuid_str(const unsigned char *u, char out[UUID_STR])
+{
+	snprintf(out, UUID_STR, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		"%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4], u[5],
+		u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+		u[15]);
+}
+
+/*
+ * handler_env -- the environment with our variables (replacing any of
+ * the same name); NULL when out of memory.  Free with env_free.
+ */
+static char **
+handler_env(const RPMEMpool *rpp, const char *reason)
+{
+	char uuid[UUID_STR] = "";
+	const struct rstate_record *rec = &rpp->repl->rec;
+	if (rec->has_attr)
+		uuid_str(rec->attr.poolset_uuid, uuid);
+	const char *vals[FENCE_VARS][2] = {
+		{ "RPMEM_FENCE_TARGET", rpp->target_str },
+		{ "RPMEM_FENCE_POOL_SET", rpp->desc },
+		{ "RPMEM_FENCE_POOLSET_UUID", uuid },
+		{ "RPMEM_FENCE_REASON", reason },
+	};
+	size_t n = 0;
+	while (environ && environ[n])
+		n++;
+	char **env = calloc(n + FENCE_VARS + 1, sizeof(*env));
+	if (!env)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < FENCE_VARS; i++)
+		if (asprintf(&env[k++], "%s=%s", vals[i][0], vals[i][1]) < 0) {
+			env[--k] = NULL;
+			goto oom;
+		}
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(environ[i], "RPMEM_FENCE_", 12) == 0)
+			continue;
+		if (!(env[k] = strdup(environ[i])))
+			goto oom;
+		k++;
+	}
+	return env;
+oom:
+	for (size_t i = 0; i < k; i++)
+		free(env[i]);
+	free(env);
+	return NULL;
+}
+
+/* env_free -- free what handler_env made */
+static void
+env_free(char **env)
+{
+	for (size_t i = 0; env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+/*
+ * wait_child -- its exit status within timeout_ms (pidfd), else it is
+ * killed: -ETIMEDOUT
+ */
+static int
+wait_child(pid_t pid, int timeout_ms)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd >= 0) {
+		struct pollfd p = { .fd = pfd, .events = POLLIN };
+		long long deadline = clock_ms() + timeout_ms;
+		int r;
+		do {
+			long long left = deadline - clock_ms();
+			r = left > 0 ? poll(&p, 1, (int)left) : 0;
+		} while (r < 0 && errno == EINTR);
+		close(pfd);
+		if (r == 0)
+			kill(pid, SIGKILL);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		return -ETIMEDOUT;
+	return status;
+}
+
+/* fence_peer -- run the fence-peer handler: 0 when it exited 0 */
+int
+fence_peer(RPMEMpool *rpp, const char *reason, char *msg, size_t len)
+{
+	struct repl *rp = rpp->repl;
+	if (!rp->fence_cmd) {
+		snprintf(msg, len, "no fence-peer handler");
+		return -1;
+	}
+	char **env = handler_env(rpp, reason);
+	if (!env) {
+		snprintf(msg, len, "fence-peer handler: %s", strerror(ENOMEM));
+		return -1;
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	char *argv[] = { "sh", "-c", rp->fence_cmd, NULL };
+	pid_t pid;
+	log_notice("'%s' on %s: running the fence-peer handler: %s",
+		rpp->desc, rpp->target.node, rp->fence_cmd);
+	int r = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	env_free(env);
+	if (r) {
+		snprintf(msg, len, "fence-peer handler '%s' did not start: %s",
+			rp->fence_cmd, strerror(r));
+		log_err("%s", msg);
+		return -1;
+	}
+	int status = wait_child(pid, rp->freeze_ms);
+	if (status == 0) {
+		log_notice("'%s' on %s: the fence-peer handler fenced the "
+			"replica", rpp->desc, rpp->target.node);
+		return 0;
+	}
+	if (status == -ETIMEDOUT)
+		snprintf(msg, len, "fence-peer handler '%s' did not finish "
+			"within %d s", rp->fence_cmd, rp->freeze_ms / 1000);
+	else if (status < 0)
+		snprintf(msg, len, "fence-peer handler '%s': %s",
+			rp->fence_cmd, strerror(-status));
+	else if (WIFEXITED(status))
+		snprintf(msg, len, "fence-peer handler '%s' exited %d: the "
+			"replica is not fenced", rp->fence_cmd,
+			WEXITSTATUS(status));
+	else
+		snprintf(msg, len, "fence-peer handler '%s' killed by signal "
+			"%d", rp->fence_cmd, WTERMSIG(status));
+	log_err("'%s' on %s: %s", rpp->desc, rpp->target.node, msg);
+	return -1;
+}

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * resync.c -- the worker of a handle whose replica is away: it
+ * reconnects with a capped back-off, marks the replica outdated, finds
+ * what it lacks (the bitmap, or hashes computed by rpmemd next to the
+ * replica when the bitmap was lost), copies that from the local pool
+ * while the application goes on, and makes the handle READY again
+ *
+ * Only the worker writes to the replica while RESYNCING, on lane 0,
+ * one piece after the other: application persists are recorded, not
+ * sent, so no copy can overtake a newer one of the same bytes (D3).
+ * The last pieces are copied with every lane held.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "hash.h"
+#include "log.h"
+#include "obc.h"
+#include "pool_hdr.h"
+#include "repl_int.h"
+
+#define PIECE ((size_t)4 << 20)		/* copied between two drains */
+#define FINAL_MAX ((size_t)4 << 20)	/* copied with every lane held */
+#define PASSES_MAX 16			/* then the rest with lanes held */
+#define STATUS_MS 1000			/* live status during a resync */
+#define HASH_CHUNK OOS_CHUNK
+
+/* wait_until -- sleep on the condition until clock_ms() >= t or stop */
+static void
+wait_until(struct repl *rp, long long t)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(t / 1000),
+		.tv_nsec = (long)(t % 1000) * 1000000,
+	};
+	while (!rp->stop && clock_ms() < t)
+		if (pthread_cond_timedwait(&rp->cv, &rp->mu, &ts) == ETIMEDOUT)
+			break;
+}
+
+/* first_byte -- where the replica's writable bytes start */
+static size_t
+first_byte(const RPMEMpool *rpp)
+{
+	return rpp->no_headers ? 0 : POOL_HDR_SIZE;
+}
+
+/*
+ * mark_replica -- put our outdated mark on the replica of the session
+ * (on) or take it off; true when the replica carries it afterwards.  A
+ * peer without OUTDATE (PMDK's, or older) is told nothing.
+ */
+static bool
+mark_replica(RPMEMpool *rpp, bool on)
+{
+	(void) rpp;
+	(void) on;
+	return false;
+}
+
+/*
+ * reconnect -- a new session to the replica, moved into the handle
+ * (RESYNCING); -1 when it failed (split brain when the replica says it
+ * was promoted)
+ */
+static int
+reconnect(RPMEMpool *rpp)
+{
+	struct repl *rp = rpp->repl;
+	RPMEMpool *tmp = rpp_replica(rpp);
+	if (!tmp)
+		return -1;
+	tmp->no_headers = rpp->no_headers;
+	unsigned n = rpp->nlanes;
+	int r = rpp_connect(tmp, PROTO_MSG_OPEN, &n, NULL);
+	char msg[RSTATE_TEXT_MAX];
+	snprintf(msg, sizeof(msg), "reconnect: %s", rpmem_errormsg());
+	if (!r && rp->rec.has_attr && memcmp(&tmp->resp.attr, &rp->rec.attr,
+			sizeof(rp->rec.attr))) {
+		snprintf(msg, sizeof(msg), "reconnect: the replica's "
+			"attributes are not those of its last session "
+			"(another pool?): left alone");
+		(void) rpp_end(tmp, 0);
+		r = -1;
+		errno = EINVAL;
+	}
+	if (r) {
+		int err = errno;
+		pthread_mutex_lock(&rp->mu);
+		rp->st.reconnects++;
+		rp->split_brain = err == EPERM;
+		if (rp->split_brain)
+			log_err("split brain: '%s' on %s was promoted while "
+				"this host went on without it (%s); here it "
+				"is out of sync since %lld, %zu bytes: the "
+				"reconnect is refused", rpp->desc,
+				rpp->target.node, msg,
+				(long long)rp->rec.since,
+				oos_bytes(&rp->oos));
+		repl_enter(rpp, (enum rpmem_state)atomic_load(&rpp->state),
+			msg);
+		pthread_mutex_unlock(&rp->mu);
+		rpp_free(tmp);
+		return -1;
+	}
+	bool marked = mark_replica(tmp, true);
+	pthread_mutex_lock(&rp->mu);
+	rp->st.reconnects++;
+	rp->split_brain = false;
+	rp->marked = marked;
+	lanes_hold_all(rpp);
+	rpp_take_session(rpp, tmp);
+	repl_enter(rpp, RPMEM_ST_RESYNCING, "reconnected");
+	lanes_release_all(rpp);
+	pthread_mutex_unlock(&rp->mu);
+	rpp_free(tmp);
+	return 0;
+}
+
+/*
+ * compare -- mark the chunks whose hashes differ from rpmemd's (the
+ * bitmap was lost: the primary stopped while degraded); 0 or an errno
+ */
+static int
+compare(RPMEMpool *rpp)
+{
+	struct repl *rp = rpp->repl;
+	size_t from = first_byte(rpp);
+	if (rpp->pmdk) {	/* PMDK's rpmemd computes no hashes */
+		oos_mark_all(&rp->oos, from);
+		return 0;
+	}
+	struct proto_resp *resp = malloc(sizeof(*resp));
+	uint64_t *mine = malloc(PROTO_HASH_MAX * sizeof(*mine));
+	int ret = resp && mine ? 0 : ENOMEM;
+	for (size_t off = from; !ret && off < rpp->pool_size; ) {
+		size_t n = rpp->pool_size - off;
+		if (n > HASH_CHUNK * PROTO_HASH_MAX)
+			n = HASH_CHUNK * PROTO_HASH_MAX;
+		struct proto_req req = {
+			.type = PROTO_MSG_HASH,
+			.hash_off = off, .hash_len = n, .hash_chunk = HASH_CHUNK,
+		};
+		int r = obc_call(rpp->ssh, &req, resp, Env.timeout_ms);
+		if (r || resp->status ||
+				resp->nhashes != proto_hash_count(n, HASH_CHUNK)) {
+			ret = r ? -r : EPROTO;
+			break;
+		}
+		hash64_chunks((char *)rpp->pool_addr + off, n, HASH_CHUNK,
+			mine);
+		for (uint32_t i = 0; i < resp->nhashes; i++)
+			if (mine[i] != resp->hashes[i])
+				oos_mark(&rp->oos, off + i * HASH_CHUNK,
+					HASH_CHUNK);
+		off += n;
+	}
+	free(mine);
+	free(resp);
+	return ret;
+}
+
+/* copy -- make [off, off + len) of the local pool durable there */
+static int
+copy(RPMEMpool *rpp, size_t off, size_t len)
+{
+	int r = fabric_flush(rpp->fab, 0, off, len, false, false);
+	int d = fabric_drain(rpp->fab, 0);
+	return r ? r : d;
+}
+
+/* progress -- the live status, about once a second */
+static void
+progress(RPMEMpool *rpp, size_t done, long long start, bool force)
+{
+	struct repl *rp = rpp->repl;
+	long long now = clock_ms();
+	if (!force && now - rp->status_ms < STATUS_MS)
+		return;
+	pthread_mutex_lock(&rp->mu);
+	rp->st.resync_done = done;
+	rp->st.resync_total = done + oos_bytes(&rp->oos);
+	rp->st.resync_rate = now > start ?
+		(uint64_t)done * 1000 / (uint64_t)(now - start) : 0;
+	repl_status(rpp);
+	pthread_mutex_unlock(&rp->mu);
+}
+
+/* pace -- hold the resync to RPMEM_RESYNC_RATE */
+static void
+pace(RPMEMpool *rpp, size_t done, long long start)
+{
+	struct repl *rp = rpp->repl;
+	if (!rp->rate)
+		return;
+	long long due = start + (long long)((double)done * 1000.0 /
+		(double)rp->rate);
+	if (clock_ms() >= due)
+		return;
+	pthread_mutex_lock(&rp->mu);
+	wait_until(rp, due);
+	pthread_mutex_unlock(&rp->mu);
+}
+
+/* lost -- the session broke during the resync: DEGRADED again */
+static int
+lost(RPMEMpool *rpp, int err, const char *what)
+{
+	struct repl *rp = rpp->repl;
+	char why[ERRMSG_MAX];
+	snprintf(why, sizeof(why), "%s: connection to %s lost: %s", what,
+		rpp->target.node, strerror(err));
+	pthread_mutex_lock(&rp->mu);
+	repl_drop(rpp, err, why);
+	pthread_mutex_unlock(&rp->mu);
+	return -1;
+}
+
+/*
+ * finish -- the last out-of-sync bytes copied with every lane held, the
+ * mark taken off, the record in sync: READY
+ */
+static int
+finish(RPMEMpool *rpp, size_t *done)
+{
+	struct repl *rp = rpp->repl;
+	pthread_mutex_lock(&rp->mu);
+	lanes_hold_all(rpp);
+	size_t pos = first_byte(rpp), off, len;
+	int r = 0;
+	while (!r && oos_take(&rp->oos, &pos, PIECE, &off, &len)) {
+		r = copy(rpp, off, len);
+		if (r)
+			oos_mark(&rp->oos, off, len);
+		else
+			*done += len;
+	}
+	if (!r) {
+		rp->marked = mark_replica(rpp, false);
+		if (repl_record(rpp, true, NULL, false))
+			log_warn("'%s' on %s is in sync, but its record still "
+				"says it is not: the next open compares it",
+				rpp->desc, rpp->target.node);
+		rp->st.resync_done = *done;
+		rp->st.resync_total = *done;
+		repl_enter(rpp, RPMEM_ST_READY, "in sync");
+	}
+	lanes_release_all(rpp);
+	pthread_mutex_unlock(&rp->mu);
+	return r ? lost(rpp, r, "resync") : 0;
+}
+
+/*
+ * resync -- copy what the replica lacks while the application goes on;
+ * 0 when READY, -1 when the replica was lost again, 1 when stopped
+ */
+static int
+resync(RPMEMpool *rpp)
+{
+	struct repl *rp = rpp->repl;
+	if (!rp->ranges_known) {
+		int r = compare(rpp);
+		if (r)
+			return lost(rpp, r, "comparing hashes");
+		rp->ranges_known = true;
+	}
+	long long start = clock_ms();
+	size_t done = 0;
+	log_notice("'%s' on %s: resync of %zu bytes", rpp->desc,
+		rpp->target.node, oos_bytes(&rp->oos));
+	progress(rpp, done, start, true);
+	for (unsigned pass = 0; ; pass++) {
+		if (oos_bytes(&rp->oos) <= FINAL_MAX || pass == PASSES_MAX)
+			return finish(rpp, &done);
+		size_t pos = first_byte(rpp), off, len;
+		while (oos_take(&rp->oos, &pos, PIECE, &off, &len)) {
+			if (rp->stop) {
+				oos_mark(&rp->oos, off, len);
+				progress(rpp, done, start, true);
+				return 1;
+			}
+			int r = copy(rpp, off, len);
+			if (r) {
+				oos_mark(&rp->oos, off, len);
+				return lost(rpp, r, "resync");
+			}
+			done += len;
+			progress(rpp, done, start, false);
+			pace(rpp, done, start);
+		}
+	}
+}
+
+/* repl_worker -- reconnect while away, resync once back */
+void *
+repl_worker(void *arg)
+{
+	RPMEMpool *rpp = arg;
+	struct repl *rp = rpp->repl;
+	int backoff = rp->retry_min_ms;
+	pthread_mutex_lock(&rp->mu);
+	while (!rp->stop) {
+		struct ssh *reap = rp->reap;
+		if (reap) {
+			rp->reap = NULL;
+			pthread_mutex_unlock(&rp->mu);
+			(void) ssh_close(reap, 1000, NULL, 0);
+			pthread_mutex_lock(&rp->mu);
+			continue;
+		}
+		int s = atomic_load(&rpp->state);
+		if (s == RPMEM_ST_FROZEN && clock_ms() >= rp->frozen_until) {
+			atomic_store(&rpp->error, ETIMEDOUT);
+			repl_enter(rpp, RPMEM_ST_BROKEN, "freeze timeout: the "
+				"replica was not fenced and did not come back");
+			continue;
+		}
+		if (s != RPMEM_ST_DEGRADED && s != RPMEM_ST_FROZEN &&
+				s != RPMEM_ST_RESYNCING) {
+			pthread_cond_wait(&rp->cv, &rp->mu);
+			continue;
+		}
+		pthread_mutex_unlock(&rp->mu);
+		int r = s == RPMEM_ST_RESYNCING ? resync(rpp) :
+			reconnect(rpp);
+		pthread_mutex_lock(&rp->mu);
+		if (r == 0 || s == RPMEM_ST_RESYNCING) {
+			backoff = rp->retry_min_ms;
+			continue;
+		}
+		long long until = clock_ms() + backoff;
+		if (atomic_load(&rpp->state) == RPMEM_ST_FROZEN &&
+				rp->frozen_until < until)
+			until = rp->frozen_until;
+		wait_until(rp, until);
+		backoff = backoff > rp->retry_max_ms / 2 ? rp->retry_max_ms :
+			backoff * 2;
+	}
+	pthread_mutex_unlock(&rp->mu);
+	return NULL;
+}
