@@ -368,12 +368,14 @@ repl_connected(RPMEMpool *rpp, enum proto_msg_type type,
 	pthread_mutex_lock(&rp->mu);
 	int ret = 0;
 	/*
-	 * write the record under any policy once there is one: a replica
-	 * left behind must be caught up even by a handle that will not
-	 * degrade; while resyncing the bitmap lives in memory only
+	 * the record is kept under every policy: a later open may be one
+	 * that goes on without the replica, and a replica left behind must
+	 * be caught up even by a handle that will not degrade; while
+	 * resyncing the bitmap lives in memory only
 	 */
-	if (rp->policy != REPL_POLICY_FAIL || rp->recorded)
-		ret = repl_record(rpp, !behind, NULL, false);
+	ret = repl_record(rpp, !behind, NULL, false);
+	if (ret && !behind)
+		ret = 0;	/* a handle in sync works without it */
 	if (ret && behind) {
 		pthread_mutex_unlock(&rp->mu);
 		return fail(-ret, "!%s of '%s' on %s: the replica is behind "

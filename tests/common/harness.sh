@@ -9,6 +9,7 @@
 #                            a login works; exports HARNESS_SSH_PORT,
 #                            HARNESS_TARGET, HARNESS_SSH_CALLS, RPMEM_SSH
 #   harness_stop_sshd DIR    stop that sshd (by the pid in its pid file)
+#   harness_restart_sshd DIR start it again, on the same port
 #   harness_rpmemd_cmd PSDIR LOG [ARG...]
 #                            print an RPMEM_CMD running the built rpmemd
 #   harness_test_env PSDIR PARTDIR
@@ -335,6 +336,18 @@ harness_stop_sshd() {
 		kill -KILL "$pid" 2>/dev/null || :
 	fi
 	rm -f -- "$dir/ssh/sshd.pid"
+}
+
+# harness_restart_sshd -- start the sshd of $1 again with its config
+harness_restart_sshd() {
+	local dir=${1:?harness_restart_sshd: directory expected} sshd rc=0
+	sshd=$(harness_prog "${SSHD:-}" sshd) || return 1
+	dir=$(cd -- "$dir" && pwd) || return 1
+	harness_launch "$dir" "$sshd" || rc=$?
+	((rc == 0)) && return 0
+	harness_err "the sshd of $dir did not start again (status $rc)"
+	harness_show_log "$dir"
+	return 1
 }
 
 # harness_netns_start -- a namespace and a veth pair to it (see the top)

@@ -6,8 +6,10 @@
  * Usage:
  *   txlog create SET          create the pool (layout "failover")
  *   txlog run SET LOG [N]     open it, run N transactions (0 or none: until
- *                             killed), appending "n\n" to LOG after each
- *                             commit returns
+ *                             killed, or until the file TXLOG_STOP names
+ *                             exists), appending "n\n" to LOG after each
+ *                             commit returns; TXLOG_PAUSE_US between two
+ *                             (an application that does other work too)
  *   txlog check SET LOG       open it: every transaction LOG names is in
  *                             it (at most the one in flight more), and
  *                             every one is whole: the count, the sum, the
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libpmemobj.h>
@@ -206,8 +209,16 @@ main(int argc, char *argv[])
 		int log = open(argv[3], O_WRONLY | O_APPEND | O_CREAT, 0644);
 		if (log < 0)
 			fail("%s: %s", argv[3], strerror(errno));
+		const char *stop = getenv("TXLOG_STOP");
+		const char *pause = getenv("TXLOG_PAUSE_US");
+		long us = pause ? atol(pause) : 0;
+		struct timespec ts = { us / 1000000, us % 1000000 * 1000 };
 		pop = open_pool(&rp);
 		for (uint64_t i = 0; n == 0 || i < n; i++) {
+			if (stop && access(stop, F_OK) == 0)
+				break;
+			if (us > 0)
+				nanosleep(&ts, NULL);
 			uint64_t t = rp->count + 1;
 			tx_one(pop, rp, t);
 			if (dprintf(log, "%" PRIu64 "\n", t) < 0)

@@ -1,0 +1,454 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# degraded.sh -- a backup that comes and goes never takes the primary
+# down (RELIABILITY D1-D6): Debian's libpmemobj (txlog) commits through
+# our librpmem to a replica behind a private sshd on loopback, and the
+# replica is lost and comes back under each on-replica-loss policy.
+#
+#   fail       rpmemd killed: the application gets the error and dies,
+#              as with PMDK (D1 under fail)
+#   continue   rpmemd killed mid-run: the application goes on; the backup
+#              is reconnected and resynced while it still runs, by
+#              difference (resync bytes far below the pool size); every
+#              logged commit is in the master and in a promoted copy of
+#              the replica; rpmem verify finds no more than a fault-free
+#              run does (D1, D2)
+#   away       sshd stopped before the open: the application opens
+#              degraded from the remembered attributes, commits, and is
+#              resynced once sshd is back (D4)
+#   crash      the application SIGKILLed while degraded (the bitmap is
+#              lost): the next open compares hashes and copies only what
+#              differs (D4)
+#   fence-ok   fence, `rpmem fence-peer` as the handler: the replica is
+#              marked outdated, the application goes on; the resync
+#              clears the mark (D6)
+#   fence-hold fence, a handler that refuses: persists are held while
+#              the replica is away and go on once it is back (D6)
+#   fence-fail fence, handler refuses, replica stays away: the
+#              application fails at the freeze timeout, no commit logged
+#              after the loss (D6)
+#   split      the replica promoted while the primary ran degraded: the
+#              reconnect is refused as split brain, the promoted pool's
+#              bytes do not change, rpmem status says split-brain (D5)
+#   hot        a librpmem client rewrites one range throughout a resync:
+#              the replica read back equals its memory byte for byte (D3)
+#
+# Prints the loss-to-degraded and reconnect times it saw (ms).
+set -uo pipefail
+me=degraded.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+hotrange=$top_builddir/tests/failover/hotrange
+[[ -x $hotrange ]] || { echo "$me: $hotrange not built" >&2; exit 1; }
+
+SIZE=$((64 << 20))
+fo_tmp
+# shellcheck disable=SC2016 # expanded at exit
+fo_exit_trap 'harness_stop_sshd "$tmp/b"'
+harness_start_sshd "$tmp/b" || exit 1
+target=$HARNESS_TARGET
+psd=$tmp/psd
+mkdir -p "$psd" "$tmp/parts"
+rpmemd_cmd=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log")
+
+# now_ms -- milliseconds since the epoch
+now_ms() {
+	date +%s%3N
+}
+
+# rpmemd_pids -- the rpmemd processes serving this run's poolset dir
+rpmemd_pids() {
+	local p
+	for p in /proc/[0-9]*; do
+		[[ $(readlink "$p/exe" 2>/dev/null) == */rpmemd ]] || continue
+		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$psd" &&
+			echo "${p#/proc/}"
+	done
+}
+
+# kill_rpmemd -- SIGKILL them (by pid), wait until they are gone
+kill_rpmemd() {
+	local pids try
+	pids=$(rpmemd_pids)
+	[[ -n $pids ]] || { bad "no rpmemd to kill"; return 1; }
+	# shellcheck disable=SC2086 # a list of pids
+	kill -KILL $pids
+	for ((try = 0; try < 200; try++)); do
+		[[ -z $(rpmemd_pids) ]] && return 0
+		sleep 0.05
+	done
+	bad "rpmemd $pids did not go"
+}
+
+# state -- the live state of the one open handle ("" when none)
+state() {
+	local f
+	for f in "$tmp/state/run/"*.status; do
+		[[ -e $f ]] && awk '$1 == "state" { print $2 }' "$f"
+	done
+}
+
+# field NAME -- a field of the live status
+field() {
+	local f
+	for f in "$tmp/state/run/"*.status; do
+		[[ -e $f ]] && awk -v k="$1" '$1 == k { print $2 }' "$f"
+	done
+}
+
+# wait_state STATE SECONDS -- until the handle is in STATE
+wait_state() {
+	local want=$1 end=$((SECONDS + $2))
+	while ((SECONDS < end)); do
+		[[ $(state) == "$want" ]] && return 0
+		[[ -n $app_pid ]] && ! kill -0 "$app_pid" 2>/dev/null && break
+		sleep 0.02
+	done
+	bad "state '$want' not reached in $2 s (it is '$(state)')"
+	return 1
+}
+
+# commits -- how many commits txlog logged so far
+commits() {
+	[[ -f $tmp/log ]] && wc -l <"$tmp/log" || echo 0
+}
+
+# wait_commits N SECONDS -- until at least N commits are logged
+wait_commits() {
+	local end=$((SECONDS + $2))
+	while ((SECONDS < end)); do
+		(($(commits) >= $1)) && return 0
+		[[ -n $app_pid ]] && ! kill -0 "$app_pid" 2>/dev/null && break
+		sleep 0.02
+	done
+	bad "fewer than $1 commits in $2 s ($(commits))"
+	return 1
+}
+
+# fresh -- a new pool with its replica, the state directory emptied
+fresh() {
+	rm -rf -- "$tmp/state" "$tmp/log" "$tmp/stop" "$tmp/parts"/* \
+		"$psd"/* "$tmp/client.log"
+	mkdir -p "$tmp/state"
+	printf 'PMEMPOOLSET\n%s %s/parts/r.0\n' "$SIZE" "$tmp" \
+		>"$psd/app.set"
+	printf 'PMEMPOOLSET\n%s %s/parts/m.0\nREPLICA %s app.set\n' "$SIZE" \
+		"$tmp" "$target" >"$tmp/app.set"
+	app "$txlog" create "$tmp/app.set" || bad "txlog create"
+}
+
+# the primary's application's environment
+app_env=(LD_LIBRARY_PATH="$libs" RPMEM_CMD="$rpmemd_cmd"
+	RPMEM_STATE_DIR="$tmp/state" RPMEM_LOG_LEVEL=notice
+	RPMEM_LOG_FILE="$tmp/client.log" RPMEM_RECONNECT_MIN_MS=100
+	RPMEM_RECONNECT_MAX_MS=500 TXLOG_STOP="$tmp/stop" TXLOG_PAUSE_US=200)
+
+# app [VAR=VALUE...] CMD... -- run a command as the primary's application
+app() {
+	env "${app_env[@]}" "$@"
+}
+
+# start_app [VAR=VALUE...] -- txlog run in the background (its pid in
+# app_pid: env execs it) until $tmp/stop exists
+start_app() {
+	env "${app_env[@]}" "$@" "$txlog" run "$tmp/app.set" "$tmp/log" 0 \
+		>"$tmp/app.out" 2>&1 &
+	app_pid=$!
+}
+
+# stop_app -- ask it to stop; its exit status
+stop_app() {
+	: >"$tmp/stop"
+	local rc=0
+	wait "$app_pid" || rc=$?
+	app_pid=
+	return "$rc"
+}
+
+# diffs -- the ranges rpmem verify finds differing ("" when equal)
+diffs() {
+	app "$rpmem" verify "$tmp/app.set" 2>&1 | grep '^  offset' |
+		grep -v 'libpmemobj run-time state'
+}
+
+# replica_check -- every logged commit is in a promoted copy of the
+# replica, none half applied
+replica_check() {
+	local c=$tmp/copy
+	rm -rf -- "$c"
+	mkdir -p "$c"
+	cp -- "$tmp/parts/r.0" "$c/r.0"
+	printf 'PMEMPOOLSET\n%s %s/r.0\n' "$SIZE" "$c" >"$c/copy.set"
+	"$rpmem" promote --force "$c/copy.set" >"$c/promote.out" 2>&1 ||
+		{ bad "promote of the replica's copy: $(<"$c/promote.out")"
+		  return 1; }
+	env LD_LIBRARY_PATH="$libs" "$txlog" check "$c/copy.set" \
+		"$tmp/log" >"$c/check.out" 2>&1 ||
+		bad "the replica lacks a logged commit: $(<"$c/check.out")"
+}
+
+# logged TEXT -- the client's log has it
+logged() {
+	grep -qF -- "$1" "$tmp/client.log" ||
+		bad "client log lacks '$1': $(tail -5 "$tmp/client.log")"
+}
+
+# baseline -- what rpmem verify finds after a fault-free run: bytes
+# libpmemobj writes and never hands to rpmem_persist (chunk footers, run
+# state); a resync must leave no more than that
+baseline() {
+	fresh
+	start_app
+	wait_commits 600 60
+	stop_app || bad "fault-free run failed: $(<"$tmp/app.out")"
+	base_n=$(diffs | wc -l)
+	echo "$me: a fault-free run leaves $base_n range(s) rpmem verify" \
+		"reports (libpmemobj's run-time bytes)"
+}
+
+# after -- the checks every scenario that ends in sync makes
+after() {
+	app "$txlog" check "$tmp/app.set" "$tmp/log" >"$tmp/check.out" 2>&1 ||
+		bad "master lacks a commit: $(<"$tmp/check.out")"
+	local n
+	n=$(diffs | wc -l)
+	((n <= base_n)) || bad "rpmem verify: $n differing range(s)," \
+		"a fault-free run has $base_n: $(diffs | head -5)"
+	replica_check
+	[[ -z $(state) ]] || bad "a status file outlived the application"
+	grep -q '^in_sync 1' "$tmp/state/"*.replica ||
+		bad "the record does not say in sync"
+}
+
+sc_fail() {
+	fresh
+	start_app
+	wait_commits 200 60 || return
+	kill_rpmemd
+	local rc=0
+	wait "$app_pid" || rc=$?
+	app_pid=
+	((rc != 0)) || bad "the application did not fail under fail"
+}
+
+sc_continue() {
+	fresh
+	start_app RPMEM_ON_REPLICA_LOSS=continue RPMEM_RESYNC_RATE=64M
+	wait_commits 300 60 || return
+	local t0 t1 n0 n1
+	t0=$(now_ms)
+	kill_rpmemd
+	wait_state degraded 30 || return
+	n0=$(commits)
+	wait_commits $((n0 + 100)) 60 || return
+	t1=$(now_ms)
+	echo "$me: loss to 100 more commits degraded: $((t1 - t0)) ms"
+	wait_state connected 60 || return
+	n1=$(commits)
+	kill -0 "$app_pid" 2>/dev/null ||
+		bad "the resync did not end while the application ran"
+	wait_commits $((n1 + 200)) 60
+	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	logged "connected -> degraded"
+	logged "degraded -> resyncing"
+	logged "resyncing -> connected"
+	local bytes
+	bytes=$(grep -o 'resync of [0-9]* bytes' "$tmp/client.log" |
+		head -1 | grep -o '[0-9]*')
+	echo "$me: resync copied ${bytes:-?} bytes of a $SIZE-byte pool"
+	((${bytes:-SIZE} < SIZE / 8)) ||
+		bad "resync of ${bytes:-?} bytes: not by difference"
+	after
+}
+
+sc_away() {
+	fresh
+	harness_stop_sshd "$tmp/b"
+	start_app RPMEM_ON_REPLICA_LOSS=continue
+	wait_state degraded 60 || { harness_restart_sshd "$tmp/b"; return; }
+	wait_commits 200 60
+	local t0
+	t0=$(now_ms)
+	harness_restart_sshd "$tmp/b" || return
+	wait_state connected 60 || return
+	echo "$me: backup back to in sync: $(($(now_ms) - t0)) ms"
+	wait_commits $(($(commits) + 100)) 60
+	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	after
+}
+
+sc_crash() {
+	fresh
+	start_app RPMEM_ON_REPLICA_LOSS=continue
+	wait_commits 100 60 || return
+	harness_stop_sshd "$tmp/b"
+	kill_rpmemd
+	wait_state degraded 30
+	wait_commits $(($(commits) + 300)) 60
+	kill -KILL "$app_pid"
+	wait "$app_pid" 2>/dev/null
+	app_pid=
+	grep -q '^ranges_known 0' "$tmp/state/"*.replica ||
+		bad "the record of a crashed degraded run claims its ranges"
+	rm -f -- "$tmp/state/run/"*.status	# the dead handle's
+	harness_restart_sshd "$tmp/b" || return
+	start_app RPMEM_ON_REPLICA_LOSS=continue
+	wait_state connected 60 || return
+	wait_commits $(($(commits) + 100)) 60
+	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	local bytes
+	bytes=$(grep -o 'resync of [0-9]* bytes' "$tmp/client.log" |
+		tail -1 | grep -o '[0-9]*')
+	echo "$me: after a crash, hashes found ${bytes:-?} bytes to copy"
+	((${bytes:-SIZE} < SIZE / 8)) ||
+		bad "resync after a crash: ${bytes:-?} bytes, not by difference"
+	after
+}
+
+sc_fence_ok() {
+	fresh
+	cat >"$tmp/handler" <<-EOF
+		#!/bin/sh
+		env | grep '^RPMEM_FENCE_' | sort >"$tmp/handler.env"
+		exec env RPMEM_SSH="$RPMEM_SSH" RPMEM_CMD="$rpmemd_cmd" \
+			LD_LIBRARY_PATH="$libs" "$rpmem" fence-peer
+	EOF
+	chmod +x "$tmp/handler"
+	start_app RPMEM_ON_REPLICA_LOSS=fence \
+		RPMEM_FENCE_PEER_CMD="$tmp/handler" RPMEM_RECONNECT_MIN_MS=2000
+	wait_commits 200 60 || return
+	kill_rpmemd
+	wait_state degraded 30 || return
+	[[ -e $psd/app.set.outdated ]] ||
+		bad "the fence-peer handler left no outdated mark"
+	grep -q "^RPMEM_FENCE_TARGET=$target\$" "$tmp/handler.env" &&
+		grep -q '^RPMEM_FENCE_POOL_SET=app.set$' "$tmp/handler.env" &&
+		grep -Eq '^RPMEM_FENCE_POOLSET_UUID=[0-9a-f-]{36}$' \
+			"$tmp/handler.env" &&
+		grep -q '^RPMEM_FENCE_REASON=.' "$tmp/handler.env" ||
+		bad "handler environment: $(cat "$tmp/handler.env")"
+	wait_state connected 60 || return
+	[[ ! -e $psd/app.set.outdated ]] ||
+		bad "the outdated mark outlived the resync"
+	wait_commits $(($(commits) + 100)) 60
+	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	after
+}
+
+sc_fence_hold() {
+	fresh
+	start_app RPMEM_ON_REPLICA_LOSS=fence RPMEM_FENCE_PEER_CMD='exit 1' \
+		RPMEM_FREEZE_TIMEOUT=60
+	wait_commits 200 60 || return
+	harness_stop_sshd "$tmp/b"
+	kill_rpmemd
+	wait_state frozen 30 || { harness_restart_sshd "$tmp/b"; return; }
+	local n0
+	n0=$(commits)
+	# held: no commit while the replica is away (poll a second)
+	local end=$((SECONDS + 1))
+	while ((SECONDS < end)); do sleep 0.1; done
+	(($(commits) == n0)) || bad "commits went on while frozen"
+	harness_restart_sshd "$tmp/b" || return
+	wait_state connected 60 || return
+	wait_commits $((n0 + 100)) 60
+	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	after
+}
+
+sc_fence_fail() {
+	fresh
+	start_app RPMEM_ON_REPLICA_LOSS=fence RPMEM_FENCE_PEER_CMD='exit 1' \
+		RPMEM_FREEZE_TIMEOUT=2
+	wait_commits 200 60 || return
+	harness_stop_sshd "$tmp/b"
+	local n0 t0 rc=0
+	t0=$(now_ms)
+	kill_rpmemd
+	n0=$(commits)
+	wait "$app_pid" || rc=$?
+	app_pid=
+	((rc != 0)) || bad "the application did not fail at the freeze timeout"
+	local dt=$(($(now_ms) - t0))
+	((dt >= 1500 && dt < 30000)) || bad "failed after $dt ms, not ~2 s"
+	(($(commits) <= n0 + 1)) ||
+		bad "$(($(commits) - n0)) commits acknowledged while frozen"
+	logged "frozen -> broken"
+	harness_restart_sshd "$tmp/b"
+}
+
+sc_split() {
+	fresh
+	start_app RPMEM_ON_REPLICA_LOSS=continue
+	wait_commits 200 60 || return
+	harness_stop_sshd "$tmp/b"
+	kill_rpmemd
+	wait_state degraded 30 || { harness_restart_sshd "$tmp/b"; return; }
+	"$rpmem" promote --force "$psd/app.set" >"$tmp/promote.out" 2>&1 ||
+		bad "promote: $(<"$tmp/promote.out")"
+	local sum
+	sum=$(sha256sum <"$tmp/parts/r.0")
+	harness_restart_sshd "$tmp/b" || return
+	wait_state split-brain 30
+	logged "split brain"
+	app "$rpmem" status >"$tmp/status.out" 2>&1
+	grep -q 'split-brain' "$tmp/status.out" ||
+		bad "rpmem status: $(<"$tmp/status.out")"
+	wait_commits $(($(commits) + 100)) 60
+	[[ $(state) == split-brain ]] || bad "state $(state), not split-brain"
+	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	[[ $(sha256sum <"$tmp/parts/r.0") == "$sum" ]] ||
+		bad "the promoted pool changed"
+	grep -q '^in_sync 0' "$tmp/state/"*.replica ||
+		bad "the record of a split brain says in sync"
+}
+
+sc_hot() {
+	rm -rf -- "$tmp/state" "$tmp/hot" "$psd"/*
+	mkdir -p "$tmp/state" "$tmp/hot"
+	printf 'PMEMPOOLSET\nOPTION NOHDRS\n%s %s/parts/hot.0\n' $((16 << 20)) "$tmp" \
+		>"$psd/hot.set"
+	env "${app_env[@]}" RPMEM_ON_REPLICA_LOSS=continue \
+		RPMEM_RESYNC_RATE=8M "$hotrange" "$target" hot.set \
+		$((16 << 20)) "$tmp/hot" >"$tmp/hot.out" 2>&1 &
+	app_pid=$!
+	local end=$((SECONDS + 60))
+	while [[ ! -e $tmp/hot/ready ]] && ((SECONDS < end)); do
+		kill -0 "$app_pid" 2>/dev/null || break
+		sleep 0.02
+	done
+	kill_rpmemd
+	wait_state resyncing 60
+	local done_seen=0
+	end=$((SECONDS + 60))
+	while ((SECONDS < end)) && [[ $(state) == resyncing ]]; do
+		(($(field resync_done) > 0)) && done_seen=1
+		sleep 0.05
+	done
+	((done_seen)) || bad "no resync progress seen while it ran"
+	wait_state connected 60
+	: >"$tmp/hot/stop"
+	local rc=0
+	wait "$app_pid" || rc=$?
+	app_pid=
+	((rc == 0)) || bad "hot range: $(<"$tmp/hot.out")"
+	cat "$tmp/hot.out"
+}
+
+baseline
+for sc in ${SCENARIOS:-fail continue away crash fence_ok fence_hold fence_fail split \
+		hot}; do
+	echo "$me: --- $sc"
+	before=$fails
+	"sc_$sc"
+	if [[ -n $app_pid ]]; then
+		kill -KILL "$app_pid" 2>/dev/null
+		wait "$app_pid" 2>/dev/null
+		app_pid=
+	fi
+	harness_sshd_pid "$tmp/b" >/dev/null || harness_restart_sshd "$tmp/b"
+	((fails == before)) || { echo "$me: $sc failed; client log:"
+		tail -20 "$tmp/client.log" 2>/dev/null; }
+done
+[[ -z $(rpmemd_pids) ]] || bad "rpmemd left running: $(rpmemd_pids)"
+fo_end "the primary outlived its backup under every policy"
