@@ -17,7 +17,7 @@
 #include "librpmem.h"
 #include "pool_hdr.h"
 #include "poolset.h"
-#include "promoted.h"
+#include "marker.h"
 #include "replica.h"
 #include "tools.h"
 
@@ -188,7 +188,7 @@ struct info_rep {
 	unsigned nlanes;	/* remote: lanes granted */
 	const char *role;	/* master, replica, promoted...; NULL: unknown */
 	bool promoted;		/* mark holds SET.promoted */
-	struct promoted mark;
+	struct marker mark;
 };
 
 /*
@@ -205,7 +205,7 @@ info_role(const char *path, const struct poolset *set, struct info_rep *ir)
 	const struct rpmem_pool_attr *a = &ir->attr;
 	bool self = !memcmp(a->prev_uuid, a->uuid, sizeof(a->uuid)) &&
 		!memcmp(a->next_uuid, a->uuid, sizeof(a->uuid));
-	ir->promoted = promoted_read(path, &ir->mark) == 0;
+	ir->promoted = marker_read(MARKER_PROMOTED, path, &ir->mark) == 0;
 	if (self)
 		ir->role = ir->promoted ? "promoted" : "master";
 	else if (set->nreplicas > 1)
@@ -228,7 +228,7 @@ role_text(const struct info_rep *ir)
 		printf("  role          replica, its promotion interrupted "
 			"(run rpmem promote again)\n");
 	} else if (ir->promoted) {
-		promoted_describe(&ir->mark, what, sizeof(what));
+		marker_describe(&ir->mark, what, sizeof(what));
 		printf("  role          master, %s\n", what);
 	} else {
 		printf("  role          %s\n", ir->role);
@@ -386,7 +386,7 @@ info_json(const char *path, const struct poolset *set, size_t size,
 		printf(", \"role\": ");
 		json_str(stdout, ir[r].role);
 		char date[32];
-		promoted_date(&ir[r].mark, date, sizeof(date));
+		marker_date(&ir[r].mark, date, sizeof(date));
 		printf(", \"promoted\": ");
 		json_str(stdout, ir[r].promoted ? date : NULL);
 		printf(", \"promoted_from\": ");

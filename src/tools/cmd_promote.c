@@ -5,7 +5,7 @@
  * Run on the backup host against the pool set file in rpmemd's
  * poolset-dir that the lost primary's REPLICA line names.  The writes,
  * in order, each durable before the next (RELIABILITY F2):
- *   1. SET.promoted (promoted.c): from here rpmemd refuses the set as a
+ *   1. SET.promoted (marker.c): from here rpmemd refuses the set as a
  *      replica (F3), so nothing of the old primary lands after it;
  *   2. each header, the last part first and part 0 last: replica links
  *      to itself, shutdown state cleared (db_promote.c).
@@ -26,7 +26,7 @@
 
 #include "db_pool.h"
 #include "fence.h"
-#include "promoted.h"
+#include "marker.h"
 #include "replica.h"
 #include "tools.h"
 
@@ -77,7 +77,7 @@ struct promote {
 	const char *path;
 	bool json;
 	const char *outcome;	/* promoted, completed, already-... */
-	struct promoted mark;
+	struct marker mark;
 	bool has_mark;
 	struct fence_holder held[FENCE_MAX];
 	unsigned nheld;
@@ -174,12 +174,12 @@ begin(struct promote *p, const struct pool_hdr *hdr0)
 		return 0;
 	}
 	p->mark.time = (int64_t)time(NULL);
-	promoted_uuid_str(hdr0->prev_repl_uuid, p->mark.master);
-	promoted_uuid_str(hdr0->poolset_uuid, p->mark.poolset);
-	int e = promoted_write(p->path, &p->mark);
+	marker_uuid_str(hdr0->prev_repl_uuid, p->mark.master);
+	marker_uuid_str(hdr0->poolset_uuid, p->mark.poolset);
+	int e = marker_write(p->path, &p->mark);
 	if (e) {
 		fprintf(stderr, "rpmem promote: %s%s: %s\n", p->path,
-			PROMOTED_SUFFIX, strerror(-e));
+			MARKER_PROMOTED_SUFFIX, strerror(-e));
 		return 1;
 	}
 	wrote(p);
@@ -226,10 +226,10 @@ repair_torn(struct promote *p, struct db_pool *pool)
 	if (db_hdr_read(pool, 0, &hdr0))
 		return 1;
 	for (unsigned i = 0; i < p->nhdrs; i++) {
-		char ps[PROMOTED_UUID_STR];
+		char ps[MARKER_UUID_STR];
 		if (db_hdr_read(pool, i, &hdr))
 			return 1;
-		promoted_uuid_str(hdr.poolset_uuid, ps);
+		marker_uuid_str(hdr.poolset_uuid, ps);
 		if (pool_hdr_valid(&hdr) || strcmp(ps, p->mark.poolset))
 			continue;
 		if (db_hdr_promote(pool, i, hdr0.uuid))
@@ -247,7 +247,7 @@ report_text(const struct promote *p, double secs)
 {
 	char what[384];
 	if (p->has_mark)
-		promoted_describe(&p->mark, what, sizeof(what));
+		marker_describe(&p->mark, what, sizeof(what));
 	if (strcmp(p->outcome, "already-master") == 0)
 		printf("%s: already a master (it was never promoted); "
 			"nothing to do\n", p->path);
@@ -266,7 +266,7 @@ report_json(const struct promote *p, double secs)
 {
 	char date[32] = "";
 	if (p->has_mark)
-		promoted_date(&p->mark, date, sizeof(date));
+		marker_date(&p->mark, date, sizeof(date));
 	printf("{\"poolset\": ");
 	json_str(stdout, p->path);
 	printf(", \"outcome\": \"%s\", \"promoted\": ", p->outcome);
@@ -349,10 +349,10 @@ run_promote(const struct cli_args *a)
 		return e == -EBUSY ? EXIT_REFUSED : 1;
 	}
 	p.nhdrs = ((struct db_priv *)pool->priv)->nhdrs;
-	e = promoted_read(p.path, &p.mark);
+	e = marker_read(MARKER_PROMOTED, p.path, &p.mark);
 	if (e && e != -ENOENT) {
 		fprintf(stderr, "rpmem promote: %s%s: %s\n", p.path,
-			PROMOTED_SUFFIX, strerror(-e));
+			MARKER_PROMOTED_SUFFIX, strerror(-e));
 		ret = 1;
 		goto out;
 	}
@@ -396,19 +396,19 @@ run_demote(const struct cli_args *a)
 	poolset_free(set);
 	if (ret)
 		return ret;
-	int e = promoted_read(p.path, &p.mark);
+	int e = marker_read(MARKER_PROMOTED, p.path, &p.mark);
 	if (e == -ENOENT) {
 		printf("%s: not promoted; nothing to do\n", p.path);
 		return 0;
 	}
-	e = e ? e : promoted_remove(p.path);
+	e = e ? e : marker_remove(MARKER_PROMOTED, p.path);
 	if (e) {
 		fprintf(stderr, "rpmem demote: %s%s: %s\n", p.path,
-			PROMOTED_SUFFIX, strerror(-e));
+			MARKER_PROMOTED_SUFFIX, strerror(-e));
 		return 1;
 	}
 	char what[384];
-	promoted_describe(&p.mark, what, sizeof(what));
+	marker_describe(&p.mark, what, sizeof(what));
 	printf("%s: no longer marked as %s; rpmemd serves it as a replica "
 		"again\n", p.path, what);
 	return 0;
