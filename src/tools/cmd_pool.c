@@ -55,7 +55,8 @@ const struct cli_cmd cmd_info = {
 	"the master its parts, for a remote replica the version of rpmemd,\n"
 	"the lanes it grants and whether it belongs to the same pool; the\n"
 	"role of each: master, replica, or promoted (rpmem promote) on a date\n"
-	"from a master.  Exit status 1 when a replica does not open.\n",
+	"from a master, and since when which master went on without it when\n"
+	"POOLSET.outdated exists.  Exit status 1 when a replica does not open.\n",
 	.opts = Info_opts,
 	.run = run_info,
 };
@@ -189,6 +190,8 @@ struct info_rep {
 	const char *role;	/* master, replica, promoted...; NULL: unknown */
 	bool promoted;		/* mark holds SET.promoted */
 	struct marker mark;
+	bool outdated;		/* odmark holds SET.outdated (D5, D6) */
+	struct marker odmark;
 };
 
 /*
@@ -200,6 +203,7 @@ struct info_rep {
 static void
 info_role(const char *path, const struct poolset *set, struct info_rep *ir)
 {
+	ir->outdated = marker_read(MARKER_OUTDATED, path, &ir->odmark) == 0;
 	if (!ir->ok || !ir->has_attr)
 		return;
 	const struct rpmem_pool_attr *a = &ir->attr;
@@ -219,6 +223,10 @@ static void
 role_text(const struct info_rep *ir)
 {
 	char u[37], what[384];
+	if (ir->outdated) {
+		marker_describe(&ir->odmark, what, sizeof(what));
+		printf("  outdated      %s\n", what + strlen("outdated "));
+	}
 	if (ir->role == NULL)
 		return;
 	if (strcmp(ir->role, "replica") == 0) {
@@ -391,6 +399,14 @@ info_json(const char *path, const struct poolset *set, size_t size,
 		json_str(stdout, ir[r].promoted ? date : NULL);
 		printf(", \"promoted_from\": ");
 		json_str(stdout, ir[r].promoted ? ir[r].mark.master : NULL);
+		marker_date(&ir[r].odmark, date, sizeof(date));
+		printf(", \"outdated\": ");
+		json_str(stdout, ir[r].outdated ? date : NULL);
+		printf(", \"outdated_by\": ");
+		json_str(stdout, ir[r].outdated ? ir[r].odmark.host : NULL);
+		printf(", \"outdated_by_uuid\": ");
+		json_str(stdout, ir[r].outdated && ir[r].odmark.master[0] ?
+			ir[r].odmark.master : NULL);
 		const char *same = r ? same_pool(&ir[0], &ir[r]) : NULL;
 		printf(", \"poolset_uuid_matches\": %s}", same ?
 			(strcmp(same, "yes") ? "false" : "true") : "null");

@@ -315,6 +315,38 @@ report_refused(const struct promote *p)
 	printf("]}\n");
 }
 
+/*
+ * outdated -- RELIABILITY D5: a replica its master went on without
+ * lags behind it; promoting it loses what the master wrote since, so
+ * only --force does it (and the mark goes once it is a master).
+ * 0 to go on, EXIT_REFUSED or 1 otherwise; *marked when there is a mark.
+ */
+static int
+outdated(const struct promote *p, bool force, bool *marked)
+{
+	struct marker m;
+	int e = marker_read(MARKER_OUTDATED, p->path, &m);
+	*marked = e != -ENOENT;
+	if (e == -ENOENT)
+		return 0;
+	char what[384];
+	if (e)
+		snprintf(what, sizeof(what), "outdated (its marker %s%s is "
+			"unreadable: %s)", p->path, MARKER_OUTDATED_SUFFIX,
+			strerror(-e));
+	else
+		marker_describe(&m, what, sizeof(what));
+	if (force) {
+		fprintf(stderr, "rpmem promote: %s: %s; promoting it anyway "
+			"(--force)\n", p->path, what);
+		return 0;
+	}
+	fprintf(stderr, "rpmem promote: %s: the replica is %s; it lacks "
+		"what that master wrote since (promote it with --force, or "
+		"sync it first)\n", p->path, what);
+	return EXIT_REFUSED;
+}
+
 /* run_promote -- fence, mark, rewrite, report */
 static int
 run_promote(const struct cli_args *a)
@@ -329,10 +361,14 @@ run_promote(const struct cli_args *a)
 	if (stop)
 		p.stop_after = (unsigned)strtoul(stop, NULL, 10);
 
+	bool marked;
+	int ret = outdated(&p, cli_flag(a, "force"), &marked);
+	if (ret)
+		return ret;
 	struct poolset *set = load(p.cmd, p.path);
 	if (set == NULL)
 		return 1;
-	int ret = fence(&p, set, cli_flag(a, "force"));
+	ret = fence(&p, set, cli_flag(a, "force"));
 	if (ret) {
 		if (ret == EXIT_REFUSED && p.json)
 			report_refused(&p);
@@ -373,6 +409,13 @@ out:
 		ret = 1;
 	if (ret)
 		return ret;
+	int e2 = marked ? marker_remove(MARKER_OUTDATED, p.path) : 0;
+	if (e2 && e2 != -ENOENT) {
+		fprintf(stderr, "rpmem promote: %s: promoted, but removing "
+			"%s%s failed: %s\n", p.path, p.path,
+			MARKER_OUTDATED_SUFFIX, strerror(-e2));
+		return 1;
+	}
 	double secs = seconds(&p);
 	if (p.json)
 		report_json(&p, secs);
