@@ -30,7 +30,9 @@ offered() {
 # line | expected completions, sorted, space separated ("..." at the end:
 # at least these)
 cases=(
-	"rpmem |--help --version bench create demote info promote rm status sync verify ..."
+	"rpmem |--help --version bench create demote fence-peer info outdate promote rm status sync verify ..."
+	"rpmem fe|fence-peer"
+	"rpmem outdate --|--clear --help --master ..."
 	"rpmem ve|verify"
 	"rpmem info --|--help --json ..."
 	"rpmem verify --j|--json"
@@ -41,7 +43,8 @@ cases=(
 	"rpmem info --json $tmp/sets/a|$tmp/sets/app.set"
 )
 # every subcommand: exactly the options its usage line shows, and --help
-for cmd in create info verify sync rm bench promote demote status; do
+for cmd in create info verify sync rm bench promote demote outdate \
+		fence-peer status; do
 	opts=$("$top_builddir/rpmem" "$cmd" --help | sed -n '1s/^usage: //p' |
 		grep -o '\[-[^]]*\]' | grep -o -- '-[-a-z]*' | sort)
 	cases+=("rpmem $cmd -|$(printf '%s\n' --help $opts | sort | tr '\n' ' ')")

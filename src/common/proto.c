@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "proto_int.h"
 
 /*
  * Where each block starts inside its message (facts 3.4).  Fields are
@@ -228,6 +229,8 @@ static const unsigned short msg_base[] = {
 	[PROTO_MSG_HASH_RESP] = PROTO_HASH_RESP_SIZE,
 	[PROTO_MSG_STAT] = PROTO_STAT_SIZE,
 	[PROTO_MSG_STAT_RESP] = PROTO_STAT_RESP_SIZE,
+	[PROTO_MSG_OUTDATE] = PROTO_OUTDATE_SIZE,
+	[PROTO_MSG_OUTDATE_RESP] = PROTO_OUTDATE_RESP_SIZE,
 };
 
 /* base_size -- fixed part of a message of `type`; 0: no such type */
@@ -431,7 +434,7 @@ req_body_decode(const unsigned char *p, size_t len, struct proto_req *req)
 		if (!provider_ok(req->common.provider))
 			return -EPROTO;
 		/* ours end with the extension block; PMDK's do not */
-		req->has_ext = req->common.minor >= PROTO_MINOR;
+		req->has_ext = req->common.minor >= PROTO_MINOR_EXT;
 		size_t tail = req->has_ext ? PROTO_REQ_EXT_SIZE : 0;
 		int ret = desc_get(p, len, base_size(type), tail, req->desc);
 		if (ret)
@@ -458,6 +461,8 @@ req_body_decode(const unsigned char *p, size_t len, struct proto_req *req)
 				!proto_hash_count(req->hash_len, req->hash_chunk))
 			return -EPROTO;
 	}
+	if (type == PROTO_MSG_OUTDATE)
+		return proto_outdate_get(p, req);
 	return 0;
 }
 
@@ -547,7 +552,7 @@ proto_resp_decode(const void *buf, size_t len, uint32_t expected,
 	/* the extension is ours: our major, minor 3 on */
 	if (!ibc_ok(&resp->ibc) || (resp->has_ext &&
 			(resp->ext.major != PROTO_MAJOR ||
-			resp->ext.minor < PROTO_MINOR))) {
+			resp->ext.minor < PROTO_MINOR_EXT))) {
 		memset(resp, 0, sizeof(*resp));
 		return -EPROTO;
 	}
@@ -610,6 +615,11 @@ proto_req_encode(const struct proto_req *req, void *buf, size_t len)
 				!proto_hash_count(req->hash_len, req->hash_chunk))
 			return -EINVAL;
 		PUT(p + HASH_OFF, hash_fields, req);
+	}
+	if (type == PROTO_MSG_OUTDATE) {
+		int ret = proto_outdate_put(p, req);
+		if (ret)
+			return ret;
 	}
 
 	return (ssize_t)size;

@@ -13,7 +13,9 @@
  * daemon's half of the key material (see lanesec.h).  It adds HASH:
  * content hashes of pool ranges computed by rpmemd, so replicas can be
  * compared without moving their bytes, and STAT: the CPU time rpmemd
- * has spent so far, for rpmem bench.  All of it travels inside ssh.
+ * has spent so far, for rpmem bench.  Minor 4 adds OUTDATE: the master
+ * marks the replica of the session outdated, or clears the mark
+ * (proto_ext.c).  All of it travels inside ssh.
  *
  * Decoders take (buf, len), check every field and never read past len.
  * They return 0 or -errno (-EPROTO for a malformed message, -EMSGSIZE for
@@ -36,7 +38,9 @@
 
 #define PROTO_MAJOR 0
 #define PROTO_MINOR_PMDK 1	/* plain PMDK 1.12 */
-#define PROTO_MINOR 3		/* ours: extension blocks, tcp, lane security */
+#define PROTO_MINOR_EXT 3	/* ours: extension blocks, tcp, lane security */
+#define PROTO_MINOR_OUTDATE 4	/* ours: OUTDATE */
+#define PROTO_MINOR 4		/* the newest we speak */
 
 enum proto_msg_type {
 	PROTO_MSG_CREATE = 1,
@@ -51,6 +55,8 @@ enum proto_msg_type {
 	PROTO_MSG_HASH_RESP = 10,	/* ours */
 	PROTO_MSG_STAT = 11,		/* ours */
 	PROTO_MSG_STAT_RESP = 12,	/* ours */
+	PROTO_MSG_OUTDATE = 13,		/* ours, minor 4 */
+	PROTO_MSG_OUTDATE_RESP = 14,	/* ours, minor 4 */
 };
 
 /* wire status codes (facts 2.7) */
@@ -110,6 +116,9 @@ enum proto_pm {
 #define PROTO_HASH_MAX 1024		/* hashes in one response */
 #define PROTO_STAT_SIZE 12		/* the header alone */
 #define PROTO_STAT_RESP_SIZE 32		/* hdr, user us, system us */
+#define PROTO_OUTDATE_SIZE 92		/* hdr, mark, rsvd, time, host */
+#define PROTO_OUTDATE_RESP_SIZE 16	/* the header alone */
+#define PROTO_HOST_MAX 64		/* OUTDATE's host, NUL-padded */
 
 /* caps applied before anything is allocated or read */
 #define PROTO_DESC_MAX 4096		/* descriptor length incl. NUL */
@@ -169,6 +178,9 @@ struct proto_req {
 	uint64_t hash_off;			/* HASH: pool offset */
 	uint64_t hash_len;			/* HASH: bytes to cover */
 	uint64_t hash_chunk;			/* HASH: bytes per hash */
+	uint32_t outdate_mark;			/* OUTDATE: 1 mark, 0 clear */
+	int64_t outdate_time;			/* OUTDATE: since, epoch s */
+	char outdate_host[PROTO_HOST_MAX];	/* OUTDATE: the master's */
 };
 
 /* a decoded response */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fab.h"
@@ -420,27 +421,76 @@ rpmem_remove(const char *target, const char *pool_set, int flags)
 	if (flags & RPMEM_REMOVE_POOL_SET)
 		strcat(args, " --pool-set");
 
-	struct ssh *ssh;
-	int r = ssh_open(&t, args, false, &ssh);
-	if (r) {
-		return fail(-r, "!starting ssh to %s", t.node);
-	}
-	r = ssh_wait_eof(ssh, Env.timeout_ms);
-	char last[ERRMSG_MAX];
-	int status = ssh_close(ssh, Env.timeout_ms, last, sizeof(last));
-	if (r == -EPROTO)
-		return fail(EPROTO, "removing '%s' on %s: unexpected output",
-			pool_set, t.node);
-	if (r)
-		return fail(errno_of(r), "removing '%s' on %s: %s", pool_set,
-			t.node, r == -ETIMEDOUT ? "timed out" : strerror(-r));
-	if (status == 0)
-		return 0;
-	/* rpmemd exits with an errno; 126, 127 and 255 come from the shell
-	 * and ssh themselves */
-	int err = status > 0 && status < 126 ? status : ECONNRESET;
-	return fail(err, "removing '%s' on %s failed: %s", pool_set, t.node,
-		*last ? last : strerror(err));
+	char msg[ERRMSG_MAX];
+	int err = ssh_run(&t, args, Env.timeout_ms, "removing", pool_set, msg,
+		sizeof(msg));
+	return err ? fail(err, "%s", msg) : 0;
+}
+
+/*
+ * rpmem_outdate_remote -- rpmemd --outdate over ssh, as rpmem_remove
+ * runs --remove (rpmem_tool.h): what a master's fence-peer handler runs
+ */
+int
+rpmem_outdate_remote(const char *target, const char *pool_set,
+		const char *master_host)
+{
+	if (!target)
+		return fail(EINVAL, "invalid target: NULL");
+	if (!pool_set || !*pool_set || strlen(pool_set) >= PROTO_DESC_MAX)
+		return fail(EINVAL, "invalid pool set name: %s",
+			pool_set ? pool_set : "NULL");
+	if (!master_host || !*master_host ||
+			strlen(master_host) >= PROTO_HOST_MAX)
+		return fail(EINVAL, "invalid master host name: %s",
+			master_host ? master_host : "NULL");
+	struct target t;
+	if (target_parse(target, &t))
+		return fail(EINVAL, "invalid target '%s'", target);
+
+	char args[PROTO_DESC_MAX * 4 + PROTO_HOST_MAX * 4 + 64] =
+		"--outdate ";
+	if (ssh_shell_quote(args, sizeof(args), pool_set))
+		return fail(EINVAL, "pool set name too long");
+	strcat(args, " --master ");
+	if (ssh_shell_quote(args, sizeof(args), master_host))
+		return fail(EINVAL, "master host name too long");
+	char msg[ERRMSG_MAX];
+	int err = ssh_run(&t, args, Env.timeout_ms, "marking outdated",
+		pool_set, msg, sizeof(msg));
+	return err ? fail(err, "%s", msg) : 0;
+}
+
+/*
+ * rpmem_outdate -- OUTDATE over the session's channel: mark (1) or
+ * clear (0) the replica's outdated mark (rpmem_tool.h)
+ */
+int
+rpmem_outdate(RPMEMpool *rpp, int mark, const char *master_host)
+{
+	if (check_ready(rpp))
+		return -1;
+	if (rpp->pmdk || rpp->resp.ext.minor < PROTO_MINOR_OUTDATE)
+		return fail(ENOTSUP, "rpmemd on %s speaks protocol 0.%u, "
+			"without OUTDATE (0.%u on)", rpp->target.node,
+			rpp->pmdk ? PROTO_MINOR_PMDK : rpp->resp.ext.minor,
+			PROTO_MINOR_OUTDATE);
+	if (!master_host)
+		master_host = "";
+	if ((mark != 0 && mark != 1) || (mark && !*master_host) ||
+			strlen(master_host) >= PROTO_HOST_MAX)
+		return fail(EINVAL, "invalid outdate request: mark %d, "
+			"master host '%s'", mark, master_host);
+	struct proto_req req = {
+		.type = PROTO_MSG_OUTDATE,
+		.outdate_mark = (uint32_t)mark,
+		.outdate_time = (int64_t)time(NULL),
+	};
+	memcpy(req.outdate_host, master_host, strlen(master_host));
+	struct proto_resp resp;
+	return control_call(rpp, &req, &resp, mark ?
+		"marking the replica outdated" :
+		"clearing the replica's outdated mark");
 }
 
 /* rpmem_hash -- hashes of pool ranges computed by rpmemd (rpmem_tool.h) */

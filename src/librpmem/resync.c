@@ -54,14 +54,30 @@ first_byte(const RPMEMpool *rpp)
 /*
  * mark_replica -- put our outdated mark on the replica of the session
  * (on) or take it off; true when the replica carries it afterwards.  A
- * peer without OUTDATE (PMDK's, or older) is told nothing.
+ * peer without OUTDATE (PMDK's, or older) is told nothing; a failure is
+ * logged, and found again by the next data call if the channel is gone.
  */
 static bool
 mark_replica(RPMEMpool *rpp, bool on)
 {
-	(void) rpp;
-	(void) on;
-	return false;
+	if (rpp->pmdk || rpp->resp.ext.minor < PROTO_MINOR_OUTDATE)
+		return false;
+	struct proto_req req = {
+		.type = PROTO_MSG_OUTDATE,
+		.outdate_mark = on,
+		.outdate_time = (int64_t)time(NULL),
+	};
+	(void) gethostname(req.outdate_host, sizeof(req.outdate_host) - 1);
+	struct proto_resp resp;
+	int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
+	if (r || resp.status) {
+		log_warn("'%s' on %s: %s the outdated mark failed: %s",
+			rpp->desc, rpp->target.node, on ? "setting" :
+			"clearing", r ? strerror(-r) :
+			proto_status_str(resp.status));
+		return !on;
+	}
+	return on;
 }
 
 /*

@@ -34,6 +34,25 @@ void rpmem_lane_security(RPMEMpool *rpp, const char **policy,
  */
 int rpmem_daemon_cpu(RPMEMpool *rpp, double *user_s, double *sys_s);
 
+/*
+ * rpmem_outdate -- one OUTDATE request in the session: mark (1) the
+ * replica outdated, its master `master_host` going on without it, or
+ * clear (0) the mark once it equals the master again (RELIABILITY D5,
+ * D6).  0, or -1 with errno: ENOTSUP when rpmemd speaks a minor below 4
+ * or is PMDK's, EINVAL for a bad argument, another as control calls do.
+ */
+int rpmem_outdate(RPMEMpool *rpp, int mark, const char *master_host);
+
+/*
+ * rpmem_outdate_remote -- run `rpmemd --outdate POOL_SET --master HOST`
+ * on `target` over ssh, as rpmem_remove runs --remove: no session needed
+ * (a fence-peer handler, while the replica's rpmemd may hang).  0, or -1
+ * with errno: rpmemd's exit status, or ssh's failure (ECONNRESET when it
+ * could not reach the host).
+ */
+int rpmem_outdate_remote(const char *target, const char *pool_set,
+		const char *master_host);
+
 /* rpmem_daemon_version -- rpmemd's version "a.b.c" into buf */
 void rpmem_daemon_version(RPMEMpool *rpp, char *buf, size_t len);
 

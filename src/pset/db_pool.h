@@ -5,7 +5,7 @@
  *
  * db_part.c holds the part files and their mapping, db_hdr.c the PMDK
  * headers written into them, db_promote.c a replica's headers made a
- * standalone pool's (rpmem promote), promoted.c the marker it leaves.
+ * standalone pool's (rpmem promote), marker.c the marker it leaves.
  * The parts are flock-ed (a second holder gets -EBUSY) and mapped
  * contiguously: pool offset N is byte N of the address, header included.
  */

@@ -87,6 +87,9 @@ static const struct key_desc Keys[KEY_MAX] = {
 /* long options that set a key use OPT_KEY + key_id as their value */
 #define OPT_KEY 256
 #define OPT_PROTOCOL 255	/* --protocol: set by librpmem, not a key */
+#define OPT_OUTDATE 254		/* --outdate DESC: a mode */
+#define OPT_MASTER 253		/* --master HOST: with --outdate */
+#define MASTER_MAX 64		/* a host name with its NUL (PROTO_HOST_MAX) */
 
 static const struct option Long_opts[] = {
 	{"config", required_argument, NULL, 'c'},
@@ -108,6 +111,8 @@ static const struct option Long_opts[] = {
 	{"allow-pmdk-clients", no_argument, NULL,
 		OPT_KEY + KEY_ALLOW_PMDK_CLIENTS},
 	{"protocol", required_argument, NULL, OPT_PROTOCOL},
+	{"outdate", required_argument, NULL, OPT_OUTDATE},
+	{"master", required_argument, NULL, OPT_MASTER},
 	{NULL, 0, NULL, 0},
 };
 
@@ -433,6 +438,29 @@ parse_protocol(const char *s, struct config *cfg)
 	return 0;
 }
 
+/* host_ok -- a host name for --master: printable, no blank, fits */
+static bool
+host_ok(const char *h)
+{
+	size_t n = strlen(h);
+	if (n == 0 || n >= MASTER_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (h[i] <= ' ' || h[i] > '~')
+			return false;
+	}
+	return true;
+}
+
+/* set_str -- replace *dst by a copy of `val` */
+static int
+set_str(struct load *ld, char **dst, const char *val)
+{
+	free(*dst);
+	*dst = strdup(val);
+	return *dst ? 0 : fail(ld, -ENOMEM, "out of memory");
+}
+
 /* cli_parse -- read argv: modes into the config, keys and -c into `ld` */
 static int
 cli_parse(struct load *ld, int argc, char *argv[])
@@ -464,6 +492,22 @@ cli_parse(struct load *ld, int argc, char *argv[])
 			cfg->remove = strdup(optarg);
 			if (cfg->remove == NULL)
 				return fail(ld, -ENOMEM, "out of memory");
+			break;
+		case OPT_OUTDATE:
+			if (optarg[0] == '\0')
+				return fail(ld, -EINVAL,
+					"option --outdate: empty descriptor");
+			if (set_str(ld, &cfg->outdate, optarg))
+				return -ENOMEM;
+			break;
+		case OPT_MASTER:
+			if (!host_ok(optarg))
+				return fail(ld, -EINVAL, "option --master: "
+					"invalid host name '%s' (1 to %d "
+					"printable characters, no blank)",
+					optarg, MASTER_MAX - 1);
+			if (set_str(ld, &cfg->master, optarg))
+				return -ENOMEM;
 			break;
 		case 'f':
 			cfg->force = true;
@@ -503,6 +547,12 @@ cli_parse(struct load *ld, int argc, char *argv[])
 	if (optind < argc)
 		return fail(ld, -EINVAL, "unexpected argument '%s'",
 			argv[optind]);
+	if (cfg->outdate && cfg->remove)
+		return fail(ld, -EINVAL, "options --remove and --outdate "
+			"exclude each other");
+	if (cfg->master && !cfg->outdate)
+		return fail(ld, -EINVAL, "option --master: only with "
+			"--outdate");
 	return 0;
 }
 
@@ -653,6 +703,8 @@ config_free(struct config *cfg)
 	free(cfg->log_file);
 	free(cfg->poolset_dir);
 	free(cfg->remove);
+	free(cfg->outdate);
+	free(cfg->master);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -677,6 +729,9 @@ config_usage(const char *progname)
 "  -r, --remove DESC       remove the pool described by DESC, then exit\n"
 "  -f, --force             with --remove: carry on past errors\n"
 "  -s, --pool-set          with --remove: delete the pool set file as well\n"
+"      --outdate DESC      mark the replica DESC outdated (its master went\n"
+"                          on without it), then exit\n"
+"      --master HOST       with --outdate: the master's host name\n"
 "  -t, --nthreads N        worker threads, 0..%d (default 0: one per lane)\n"
 "      --max-lanes N       lanes allowed per session, 1..%d (default: %d)\n"
 "      --lane-security P   the least a session's lanes get: encrypt,\n"

@@ -44,6 +44,8 @@ struct config {
 	char *remove;		/* --remove <desc> */
 	bool force;		/* --force */
 	bool pool_set;		/* --pool-set */
+	char *outdate;		/* --outdate <desc> */
+	char *master;		/* --master <host>, with --outdate */
 	bool help;
 	bool version;
 };

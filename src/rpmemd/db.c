@@ -18,11 +18,6 @@
 #include "log.h"
 #include "range.h"
 
-struct db {
-	int dirfd;		/* O_DIRECTORY, anchor of every lookup */
-	char *dir;		/* canonical poolset-dir, for messages */
-};
-
 /* db_init -- poolset-dir must be an absolute, existing directory */
 int
 db_init(const char *poolset_dir, struct db **dbp)
@@ -380,33 +375,66 @@ parts_remove(const struct poolset_replica *rep, bool force)
 	return busy ? busy : ret;
 }
 
+/*
+ * db_parent_open -- the directory holding `desc`, confined like any
+ * lookup (db->dirfd itself for a bare name), and the name within it
+ */
+int
+db_parent_open(struct db *db, const char *desc, int flags, const char **base)
+{
+	const char *slash = strrchr(desc, '/');
+	*base = slash ? slash + 1 : desc;
+	if (slash == NULL)
+		return db->dirfd;
+	char *parent = strndup(desc, (size_t)(slash - desc));
+	if (parent == NULL)
+		return -ENOMEM;
+	int dirfd = db_path_open(db->dirfd, db->dir, parent,
+			flags | O_DIRECTORY);
+	free(parent);
+	return dirfd;
+}
+
+/* db_parent_close -- close what db_parent_open opened */
+void
+db_parent_close(struct db *db, int dirfd)
+{
+	if (dirfd >= 0 && dirfd != db->dirfd)
+		close(dirfd);
+}
+
 /* set_unlink -- remove the set file itself, confined like any lookup */
 static int
 set_unlink(struct db *db, const char *desc, bool force)
 {
-	const char *slash = strrchr(desc, '/');
-	const char *base = slash ? slash + 1 : desc;
-	int dirfd = db->dirfd;
-
-	if (slash != NULL) {
-		char *parent = strndup(desc, (size_t)(slash - desc));
-		if (parent == NULL)
-			return -ENOMEM;
-		dirfd = db_path_open(db->dirfd, db->dir, parent,
-				O_PATH | O_DIRECTORY);
-		free(parent);
-		if (dirfd < 0)
-			return force && dirfd == -ENOENT ? 0 : dirfd;
-	}
+	const char *base;
+	int dirfd = db_parent_open(db, desc, O_PATH, &base);
+	if (dirfd < 0)
+		return force && dirfd == -ENOENT ? 0 : dirfd;
 
 	int ret = 0;
 	if (unlinkat(dirfd, base, 0) && !(force && errno == ENOENT)) {
 		ret = -errno;
 		log_err("!cannot remove pool set %s", log_quote(desc).s);
 	}
-	if (dirfd != db->dirfd)
-		close(dirfd);
+	db_parent_close(db, dirfd);
 	return ret;
+}
+
+/*
+ * db_set_part0 -- the path of part 0 of the set `desc` names, the set
+ * looked up and parsed as for an open; the caller frees it
+ */
+int
+db_set_part0(struct db *db, const char *desc, char **path)
+{
+	struct poolset *set;
+	int ret = set_load(db, desc, &set);
+	if (ret)
+		return ret;
+	*path = strdup(set->replicas[0].parts[0].path);
+	poolset_free(set);
+	return *path ? 0 : -ENOMEM;
 }
 
 /*

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "db_pool.h"
 #include "librpmem.h"
@@ -63,5 +64,21 @@ int db_pool_persist(struct db_pool *pool, size_t off, size_t len);
  * set promoted to a master, when and from what; else strerror(-err)
  */
 const char *db_strerror(int err);
+
+/* what OUTDATE and rpmemd --outdate ask of a pool set (db_outdate.c) */
+struct db_outdate {
+	bool mark;		/* mark it outdated, or clear the mark */
+	int64_t time;		/* since when; 0: now */
+	const char *host;	/* the master's host; "" or NULL: unknown */
+	const struct rpmem_pool_attr *attr;	/* NULL: read part 0 */
+};
+
+/*
+ * db_outdate -- write or remove SET.outdated beside the set `desc`
+ * (RELIABILITY D5, D6), confined beneath poolset-dir; a mark of a
+ * promoted set is refused with -EPERM (db_strerror says why); clearing
+ * a set that is not marked succeeds
+ */
+int db_outdate(struct db *db, const char *desc, const struct db_outdate *o);
 
 #endif /* RPMEMD_DB_H */

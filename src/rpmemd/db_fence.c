@@ -2,7 +2,7 @@
 /*
  * db_fence.c -- a pool set promoted to a master is no replica any more
  *
- * `rpmem promote` leaves SET.promoted beside the set file (promoted.h)
+ * `rpmem promote` leaves SET.promoted beside the set file (marker.h)
  * before it touches a header.  An old primary that comes back must not
  * write into the new master (RELIABILITY F3): create, open and remove of
  * such a set are refused with -EPERM, and db_strerror gives the client
@@ -17,7 +17,7 @@
 
 #include "db_int.h"
 #include "log.h"
-#include "promoted.h"
+#include "marker.h"
 
 /* the last refusal, for db_strerror (one session per process) */
 static char Refusal[512];
@@ -30,11 +30,11 @@ static char Refusal[512];
 int
 db_fence_check(int rootfd, const char *root, const char *desc)
 {
-	size_t n = strlen(desc) + sizeof(PROMOTED_SUFFIX);
+	size_t n = strlen(desc) + sizeof(MARKER_PROMOTED_SUFFIX);
 	char *path = malloc(n);
 	if (path == NULL)
 		return -ENOMEM;
-	snprintf(path, n, "%s" PROMOTED_SUFFIX, desc);
+	snprintf(path, n, "%s" MARKER_PROMOTED_SUFFIX, desc);
 	int fd = db_path_open(rootfd, root, path, O_RDONLY | O_NOCTTY |
 			O_NONBLOCK);
 	free(path);
@@ -43,16 +43,16 @@ db_fence_check(int rootfd, const char *root, const char *desc)
 	if (fd < 0)
 		return fd;	/* an escape (-EACCES): the set's own fate */
 
-	struct promoted p;
-	int ret = promoted_read_fd(fd, &p);
+	struct marker p;
+	int ret = marker_read_fd(MARKER_PROMOTED, fd, &p);
 	close(fd);
 	char what[384];
 	if (ret == 0)
-		promoted_describe(&p, what, sizeof(what));
+		marker_describe(&p, what, sizeof(what));
 	else
 		snprintf(what, sizeof(what), "promoted to a master (its "
 			"marker %s%s is unreadable: %s)", desc,
-			PROMOTED_SUFFIX, strerror(-ret));
+			MARKER_PROMOTED_SUFFIX, strerror(-ret));
 	snprintf(Refusal, sizeof(Refusal), "%s; it is not a replica any "
 		"more", what);
 	log_err("pool set %s: %s", log_quote(desc).s, Refusal);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * db_int.h -- internals shared by db.c and db_path.c
+ * db_int.h -- internals shared by db.c, db_path.c, db_fence.c, db_outdate.c
  *
  * db.c is the API and the pool set rules, db_path.c the confinement
  * beneath poolset-dir; the part files and their headers are the pool
@@ -14,6 +14,12 @@
 
 #include "db.h"
 #include "db_pool.h"
+
+/* poolset-dir, as db_init opened it */
+struct db {
+	int dirfd;		/* O_DIRECTORY, anchor of every lookup */
+	char *dir;		/* canonical poolset-dir, for messages */
+};
 
 /*
  * db_path_check -- refuse a descriptor before touching the file system:
@@ -36,5 +42,17 @@ int db_path_open(int rootfd, const char *root, const char *desc, int flags);
  * master by rpmem promote (its SET.promoted marker exists), else 0
  */
 int db_fence_check(int rootfd, const char *root, const char *desc);
+
+/*
+ * db_parent_open -- the directory holding `desc` opened with `flags`
+ * (O_DIRECTORY added) beneath poolset-dir, and its last component in
+ * *base; db_parent_close closes it
+ */
+int db_parent_open(struct db *db, const char *desc, int flags,
+		const char **base);
+void db_parent_close(struct db *db, int dirfd);
+
+/* db_set_part0 -- the path of part 0 of the set `desc` (caller frees) */
+int db_set_part0(struct db *db, const char *desc, char **path);
 
 #endif /* RPMEMD_DB_INT_H */

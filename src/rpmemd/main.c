@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * main.c -- rpmemd: start-up, remove mode, then one session
+ * main.c -- rpmemd: start-up, remove and outdate modes, then one session
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -217,9 +217,10 @@ pmdk_refuse(void)
 }
 
 /*
- * wants_remove -- was --remove asked for?  Decides, even when the config
- * is bad, whether failure is told by exit status (remove mode: nothing
- * may be written to stdout) or by the start-up status word.
+ * wants_remove -- was --remove or --outdate asked for?  Decides, even
+ * when the config is bad, whether failure is told by exit status (those
+ * modes: nothing may be written to stdout) or by the start-up status
+ * word.
  */
 static bool
 wants_remove(int argc, char *argv[])
@@ -228,10 +229,33 @@ wants_remove(int argc, char *argv[])
 		if (strcmp(argv[i], "--") == 0)
 			break;
 		if (strncmp(argv[i], "--remove", 8) == 0 ||
+				strncmp(argv[i], "--outdate", 9) == 0 ||
 				strncmp(argv[i], "-r", 2) == 0)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * outdate_mode -- rpmemd --outdate DESC [--master HOST]: the fence-peer
+ * handler of a master that goes on without this replica marks it
+ * (RELIABILITY D5, D6); the exit status is 0 or the errno
+ */
+static int
+outdate_mode(struct db *db, const struct config *cfg)
+{
+	struct db_outdate o = {
+		.mark = true,
+		.host = cfg->master,
+	};
+	int r = db_outdate(db, cfg->outdate, &o);
+	if (r) {
+		log_err("marking %s outdated failed: %s",
+			log_quote(cfg->outdate).s, strerror(-r));
+		fprintf(stderr, "rpmemd: marking %s outdated failed: %s\n",
+			log_quote(cfg->outdate).s, db_strerror(r));
+	}
+	return r;
 }
 
 int
@@ -261,7 +285,7 @@ main(int argc, char *argv[])
 		return 0;
 	}
 
-	bool remove_mode = cfg.remove != NULL;
+	bool remove_mode = cfg.remove != NULL || cfg.outdate != NULL;
 	r = setup_logging(&cfg);
 	if (r)
 		goto err_cfg;
@@ -277,6 +301,13 @@ main(int argc, char *argv[])
 		goto err_cfg;
 	}
 
+	if (cfg.outdate) {
+		r = outdate_mode(db, &cfg);
+		db_fini(db);
+		config_free(&cfg);
+		log_close();
+		return -r;
+	}
 	if (remove_mode) {
 		r = db_pool_remove(db, cfg.remove, cfg.force, cfg.pool_set);
 		if (r) {

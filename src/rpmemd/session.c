@@ -34,6 +34,7 @@ struct session {
 	uint64_t size;			/* the pool size asked for */
 	uint16_t minor;			/* negotiated protocol minor */
 	bool pmdk;			/* a PMDK 1.12 client (0.1) */
+	char desc[PROTO_DESC_MAX];	/* the pool set served, once open */
 };
 
 static const char *const state_names[] = {
@@ -55,6 +56,8 @@ static const char *const type_names[] = {
 	[PROTO_MSG_HASH_RESP] = "HASH_RESP",
 	[PROTO_MSG_STAT] = "STAT",
 	[PROTO_MSG_STAT_RESP] = "STAT_RESP",
+	[PROTO_MSG_OUTDATE] = "OUTDATE",
+	[PROTO_MSG_OUTDATE_RESP] = "OUTDATE_RESP",
 };
 
 /* type_name -- printable message type */
@@ -146,7 +149,7 @@ reply(struct session *s, uint32_t type, int err, struct proto_resp *resp)
 	resp->type = proto_resp_type(type);
 	resp->status = status_of(err);
 	if ((type == PROTO_MSG_CREATE || type == PROTO_MSG_OPEN) &&
-			s->minor >= PROTO_MINOR) {
+			s->minor >= PROTO_MINOR_EXT) {
 		resp->has_ext = true;
 		resp->ext.major = PROTO_MAJOR;
 		resp->ext.minor = s->minor;
@@ -166,7 +169,9 @@ reply(struct session *s, uint32_t type, int err, struct proto_resp *resp)
 
 /*
  * check_version -- protocol negotiation (RELIABILITY R19): ours from
- * 0.3 on, or exactly PMDK's 0.1 from the PMDK client main.c admitted
+ * 0.3 on, at the lower of the client's minor and ours (a 0.3 client
+ * has no OUTDATE), or exactly PMDK's 0.1 from the PMDK client main.c
+ * admitted
  */
 static int
 check_version(struct session *s, const struct proto_common *c)
@@ -187,14 +192,14 @@ check_version(struct session *s, const struct proto_common *c)
 			PROTO_MINOR);
 		return -EPROTONOSUPPORT;
 	}
-	if (c->minor < PROTO_MINOR) {
+	if (c->minor < PROTO_MINOR_EXT) {
 		log_err("protocol %u.%u is not supported (client %u.%u, "
 			"rpmemd needs %u.%u: admitted lanes, lane security)",
 			c->major, c->minor, c->major, c->minor, PROTO_MAJOR,
-			PROTO_MINOR);
+			PROTO_MINOR_EXT);
 		return -EPROTONOSUPPORT;
 	}
-	s->minor = PROTO_MINOR;
+	s->minor = c->minor < PROTO_MINOR ? c->minor : PROTO_MINOR;
 	return 0;
 }
 
@@ -456,6 +461,7 @@ handle_pool(struct session *s, const struct proto_req *req)
 	if (r)
 		goto err_close_quiet;
 	s->state = SESSION_OPEN;
+	memcpy(s->desc, req->desc, sizeof(s->desc));
 
 	/*
 	 * A client that fails to connect its lanes says so with CLOSE; the
@@ -536,6 +542,24 @@ handle_stat(struct session *s, const struct proto_req *req)
 	return reply(s, req->type, 0, &resp);
 }
 
+/*
+ * handle_outdate -- OUTDATE: the master marks the replica this session
+ * serves outdated (it goes on without it, RELIABILITY D5, D6), or clears
+ * the mark once the replica equals it again; db_outdate does the work
+ */
+static int
+handle_outdate(struct session *s, const struct proto_req *req)
+{
+	struct db_outdate o = {
+		.mark = req->outdate_mark != 0,
+		.time = req->outdate_time,
+		.host = req->outdate_host,
+		.attr = s->pool->no_headers ? NULL : &s->pool->attr,
+	};
+	int r = db_outdate(s->db, s->desc, &o);
+	return reply(s, req->type, -r, NULL);
+}
+
 /* handle_close -- CLOSE: close (and maybe remove) the pool, answer */
 static int
 handle_close(struct session *s, const struct proto_req *req)
@@ -564,7 +588,9 @@ legal(const struct session *s, uint32_t type)
 	case SESSION_OPEN:
 		return type == PROTO_MSG_SET_ATTR || type == PROTO_MSG_CLOSE ||
 			((type == PROTO_MSG_HASH || type == PROTO_MSG_STAT) &&
-			s->minor >= PROTO_MINOR);
+			s->minor >= PROTO_MINOR_EXT) ||
+			(type == PROTO_MSG_OUTDATE &&
+			s->minor >= PROTO_MINOR_OUTDATE);
 	default:
 		return false;
 	}
@@ -673,6 +699,9 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 			break;
 		case PROTO_MSG_STAT:
 			r = handle_stat(&s, &req);
+			break;
+		case PROTO_MSG_OUTDATE:
+			r = handle_outdate(&s, &req);
 			break;
 		default:
 			r = -EPROTO;

@@ -81,7 +81,7 @@ cli_usage(FILE *f, const struct cli_cmd *cmd)
 		fprintf(f, "--%s%s%s]", o->name, o->arg ? " " : "",
 			o->arg ? o->arg : "");
 	}
-	fprintf(f, " %s\n", cmd->operands);
+	fprintf(f, "%s%s\n", cmd->operands[0] ? " " : "", cmd->operands);
 }
 
 /* cli_error -- one line naming the problem, then the usage line */

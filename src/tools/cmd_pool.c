@@ -17,7 +17,7 @@
 #include "librpmem.h"
 #include "pool_hdr.h"
 #include "poolset.h"
-#include "promoted.h"
+#include "marker.h"
 #include "replica.h"
 #include "tools.h"
 
@@ -55,7 +55,8 @@ const struct cli_cmd cmd_info = {
 	"the master its parts, for a remote replica the version of rpmemd,\n"
 	"the lanes it grants and whether it belongs to the same pool; the\n"
 	"role of each: master, replica, or promoted (rpmem promote) on a date\n"
-	"from a master.  Exit status 1 when a replica does not open.\n",
+	"from a master, and since when which master went on without it when\n"
+	"POOLSET.outdated exists.  Exit status 1 when a replica does not open.\n",
 	.opts = Info_opts,
 	.run = run_info,
 };
@@ -188,7 +189,9 @@ struct info_rep {
 	unsigned nlanes;	/* remote: lanes granted */
 	const char *role;	/* master, replica, promoted...; NULL: unknown */
 	bool promoted;		/* mark holds SET.promoted */
-	struct promoted mark;
+	struct marker mark;
+	bool outdated;		/* odmark holds SET.outdated (D5, D6) */
+	struct marker odmark;
 };
 
 /*
@@ -200,12 +203,13 @@ struct info_rep {
 static void
 info_role(const char *path, const struct poolset *set, struct info_rep *ir)
 {
+	ir->outdated = marker_read(MARKER_OUTDATED, path, &ir->odmark) == 0;
 	if (!ir->ok || !ir->has_attr)
 		return;
 	const struct rpmem_pool_attr *a = &ir->attr;
 	bool self = !memcmp(a->prev_uuid, a->uuid, sizeof(a->uuid)) &&
 		!memcmp(a->next_uuid, a->uuid, sizeof(a->uuid));
-	ir->promoted = promoted_read(path, &ir->mark) == 0;
+	ir->promoted = marker_read(MARKER_PROMOTED, path, &ir->mark) == 0;
 	if (self)
 		ir->role = ir->promoted ? "promoted" : "master";
 	else if (set->nreplicas > 1)
@@ -219,6 +223,10 @@ static void
 role_text(const struct info_rep *ir)
 {
 	char u[37], what[384];
+	if (ir->outdated) {
+		marker_describe(&ir->odmark, what, sizeof(what));
+		printf("  outdated      %s\n", what + strlen("outdated "));
+	}
 	if (ir->role == NULL)
 		return;
 	if (strcmp(ir->role, "replica") == 0) {
@@ -228,7 +236,7 @@ role_text(const struct info_rep *ir)
 		printf("  role          replica, its promotion interrupted "
 			"(run rpmem promote again)\n");
 	} else if (ir->promoted) {
-		promoted_describe(&ir->mark, what, sizeof(what));
+		marker_describe(&ir->mark, what, sizeof(what));
 		printf("  role          master, %s\n", what);
 	} else {
 		printf("  role          %s\n", ir->role);
@@ -386,11 +394,19 @@ info_json(const char *path, const struct poolset *set, size_t size,
 		printf(", \"role\": ");
 		json_str(stdout, ir[r].role);
 		char date[32];
-		promoted_date(&ir[r].mark, date, sizeof(date));
+		marker_date(&ir[r].mark, date, sizeof(date));
 		printf(", \"promoted\": ");
 		json_str(stdout, ir[r].promoted ? date : NULL);
 		printf(", \"promoted_from\": ");
 		json_str(stdout, ir[r].promoted ? ir[r].mark.master : NULL);
+		marker_date(&ir[r].odmark, date, sizeof(date));
+		printf(", \"outdated\": ");
+		json_str(stdout, ir[r].outdated ? date : NULL);
+		printf(", \"outdated_by\": ");
+		json_str(stdout, ir[r].outdated ? ir[r].odmark.host : NULL);
+		printf(", \"outdated_by_uuid\": ");
+		json_str(stdout, ir[r].outdated && ir[r].odmark.master[0] ?
+			ir[r].odmark.master : NULL);
 		const char *same = r ? same_pool(&ir[0], &ir[r]) : NULL;
 		printf(", \"poolset_uuid_matches\": %s}", same ?
 			(strcmp(same, "yes") ? "false" : "true") : "null");

@@ -5,7 +5,7 @@
  * Run on the backup host against the pool set file in rpmemd's
  * poolset-dir that the lost primary's REPLICA line names.  The writes,
  * in order, each durable before the next (RELIABILITY F2):
- *   1. SET.promoted (promoted.c): from here rpmemd refuses the set as a
+ *   1. SET.promoted (marker.c): from here rpmemd refuses the set as a
  *      replica (F3), so nothing of the old primary lands after it;
  *   2. each header, the last part first and part 0 last: replica links
  *      to itself, shutdown state cleared (db_promote.c).
@@ -26,7 +26,7 @@
 
 #include "db_pool.h"
 #include "fence.h"
-#include "promoted.h"
+#include "marker.h"
 #include "replica.h"
 #include "tools.h"
 
@@ -77,7 +77,7 @@ struct promote {
 	const char *path;
 	bool json;
 	const char *outcome;	/* promoted, completed, already-... */
-	struct promoted mark;
+	struct marker mark;
 	bool has_mark;
 	struct fence_holder held[FENCE_MAX];
 	unsigned nheld;
@@ -174,12 +174,12 @@ begin(struct promote *p, const struct pool_hdr *hdr0)
 		return 0;
 	}
 	p->mark.time = (int64_t)time(NULL);
-	promoted_uuid_str(hdr0->prev_repl_uuid, p->mark.master);
-	promoted_uuid_str(hdr0->poolset_uuid, p->mark.poolset);
-	int e = promoted_write(p->path, &p->mark);
+	marker_uuid_str(hdr0->prev_repl_uuid, p->mark.master);
+	marker_uuid_str(hdr0->poolset_uuid, p->mark.poolset);
+	int e = marker_write(p->path, &p->mark);
 	if (e) {
 		fprintf(stderr, "rpmem promote: %s%s: %s\n", p->path,
-			PROMOTED_SUFFIX, strerror(-e));
+			MARKER_PROMOTED_SUFFIX, strerror(-e));
 		return 1;
 	}
 	wrote(p);
@@ -226,10 +226,10 @@ repair_torn(struct promote *p, struct db_pool *pool)
 	if (db_hdr_read(pool, 0, &hdr0))
 		return 1;
 	for (unsigned i = 0; i < p->nhdrs; i++) {
-		char ps[PROMOTED_UUID_STR];
+		char ps[MARKER_UUID_STR];
 		if (db_hdr_read(pool, i, &hdr))
 			return 1;
-		promoted_uuid_str(hdr.poolset_uuid, ps);
+		marker_uuid_str(hdr.poolset_uuid, ps);
 		if (pool_hdr_valid(&hdr) || strcmp(ps, p->mark.poolset))
 			continue;
 		if (db_hdr_promote(pool, i, hdr0.uuid))
@@ -247,7 +247,7 @@ report_text(const struct promote *p, double secs)
 {
 	char what[384];
 	if (p->has_mark)
-		promoted_describe(&p->mark, what, sizeof(what));
+		marker_describe(&p->mark, what, sizeof(what));
 	if (strcmp(p->outcome, "already-master") == 0)
 		printf("%s: already a master (it was never promoted); "
 			"nothing to do\n", p->path);
@@ -266,7 +266,7 @@ report_json(const struct promote *p, double secs)
 {
 	char date[32] = "";
 	if (p->has_mark)
-		promoted_date(&p->mark, date, sizeof(date));
+		marker_date(&p->mark, date, sizeof(date));
 	printf("{\"poolset\": ");
 	json_str(stdout, p->path);
 	printf(", \"outcome\": \"%s\", \"promoted\": ", p->outcome);
@@ -315,6 +315,38 @@ report_refused(const struct promote *p)
 	printf("]}\n");
 }
 
+/*
+ * outdated -- RELIABILITY D5: a replica its master went on without
+ * lags behind it; promoting it loses what the master wrote since, so
+ * only --force does it (and the mark goes once it is a master).
+ * 0 to go on, EXIT_REFUSED or 1 otherwise; *marked when there is a mark.
+ */
+static int
+outdated(const struct promote *p, bool force, bool *marked)
+{
+	struct marker m;
+	int e = marker_read(MARKER_OUTDATED, p->path, &m);
+	*marked = e != -ENOENT;
+	if (e == -ENOENT)
+		return 0;
+	char what[384];
+	if (e)
+		snprintf(what, sizeof(what), "outdated (its marker %s%s is "
+			"unreadable: %s)", p->path, MARKER_OUTDATED_SUFFIX,
+			strerror(-e));
+	else
+		marker_describe(&m, what, sizeof(what));
+	if (force) {
+		fprintf(stderr, "rpmem promote: %s: %s; promoting it anyway "
+			"(--force)\n", p->path, what);
+		return 0;
+	}
+	fprintf(stderr, "rpmem promote: %s: the replica is %s; it lacks "
+		"what that master wrote since (promote it with --force, or "
+		"sync it first)\n", p->path, what);
+	return EXIT_REFUSED;
+}
+
 /* run_promote -- fence, mark, rewrite, report */
 static int
 run_promote(const struct cli_args *a)
@@ -329,10 +361,14 @@ run_promote(const struct cli_args *a)
 	if (stop)
 		p.stop_after = (unsigned)strtoul(stop, NULL, 10);
 
+	bool marked;
+	int ret = outdated(&p, cli_flag(a, "force"), &marked);
+	if (ret)
+		return ret;
 	struct poolset *set = load(p.cmd, p.path);
 	if (set == NULL)
 		return 1;
-	int ret = fence(&p, set, cli_flag(a, "force"));
+	ret = fence(&p, set, cli_flag(a, "force"));
 	if (ret) {
 		if (ret == EXIT_REFUSED && p.json)
 			report_refused(&p);
@@ -349,10 +385,10 @@ run_promote(const struct cli_args *a)
 		return e == -EBUSY ? EXIT_REFUSED : 1;
 	}
 	p.nhdrs = ((struct db_priv *)pool->priv)->nhdrs;
-	e = promoted_read(p.path, &p.mark);
+	e = marker_read(MARKER_PROMOTED, p.path, &p.mark);
 	if (e && e != -ENOENT) {
 		fprintf(stderr, "rpmem promote: %s%s: %s\n", p.path,
-			PROMOTED_SUFFIX, strerror(-e));
+			MARKER_PROMOTED_SUFFIX, strerror(-e));
 		ret = 1;
 		goto out;
 	}
@@ -373,6 +409,13 @@ out:
 		ret = 1;
 	if (ret)
 		return ret;
+	int e2 = marked ? marker_remove(MARKER_OUTDATED, p.path) : 0;
+	if (e2 && e2 != -ENOENT) {
+		fprintf(stderr, "rpmem promote: %s: promoted, but removing "
+			"%s%s failed: %s\n", p.path, p.path,
+			MARKER_OUTDATED_SUFFIX, strerror(-e2));
+		return 1;
+	}
 	double secs = seconds(&p);
 	if (p.json)
 		report_json(&p, secs);
@@ -396,19 +439,19 @@ run_demote(const struct cli_args *a)
 	poolset_free(set);
 	if (ret)
 		return ret;
-	int e = promoted_read(p.path, &p.mark);
+	int e = marker_read(MARKER_PROMOTED, p.path, &p.mark);
 	if (e == -ENOENT) {
 		printf("%s: not promoted; nothing to do\n", p.path);
 		return 0;
 	}
-	e = e ? e : promoted_remove(p.path);
+	e = e ? e : marker_remove(MARKER_PROMOTED, p.path);
 	if (e) {
 		fprintf(stderr, "rpmem demote: %s%s: %s\n", p.path,
-			PROMOTED_SUFFIX, strerror(-e));
+			MARKER_PROMOTED_SUFFIX, strerror(-e));
 		return 1;
 	}
 	char what[384];
-	promoted_describe(&p.mark, what, sizeof(what));
+	marker_describe(&p.mark, what, sizeof(what));
 	printf("%s: no longer marked as %s; rpmemd serves it as a replica "
 		"again\n", p.path, what);
 	return 0;

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "promoted.h"
+#include "marker.h"
 #include "replica.h"
 #include "rstate.h"
 #include "tools.h"
@@ -81,17 +81,17 @@ struct mark {
 	char text[512];		/* one line of what it says */
 };
 
-/* mark_promoted -- SET.promoted (promoted.h); 0, -ENOENT, -errno */
+/* mark_read -- the marker of `kind` beside `set`; 0, -ENOENT, -errno */
 static int
-mark_promoted(const char *set, struct mark *m)
+mark_read(enum marker_kind kind, const char *set, struct mark *m)
 {
-	struct promoted p;
-	int e = promoted_read(set, &p);
+	struct marker p;
+	int e = marker_read(kind, set, &p);
 	if (e)
 		return e;
 	m->time = p.time;
-	promoted_date(&p, m->date, sizeof(m->date));
-	promoted_describe(&p, m->text, sizeof(m->text));
+	marker_date(&p, m->date, sizeof(m->date));
+	marker_describe(&p, m->text, sizeof(m->text));
 	return 0;
 }
 
@@ -99,9 +99,10 @@ mark_promoted(const char *set, struct mark *m)
 static const struct {
 	const char *name;	/* text label and JSON key */
 	int severity;		/* when present */
-	int (*read)(const char *set, struct mark *m);
+	enum marker_kind kind;
 } Markers[] = {
-	{ "promoted", SEV_ATTENTION, mark_promoted },
+	{ "promoted", SEV_ATTENTION, MARKER_PROMOTED },
+	{ "outdated", SEV_ATTENTION, MARKER_OUTDATED },
 };
 
 #define NMARKERS (sizeof(Markers) / sizeof(Markers[0]))
@@ -532,7 +533,7 @@ show_set(struct found *f, const char *set, bool json, bool first)
 	}
 	for (size_t i = 0; !err[0] && i < NMARKERS; i++) {
 		struct mark m;
-		int e = Markers[i].read(set, &m);
+		int e = mark_read(Markers[i].kind, set, &m);
 		if (e && e != -ENOENT) {
 			fprintf(stderr, "rpmem status: %s: %s marker: %s\n",
 				set, Markers[i].name, e == -EINVAL ?

@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "marker.h"
 #include "pmemobj_skip.h"
 #include "sync.h"
 #include "tools.h"
@@ -365,6 +366,14 @@ run(struct sync *s)
 	if (!ret)
 		ret = sync_master_links(s);
 	close_remotes(s);
+	/* every replica equals the local one: it is outdated no more */
+	int e = ret ? 0 : marker_remove(MARKER_OUTDATED, s->path);
+	if (e && e != -ENOENT)
+		ret = sync_fail(s, 0, "removing %s%s: %s", s->path,
+			MARKER_OUTDATED_SUFFIX, strerror(-e));
+	else if (!e && !ret)
+		fprintf(stderr, "rpmem sync: %s: its outdated mark removed\n",
+			s->path);
 	return ret;
 }
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "promoted.h"
+#include "marker.h"
 #include "replica.h"
 #include "rpmem_tool.h"
 
@@ -270,11 +270,11 @@ replica_sig_str(const char *sig, char out[RPMEM_POOL_HDR_SIG_LEN + 1])
 	out[RPMEM_POOL_HDR_SIG_LEN] = '\0';
 }
 
-/* replica_uuid_str -- the text form pmempool prints (promoted.c) */
+/* replica_uuid_str -- the text form pmempool prints (marker.c) */
 void
 replica_uuid_str(const unsigned char *u, char out[37])
 {
-	promoted_uuid_str(u, out);
+	marker_uuid_str(u, out);
 }
 
 /* replica_print_attr -- signature, major and uuids of a header */

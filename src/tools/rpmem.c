@@ -10,7 +10,8 @@
 
 static const struct cli_cmd *const Cmds[] = {
 	&cmd_create, &cmd_info, &cmd_verify, &cmd_sync, &cmd_rm, &cmd_bench,
-	&cmd_promote, &cmd_demote, &cmd_status,
+	&cmd_promote, &cmd_demote, &cmd_status, &cmd_outdate,
+	&cmd_fence_peer,
 };
 
 #define NCMDS (sizeof(Cmds) / sizeof(Cmds[0]))
@@ -23,7 +24,7 @@ help(void)
 	printf("\nManage pools whose poolset file has remote REPLICA "
 		"lines.\n\ncommands:\n");
 	for (size_t i = 0; i < NCMDS; i++)
-		printf("  %-8s %s\n", Cmds[i]->name, Cmds[i]->summary);
+		printf("  %-10s %s\n", Cmds[i]->name, Cmds[i]->summary);
 	printf("\n");
 	cli_options(NULL);
 	printf("\n'rpmem COMMAND --help' describes a command; "

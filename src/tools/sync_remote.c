@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "librpmem.h"
+#include "rpmem_tool.h"
 #include "sync.h"
 
 #define RANGES_MAX ((size_t)1 << 20)	/* then neighbours are merged */
@@ -170,6 +172,11 @@ sync_remote(struct sync *s, unsigned i)
 	free(rg.r);
 	if (ret)
 		return ret;
+	/* it equals the master now: no longer outdated (D2, D5); a 0.3
+	 * or PMDK rpmemd knows no mark to clear */
+	if (rpmem_outdate(r->rpp, 0, NULL) && errno != ENOTSUP)
+		return sync_fail(s, i, "clearing its outdated mark: %s",
+			rpmem_errormsg());
 	if (replica_remote_close(r))
 		return sync_fail(s, i, "%s", r->msg);
 	size_t bytes = rebuild ? s->len : rg.bytes;

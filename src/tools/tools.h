@@ -16,5 +16,7 @@ extern const struct cli_cmd cmd_bench;
 extern const struct cli_cmd cmd_promote;
 extern const struct cli_cmd cmd_demote;
 extern const struct cli_cmd cmd_status;
+extern const struct cli_cmd cmd_outdate;
+extern const struct cli_cmd cmd_fence_peer;
 
 #endif /* RPMEM_TOOLS_H */

@@ -166,7 +166,7 @@ END_TEST
 START_TEST(other_major_is_refused_naming_both_versions)
 {
 	struct proto_req r = dtest_open_req(1, 2);
-	dtest_refused_once(&r, PROTO_ERR_BADPROTO, 1, "client 1.2, rpmemd 0.3");
+	dtest_refused_once(&r, PROTO_ERR_BADPROTO, 1, "client 1.2, rpmemd 0.4");
 }
 END_TEST
 
@@ -193,7 +193,8 @@ START_TEST(our_older_minor_gets_a_plain_badproto)
 {
 	struct daemon d;
 	dtest_start(&d);
-	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR - 1);
+	struct proto_req r = dtest_open_req(PROTO_MAJOR,
+		PROTO_MINOR_EXT - 1);
 	const struct proto_resp *resp = dtest_answer(&d, &r);
 	ck_assert_uint_eq(resp->status, PROTO_ERR_BADPROTO);
 	ck_assert(!resp->has_ext);
@@ -225,13 +226,13 @@ static const struct {
 } Refused_clients[] = {
 	{ true, { NULL }, "this client is PMDK 1.12's librpmem "
 		"(protocol 0.1); rpmemd " SRCVERSION " needs this "
-		"project's librpmem (protocol 0.3) on the client host, "
+		"project's librpmem (protocol 0.4) on the client host, "
 		"or allow-pmdk-clients = yes in rpmemd.conf" },
 	{ true, { "--allow-pmdk-clients", "--lane-security=encrypt" },
 		"(protocol 0.1), which has no lane security, and "
 		"rpmemd.conf asks lane-security = encrypt" },
 	{ false, { "--protocol=1.0" }, "the client speaks protocol "
-		"1.0, rpmemd " SRCVERSION " speaks 0.3" },
+		"1.0, rpmemd " SRCVERSION " speaks 0.4" },
 };
 
 START_TEST(refused_clients_hear_why)
@@ -338,6 +339,45 @@ START_TEST(stat_reports_the_daemons_cpu_time)
 }
 END_TEST
 
+/*
+ * D5, D6: OUTDATE in an open session of minor 4 marks the set served
+ * (pool.set.outdated appears, naming the master's host), clears it
+ * again; a 0.3 client's session knows no OUTDATE: FATAL, the end
+ */
+START_TEST(outdate_marks_and_clears_the_set_served_from_minor_4)
+{
+	struct daemon d;
+	static struct proto_resp resp;
+	char marker[320];
+	snprintf(marker, sizeof(marker), "%s/pool.set.outdated", Dtest_dir);
+	dtest_start_open(&d, &resp);
+	struct proto_req o = { .type = PROTO_MSG_OUTDATE, .outdate_mark = 1,
+		.outdate_time = 1795667870 };
+	strcpy(o.outdate_host, "primary-a");
+	dtest_request(&d, &o, 0);
+	ck_assert_int_eq(access(marker, F_OK), 0);
+	ck_assert(dtest_log_has("marked outdated since 2026-11-26T"));
+	ck_assert(dtest_log_has("master primary-a"));
+	o.outdate_mark = 0;
+	dtest_request(&d, &o, 0);
+	ck_assert_int_eq(access(marker, F_OK), -1);
+	ck_assert(dtest_log_has("outdated mark cleared"));
+	dtest_done(&d);
+
+	dtest_start(&d);
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, PROTO_MINOR_EXT);
+	const struct proto_resp *a = dtest_answer(&d, &r);
+	ck_assert_uint_eq(a->status, 0);
+	ck_assert_uint_eq(a->ext.minor, PROTO_MINOR_EXT);
+	o.outdate_mark = 1;
+	dtest_request(&d, &o, PROTO_ERR_FATAL);
+	dtest_finish(&d, 1);
+	ck_assert(dtest_log_has("request OUTDATE is not allowed in state "
+		"OPEN"));
+	ck_assert_int_eq(access(marker, F_OK), -1);
+}
+END_TEST
+
 /* R8: a header announcing 2^64-1 bytes: FATAL and the end, nothing read */
 START_TEST(huge_size_in_header_is_refused_before_reading)
 {
@@ -356,7 +396,7 @@ END_TEST
 /* R9: a response sent as a request, an unknown type: refused */
 START_TEST(response_or_unknown_type_as_request_is_refused)
 {
-	static const uint32_t types[] = { PROTO_MSG_OPEN_RESP, 0, 13,
+	static const uint32_t types[] = { PROTO_MSG_OPEN_RESP, 0, 15,
 		0xffffffff };
 	for (size_t i = 0; i < 4; i++) {
 		struct daemon d;
@@ -428,6 +468,7 @@ daemon_suite(void)
 	tcase_add_test(tc, set_attr_or_close_before_open_is_refused);
 	tcase_add_test(tc, second_open_in_a_session_is_refused);
 	tcase_add_test(tc, stat_reports_the_daemons_cpu_time);
+	tcase_add_test(tc, outdate_marks_and_clears_the_set_served_from_minor_4);
 	tcase_add_test(tc, huge_size_in_header_is_refused_before_reading);
 	tcase_add_test(tc, response_or_unknown_type_as_request_is_refused);
 	tcase_add_test(tc, descriptor_without_nul_is_refused);

@@ -271,7 +271,7 @@ dtest_open_req(uint16_t major, uint16_t minor)
 		.type = PROTO_MSG_OPEN,
 		.common = { major, minor, 4 << 20, 1, PROTO_PROV_TCP, 65536 },
 		/* ours carry the extension block; PMDK's do not */
-		.has_ext = minor >= PROTO_MINOR,
+		.has_ext = minor >= PROTO_MINOR_EXT,
 	};
 	strcpy(r.desc, "pool.set");
 	return r;

@@ -36,6 +36,9 @@ START_TEST(test_every_request_survives_a_round_trip)
 	}
 	if (type == PROTO_MSG_CLOSE)
 		ck_assert_uint_eq(out.close_flags, in.close_flags);
+	ck_assert_uint_eq(out.outdate_mark, in.outdate_mark);
+	ck_assert(out.outdate_time == in.outdate_time);
+	ck_assert_mem_eq(out.outdate_host, in.outdate_host, PROTO_HOST_MAX);
 }
 END_TEST
 
@@ -94,6 +97,46 @@ START_TEST(test_stat_bytes_sit_at_their_offsets)
 		PROTO_STAT_RESP_SIZE);
 	ck_assert_mem_eq(buf + PROTO_HDR_RESP_SIZE, user, 8);
 	ck_assert_mem_eq(buf + PROTO_HDR_RESP_SIZE + 8, sys, 8);
+}
+END_TEST
+
+/* OUTDATE (minor 4): mark, reserved, time, the NUL-padded host */
+START_TEST(test_outdate_bytes_sit_at_their_offsets)
+{
+	unsigned char buf[BUF_LEN];
+	static const unsigned char t[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	unsigned char host[PROTO_HOST_MAX] = HOST;
+
+	ck_assert_uint_eq(enc_req(buf, PROTO_MSG_OUTDATE),
+		PROTO_OUTDATE_SIZE);
+	ck_assert_uint_eq(be_at(buf, 0, 4), 13);
+	ck_assert_uint_eq(be_at(buf, 4, 8), 92);
+	ck_assert_uint_eq(be_at(buf, 12, 4), 1);
+	ck_assert_uint_eq(be_at(buf, 16, 4), 0);
+	ck_assert_mem_eq(buf + 20, t, 8);
+	ck_assert_mem_eq(buf + 28, host, PROTO_HOST_MAX);
+	ck_assert_uint_eq(enc_resp(buf, PROTO_MSG_OUTDATE_RESP, false),
+		PROTO_OUTDATE_RESP_SIZE);
+	ck_assert_uint_eq(be_at(buf, 4, 4), 14);
+}
+END_TEST
+
+/* clearing the mark needs no host; any time from 0 to INT64_MAX */
+START_TEST(test_outdate_clear_without_host_decodes)
+{
+	unsigned char buf[BUF_LEN];
+	struct proto_req in, out;
+
+	sample_req(&in, PROTO_MSG_OUTDATE);
+	in.outdate_mark = 0;
+	in.outdate_time = INT64_MAX;
+	memset(in.outdate_host, 0, sizeof(in.outdate_host));
+	ssize_t n = proto_req_encode(&in, buf, sizeof(buf));
+	ck_assert_int_eq(n, PROTO_OUTDATE_SIZE);
+	ck_assert_int_eq(proto_req_decode(buf, (size_t)n, &out), 0);
+	ck_assert_uint_eq(out.outdate_mark, 0);
+	ck_assert(out.outdate_time == INT64_MAX);
+	ck_assert_str_eq(out.outdate_host, "");
 }
 END_TEST
 
@@ -237,7 +280,9 @@ START_TEST(test_resp_type_answers_requests_only)
 	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_CREATE_RESP), 0);
 	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_HASH), 10);
 	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_STAT), 12);
-	ck_assert_uint_eq(proto_resp_type(13), 0);
+	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_OUTDATE), 14);
+	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_OUTDATE_RESP), 0);
+	ck_assert_uint_eq(proto_resp_type(15), 0);
 	ck_assert_uint_eq(proto_resp_type(0xffffffff), 0);
 }
 END_TEST
@@ -320,6 +365,8 @@ proto_suite(void)
 	tcase_add_loop_test(tc, test_every_response_survives_a_round_trip,
 			0, 2 * NREQ_TYPES);
 	tcase_add_test(tc, test_stat_bytes_sit_at_their_offsets);
+	tcase_add_test(tc, test_outdate_bytes_sit_at_their_offsets);
+	tcase_add_test(tc, test_outdate_clear_without_host_decodes);
 	tcase_add_test(tc, test_error_response_with_zeroed_ibc_is_accepted);
 	tcase_add_test(tc, test_create_bytes_sit_at_pmdk_offsets);
 	tcase_add_test(tc, test_open_close_set_attr_bytes_sit_at_pmdk_offsets);

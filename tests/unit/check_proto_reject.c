@@ -31,7 +31,7 @@ END_TEST
 
 START_TEST(test_non_request_type_in_header_is_refused)
 {
-	static const uint32_t bad[] = {0, 2, 4, 6, 8, 9, 0x01000000,
+	static const uint32_t bad[] = {0, 2, 4, 6, 8, 9, 14, 15, 0x01000000,
 		0xffffffff};
 	unsigned char buf[BUF_LEN];
 	uint32_t type;
@@ -92,6 +92,9 @@ START_TEST(test_header_size_outside_type_bounds_is_refused)
 		{PROTO_MSG_SET_ATTR, 115, -EPROTO},
 		{PROTO_MSG_SET_ATTR, 116, 0},
 		{PROTO_MSG_SET_ATTR, 117, -EPROTO},
+		{PROTO_MSG_OUTDATE, 91, -EPROTO},
+		{PROTO_MSG_OUTDATE, 92, 0},
+		{PROTO_MSG_OUTDATE, 93, -EPROTO},
 	};
 	unsigned char buf[PROTO_HDR_SIZE];
 	uint32_t type;
@@ -215,7 +218,7 @@ START_TEST(test_any_minor_is_left_to_the_daemon)
 	for (size_t i = 0; i < TU_NELEMS(minors); i++) {
 		sample_req(&in, _i ? PROTO_MSG_OPEN : PROTO_MSG_CREATE);
 		in.common.minor = minors[i];
-		bool ours = minors[i] >= PROTO_MINOR;
+		bool ours = minors[i] >= PROTO_MINOR_EXT;
 		for (int with = 0; with < 2; with++) {
 			in.has_ext = with;
 			ssize_t n = proto_req_encode(&in, buf, sizeof(buf));
@@ -264,6 +267,10 @@ START_TEST(test_response_header_checks_type_status_and_size)
 		{0, PROTO_MSG_OPEN_RESP, 204, PROTO_MSG_OPEN_RESP, 0},
 		{0, PROTO_MSG_CLOSE_RESP, 16, PROTO_MSG_CLOSE_RESP, 0},
 		{0, PROTO_MSG_SET_ATTR_RESP, 16, PROTO_MSG_SET_ATTR_RESP, 0},
+		{0, PROTO_MSG_OUTDATE_RESP, 16, PROTO_MSG_OUTDATE_RESP, 0},
+		{0, PROTO_MSG_OUTDATE_RESP, 17, PROTO_MSG_OUTDATE_RESP,
+			-EPROTO},
+		{0, PROTO_MSG_OUTDATE, 16, PROTO_MSG_OUTDATE_RESP, -EPROTO},
 		{14, PROTO_MSG_CLOSE_RESP, 16, PROTO_MSG_CLOSE_RESP, -EPROTO},
 		{0xffffffff, PROTO_MSG_CLOSE_RESP, 16, PROTO_MSG_CLOSE_RESP,
 			-EPROTO},
@@ -362,6 +369,70 @@ START_TEST(test_extension_with_wrong_version_is_refused)
 	ck_assert_int_eq(resp_ret(buf, n, type), -EPROTO);
 	be_set(buf, ext + 2, 2, PROTO_MINOR + 1);
 	ck_assert_int_eq(resp_ret(buf, n, type), 0);
+	/* a minor-3 daemon, which knows no OUTDATE, still answers */
+	be_set(buf, ext + 2, 2, PROTO_MINOR_EXT);
+	ck_assert_int_eq(resp_ret(buf, n, type), 0);
+}
+END_TEST
+
+static const char zeros[PROTO_HOST_MAX];
+
+/* an OUTDATE body spoilt at one place: byte offset, the bytes put there */
+static const struct {
+	const char *what;
+	size_t off;
+	size_t len;
+	const char *bytes;
+} outdate_bad[] = {
+	{"mark 2", 15, 1, "\x02"},
+	{"mark 0x01000001", 12, 1, "\x01"},
+	{"reserved byte set", 19, 1, "\x01"},
+	{"time past INT64_MAX", 20, 1, "\x80"},
+	{"host without its NUL", 28, 64,
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
+	{"host not NUL-padded", 28 + 20, 1, "x"},
+	{"host with a blank", 28 + 3, 1, " "},
+	{"host with a control byte", 28, 1, "\n"},
+	{"host with a byte above '~'", 28 + 1, 1, "\x80"},
+	{"mark with an empty host", 28, PROTO_HOST_MAX, zeros},
+};
+
+START_TEST(test_malformed_outdate_is_refused)
+{
+	unsigned char buf[BUF_LEN];
+	size_t n = enc_req(buf, PROTO_MSG_OUTDATE);
+	ck_assert_int_eq(req_ret(buf, n), 0);
+	memcpy(buf + outdate_bad[_i].off, outdate_bad[_i].bytes,
+		outdate_bad[_i].len);
+	ck_assert_msg(req_ret(buf, n) == -EPROTO, "%s", outdate_bad[_i].what);
+	/* one byte more or less than its fixed size */
+	n = enc_req(buf, PROTO_MSG_OUTDATE);
+	be_set(buf, 4, 8, n + 1);
+	ck_assert_int_eq(req_ret(buf, n + 1), -EPROTO);
+}
+END_TEST
+
+/* the encoder refuses what the decoder would */
+START_TEST(test_outdate_encoder_refuses_bad_input)
+{
+	unsigned char buf[BUF_LEN];
+	struct proto_req r;
+
+	sample_req(&r, PROTO_MSG_OUTDATE);
+	r.outdate_mark = 2;
+	ck_assert_int_eq(proto_req_encode(&r, buf, sizeof(buf)), -EINVAL);
+	sample_req(&r, PROTO_MSG_OUTDATE);
+	r.outdate_time = -1;
+	ck_assert_int_eq(proto_req_encode(&r, buf, sizeof(buf)), -EINVAL);
+	sample_req(&r, PROTO_MSG_OUTDATE);
+	memset(r.outdate_host, 'h', sizeof(r.outdate_host));
+	ck_assert_int_eq(proto_req_encode(&r, buf, sizeof(buf)), -EINVAL);
+	sample_req(&r, PROTO_MSG_OUTDATE);
+	r.outdate_host[0] = '\0';
+	ck_assert_int_eq(proto_req_encode(&r, buf, sizeof(buf)), -EINVAL);
+	sample_req(&r, PROTO_MSG_OUTDATE);
+	ck_assert_int_eq(proto_req_encode(&r, buf, PROTO_OUTDATE_SIZE - 1),
+		-ENOBUFS);
 }
 END_TEST
 
@@ -491,6 +562,8 @@ proto_add_reject(Suite *s)
 {
 	TCase *tc = tcase_create("reject");
 	tcase_add_test(tc, test_header_shorter_than_12_bytes_is_refused);
+	TU_LOOP(tc, test_malformed_outdate_is_refused, outdate_bad);
+	tcase_add_test(tc, test_outdate_encoder_refuses_bad_input);
 	tcase_add_test(tc, test_non_request_type_in_header_is_refused);
 	tcase_add_test(tc, test_header_size_over_cap_is_refused_with_emsgsize);
 	tcase_add_test(tc, test_header_size_outside_type_bounds_is_refused);

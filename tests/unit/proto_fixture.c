@@ -110,6 +110,11 @@ sample_req(struct proto_req *r, enum proto_msg_type type)
 	}
 	if (type == PROTO_MSG_CLOSE)
 		r->close_flags = 0xdeadbe01;
+	if (type == PROTO_MSG_OUTDATE) {
+		r->outdate_mark = 1;
+		r->outdate_time = 0x0102030405060708LL;
+		strcpy(r->outdate_host, HOST);
+	}
 }
 
 /* sample_resp -- a valid successful response of `type` */
@@ -224,5 +229,6 @@ resp_ret(const unsigned char *buf, size_t len, uint32_t expected)
 
 /* the request types, in the order of the loop tests' indices */
 const enum proto_msg_type req_types[NREQ_TYPES] = {PROTO_MSG_CREATE,
-	PROTO_MSG_OPEN, PROTO_MSG_CLOSE, PROTO_MSG_SET_ATTR, PROTO_MSG_STAT};
+	PROTO_MSG_OPEN, PROTO_MSG_CLOSE, PROTO_MSG_SET_ATTR, PROTO_MSG_STAT,
+	PROTO_MSG_OUTDATE};
 
