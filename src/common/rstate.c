@@ -98,6 +98,10 @@ static const struct field Status_fields[] = {
 
 #define NFIELDS(t) (sizeof(t) / sizeof((t)[0]))
 
+/* struct parse keeps which keys it saw in 32 bits */
+_Static_assert(NFIELDS(Status_fields) <= 32 && NFIELDS(Record_fields) <= 32,
+	"too many keys for struct parse's seen");
+
 /* ------------------------------------------------------------ writing */
 
 /* a file being written through a buffer; err keeps the first error */

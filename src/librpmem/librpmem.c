@@ -78,6 +78,9 @@ rpmem_lib_init(void)
 __attribute__((destructor)) static void
 rpmem_lib_fini(void)
 {
+	/* an exit without rpmem_close: a worker may still need them */
+	if (repl_live())
+		return;
 	ssh_cmd_fini();
 	log_close();
 }

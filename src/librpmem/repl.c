@@ -33,6 +33,16 @@ static const char *const Policy_names[] = {
 /* the handles of this process, numbered for their status files */
 static _Atomic unsigned Seq;
 
+/* the handles not closed yet: their workers may still run at exit */
+static _Atomic unsigned Live;
+
+/* repl_live -- handles of this process not closed yet */
+unsigned
+repl_live(void)
+{
+	return atomic_load(&Live);
+}
+
 /* state_of -- the rstate name of a handle state */
 static enum rstate_state
 state_of(const RPMEMpool *rpp, enum rpmem_state s)
@@ -165,6 +175,7 @@ repl_init(RPMEMpool *rpp)
 	if (!rp)
 		return fail(ENOMEM, "!allocating pool handle");
 	rpp->repl = rp;
+	atomic_fetch_add(&Live, 1);
 	pthread_mutex_init(&rp->mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -214,6 +225,7 @@ repl_fini(RPMEMpool *rpp)
 	pthread_mutex_destroy(&rp->mu);
 	free(rp);
 	rpp->repl = NULL;
+	atomic_fetch_sub(&Live, 1);
 }
 
 /* lanes_hold_all -- every lane, in order (no caller holds one) */

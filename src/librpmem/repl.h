@@ -102,6 +102,12 @@ void repl_attr(struct rpmem_pool *rpp, const struct rpmem_pool_attr *attr);
  */
 void repl_close(struct rpmem_pool *rpp);
 
+/*
+ * repl_live -- handles of this process not closed yet (their workers may
+ * still use the library when the process exits without closing them)
+ */
+unsigned repl_live(void);
+
 /* repl_policy -- the handle's */
 enum repl_policy repl_policy(const struct rpmem_pool *rpp);
 
