@@ -31,6 +31,13 @@
 #define STATUS_MS 1000			/* live status during a resync */
 #define HASH_CHUNK OOS_CHUNK
 
+/*
+ * how rpmemd refuses a pool set `rpmem promote` made a master (its
+ * marker's description, RELIABILITY F3): the replica of a master that
+ * went on without it was promoted meanwhile, a split brain
+ */
+#define RPMEMD_SAYS_PROMOTED "promoted to a master on "
+
 /* wait_until -- sleep on the condition until clock_ms() >= t or stop */
 static void
 wait_until(struct repl *rp, long long t)
@@ -110,7 +117,8 @@ reconnect(RPMEMpool *rpp)
 		int err = errno;
 		pthread_mutex_lock(&rp->mu);
 		rp->st.reconnects++;
-		rp->split_brain = err == EPERM;
+		rp->split_brain = err == EACCES &&
+			strstr(msg, RPMEMD_SAYS_PROMOTED) != NULL;
 		if (rp->split_brain)
 			log_err("split brain: '%s' on %s was promoted while "
 				"this host went on without it (%s); here it "

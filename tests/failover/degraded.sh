@@ -141,7 +141,7 @@ fresh() {
 app_env=(LD_LIBRARY_PATH="$libs" RPMEM_CMD="$rpmemd_cmd"
 	RPMEM_STATE_DIR="$tmp/state" RPMEM_LOG_LEVEL=notice
 	RPMEM_LOG_FILE="$tmp/client.log" RPMEM_RECONNECT_MIN_MS=100
-	RPMEM_RECONNECT_MAX_MS=500 TXLOG_STOP="$tmp/stop" TXLOG_PAUSE_US=200)
+	RPMEM_RECONNECT_MAX_MS=500 TXLOG_STOP="$tmp/stop" TXLOG_PAUSE_US=500)
 
 # app [VAR=VALUE...] CMD... -- run a command as the primary's application
 app() {
