@@ -16,6 +16,7 @@
 #include "log.h"
 #include "pool_hdr.h"
 #include "repl_int.h"
+#include "rpmem_tool.h"
 
 #define DEFAULT_FREEZE_S 60
 #define DEFAULT_RETRY_MIN_MS 1000
@@ -35,6 +36,23 @@ static _Atomic unsigned Seq;
 
 /* the handles not closed yet: their workers may still run at exit */
 static _Atomic unsigned Live;
+
+/* the rpmem tool's handles keep no record (rpmem_tool_untracked) */
+static bool Untracked;
+
+/*
+ * the pool size of libpmempool's probe of a remote replica (two pool
+ * headers in a volatile buffer, facts 6.6): such a handle is no use of
+ * the pool and must leave its record alone
+ */
+#define PROBE_SIZE 8192
+
+/* rpmem_tool_untracked -- this process's handles keep no record */
+void
+rpmem_tool_untracked(void)
+{
+	Untracked = true;
+}
 
 /* repl_live -- handles of this process not closed yet */
 unsigned
@@ -169,7 +187,7 @@ paths(RPMEMpool *rpp)
 
 /* repl_init -- the handle's policy, knobs and record */
 int
-repl_init(RPMEMpool *rpp)
+repl_init(RPMEMpool *rpp, enum proto_msg_type type)
 {
 	struct repl *rp = calloc(1, sizeof(*rp));
 	if (!rp)
@@ -188,6 +206,11 @@ repl_init(RPMEMpool *rpp)
 		return fail(ENOMEM, "!allocating the out-of-sync record of "
 			"a %zu-byte pool", rpp->pool_size);
 	rp->ranges_known = true;
+	if (Untracked || rpp->pool_size <= PROBE_SIZE) {
+		/* a tool's or a probe's handle: the replica as it is */
+		rp->policy = REPL_POLICY_FAIL;
+		return 0;
+	}
 	paths(rpp);
 	if (rp->record_path[0]) {
 		int r = rstate_record_read(rp->record_path, &rp->rec);
@@ -196,8 +219,17 @@ repl_init(RPMEMpool *rpp)
 		else if (r != -ENOENT)
 			log_warn("ignoring the record %s: %s",
 				rp->record_path, strerror(-r));
-		if (r == 0 && rp->rec.pool_size != rpp->pool_size)
-			rp->recorded = false;	/* another use of the set */
+		if (r == 0 && type == PROTO_MSG_OPEN &&
+				rp->rec.pool_size != rpp->pool_size) {
+			/* another use of the set than the recorded one */
+			log_warn("'%s' on %s: opened with %zu bytes, its record "
+				"says %llu: the record is left alone", rpp->desc,
+				rpp->target.node, rpp->pool_size,
+				(unsigned long long)rp->rec.pool_size);
+			rp->recorded = false;
+			rp->record_path[0] = '\0';
+			rp->policy = REPL_POLICY_FAIL;
+		}
 	}
 	struct rstate_status *st = &rp->st;
 	st->pid = getpid();
@@ -649,4 +681,33 @@ repl_close(RPMEMpool *rpp)
 	}
 	if (rp->status_path[0])
 		(void) unlink(rp->status_path);
+}
+
+/* rpmem_record_in_sync -- the record of a replica the tool made equal */
+int
+rpmem_record_in_sync(const char *target, const char *pool_set)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	if (rstate_dir(dir, sizeof(dir), false) ||
+			rstate_record_path(dir, target, pool_set, path,
+			sizeof(path)))
+		return 0;	/* no state directory: no record */
+	struct rstate_record rec;
+	memset(&rec, 0, sizeof(rec));
+	int r = rstate_record_read(path, &rec);
+	if (r == -ENOENT)
+		return 0;
+	if (r == 0 && !rec.in_sync) {
+		rec.in_sync = true;
+		rec.since = 0;
+		rec.reason[0] = '\0';
+		rec.ranges_known = true;
+		free(rec.ranges);
+		rec.ranges = NULL;
+		rec.nranges = 0;
+		r = rstate_record_write(path, &rec);
+	}
+	rstate_record_free(&rec);
+	return r ? fail(-r, "!the record %s of '%s' on %s", path, pool_set,
+		target) : 0;
 }

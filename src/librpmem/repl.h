@@ -51,7 +51,7 @@ enum repl_policy {
  * repl_init -- the handle's policy and knobs from the environment, and
  * the record of its replica; 0 or -1 with the message
  */
-int repl_init(struct rpmem_pool *rpp);
+int repl_init(struct rpmem_pool *rpp, enum proto_msg_type type);
 
 /* repl_fini -- free what repl_init made (the worker is stopped) */
 void repl_fini(struct rpmem_pool *rpp);

@@ -53,6 +53,20 @@ int rpmem_outdate(RPMEMpool *rpp, int mark, const char *master_host);
 int rpmem_outdate_remote(const char *target, const char *pool_set,
 		const char *master_host);
 
+/*
+ * rpmem_tool_untracked -- the handles this process opens from now on
+ * neither read nor write the client host's record of their replica
+ * (rstate.h), and never go degraded: the rpmem tool opens replicas to
+ * look at them or copy to them, and is no application of the pool
+ */
+void rpmem_tool_untracked(void);
+
+/*
+ * rpmem_record_in_sync -- a replica the rpmem tool made equal to its
+ * master: the record of (target, pool set), if any, says so; 0 or -1
+ */
+int rpmem_record_in_sync(const char *target, const char *pool_set);
+
 /* rpmem_daemon_version -- rpmemd's version "a.b.c" into buf */
 void rpmem_daemon_version(RPMEMpool *rpp, char *buf, size_t len);
 

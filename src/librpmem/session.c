@@ -600,7 +600,7 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 	RPMEMpool *rpp = rpp_new(target, desc, addr, size);
 	if (!rpp)
 		return NULL;
-	if (repl_init(rpp))
+	if (repl_init(rpp, type))
 		goto err_free;
 
 	unsigned n = *nlanes;

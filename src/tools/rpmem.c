@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpmem_tool.h"
 #include "tools.h"
 
 static const struct cli_cmd *const Cmds[] = {
@@ -43,6 +44,8 @@ is(const char *arg, char c, const char *name)
 int
 main(int argc, char *argv[])
 {
+	/* replicas are looked at and copied to, never an application's */
+	rpmem_tool_untracked();
 	int i = 1;
 	const char *arg = i < argc ? argv[i] : "";
 	if (is(arg, 'h', "help")) {

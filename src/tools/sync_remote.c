@@ -179,6 +179,9 @@ sync_remote(struct sync *s, unsigned i)
 			rpmem_errormsg());
 	if (replica_remote_close(r))
 		return sync_fail(s, i, "%s", r->msg);
+	/* this host's record of the replica, if any, is out of date now */
+	if (rpmem_record_in_sync(r->rep->target, r->rep->desc))
+		sync_say(s, i, "warning: %s", rpmem_errormsg());
 	size_t bytes = rebuild ? s->len : rg.bytes;
 	progress_step(&s->pg, i, "done", bytes, bytes, NULL);
 	if (rebuild)
