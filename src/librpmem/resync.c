@@ -117,8 +117,13 @@ reconnect(RPMEMpool *rpp)
 		int err = errno;
 		pthread_mutex_lock(&rp->mu);
 		rp->st.reconnects++;
+		bool was = rp->split_brain;
 		rp->split_brain = err == EACCES &&
 			strstr(msg, RPMEMD_SAYS_PROMOTED) != NULL;
+		if (rp->split_brain && !was)	/* for rpmem info, too */
+			(void) repl_record(rpp, false, "split brain: the "
+				"replica was promoted while this host went on "
+				"without it", false);
 		if (rp->split_brain)
 			log_err("split brain: '%s' on %s was promoted while "
 				"this host went on without it (%s); here it "

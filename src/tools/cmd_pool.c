@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "db_pool.h"
@@ -19,6 +20,7 @@
 #include "poolset.h"
 #include "marker.h"
 #include "replica.h"
+#include "rstate.h"
 #include "tools.h"
 
 #define POOL_SIG "RPMEMPL"	/* signature of pools rpmem create makes */
@@ -192,7 +194,58 @@ struct info_rep {
 	struct marker mark;
 	bool outdated;		/* odmark holds SET.outdated (D5, D6) */
 	struct marker odmark;
+	bool recorded;		/* remote: this host's record of it (rstate.h) */
+	struct rstate_record rec;	/* its ranges freed */
+	uint64_t rec_bytes;	/* out of sync in the recorded ranges */
 };
+
+/* info_record -- this host's record of remote replica rep, if any */
+static void
+info_record(const struct poolset_replica *rep, struct info_rep *ir)
+{
+	char dir[4096], path[4096];
+	if (rstate_dir(dir, sizeof(dir), false) ||
+			rstate_record_path(dir, rep->target, rep->desc, path,
+			sizeof(path)) ||
+			rstate_record_read(path, &ir->rec))
+		return;
+	ir->recorded = true;
+	for (size_t k = 0; k < ir->rec.nranges; k++)
+		ir->rec_bytes += ir->rec.ranges[k].len;
+	rstate_record_free(&ir->rec);
+}
+
+/* record_date -- seconds since the epoch as 2026-01-31T12:00:00Z */
+static void
+record_date(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	gmtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* record_text -- the line of rpmem info on this host's record */
+static void
+record_text(const struct info_rep *ir)
+{
+	if (!ir->recorded)
+		return;
+	if (ir->rec.in_sync) {
+		printf("  this host     in sync at the end of its last "
+			"session\n");
+		return;
+	}
+	char date[32];
+	record_date(ir->rec.since, date, sizeof(date));
+	printf("  this host     out of sync since %s: %s\n", date,
+		ir->rec.reason);
+	if (ir->rec.ranges_known)
+		printf("  out of sync   %llu bytes, resynced at the next open\n",
+			(unsigned long long)ir->rec_bytes);
+	else
+		printf("  out of sync   unknown: the next open compares hashes\n");
+}
 
 /*
  * info_role -- what the master's header and marker say it is: linked to
@@ -318,6 +371,7 @@ info_text(const char *path, const struct poolset *set, size_t size,
 			printf("  status        error: %s\n", ir[r].msg);
 			if (ir[r].role)
 				printf("  role          %s\n", ir[r].role);
+			record_text(&ir[r]);
 			continue;
 		}
 		printf("  status        ok\n");
@@ -333,6 +387,7 @@ info_text(const char *path, const struct poolset *set, size_t size,
 		if (r > 0)
 			printf("  same pool     %s\n", same ? same :
 				"unknown (the master cannot be read)");
+		record_text(&ir[r]);
 	}
 }
 
@@ -408,6 +463,15 @@ info_json(const char *path, const struct poolset *set, size_t size,
 		json_str(stdout, ir[r].outdated && ir[r].odmark.master[0] ?
 			ir[r].odmark.master : NULL);
 		const char *same = r ? same_pool(&ir[0], &ir[r]) : NULL;
+		printf(", \"in_sync\": %s", !ir[r].recorded ? "null" :
+			ir[r].rec.in_sync ? "true" : "false");
+		record_date(ir[r].rec.since, date, sizeof(date));
+		printf(", \"out_of_sync_since\": ");
+		json_str(stdout, ir[r].recorded && !ir[r].rec.in_sync ? date :
+			NULL);
+		printf(", \"out_of_sync_reason\": ");
+		json_str(stdout, ir[r].recorded && !ir[r].rec.in_sync ?
+			ir[r].rec.reason : NULL);
 		printf(", \"poolset_uuid_matches\": %s}", same ?
 			(strcmp(same, "yes") ? "false" : "true") : "null");
 	}
@@ -435,8 +499,10 @@ run_info(const struct cli_args *a)
 	}
 	info_master(path, &ir[0]);
 	info_role(path, set, &ir[0]);
-	for (unsigned r = 1; r < set->nreplicas; r++)
+	for (unsigned r = 1; r < set->nreplicas; r++) {
 		info_remote(set, r, buf, size, &ir[r]);
+		info_record(&set->replicas[r], &ir[r]);
+	}
 	if (json)
 		info_json(path, set, size, ir);
 	else

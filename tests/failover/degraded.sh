@@ -401,6 +401,10 @@ sc_split() {
 		bad "the promoted pool changed"
 	grep -q '^in_sync 0' "$tmp/state/"*.replica ||
 		bad "the record of a split brain says in sync"
+	RPMEM_STATE_DIR=$tmp/state "$rpmem" info "$tmp/app.set" \
+		>"$tmp/info.out" 2>&1
+	grep -q 'out of sync since .*split brain' "$tmp/info.out" ||
+		bad "rpmem info: $(<"$tmp/info.out")"
 }
 
 sc_hot() {
