@@ -439,9 +439,11 @@ sc_hot() {
 	cat "$tmp/hot.out"
 }
 
-baseline
-for sc in ${SCENARIOS:-fail continue away crash fence_ok fence_hold fence_fail split \
-		hot}; do
+# the scenarios: SCENARIOS (a list) picks some, degraded_hot.sh the last
+scenarios=${SCENARIOS:-fail continue away crash fence_ok fence_hold \
+	fence_fail split hot}
+[[ $scenarios == hot ]] || baseline
+for sc in $scenarios; do
 	echo "$me: --- $sc"
 	before=$fails
 	"sc_$sc"
