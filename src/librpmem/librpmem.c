@@ -143,6 +143,8 @@ control_call(RPMEMpool *rpp, const struct proto_req *req,
 	return 0;
 }
 
+static unsigned lane_hold(RPMEMpool *rpp, unsigned lane);
+
 /* rpmem_set_attr -- replace the attributes stored in the remote headers */
 API int
 rpmem_set_attr(RPMEMpool *rpp, const struct rpmem_pool_attr *attr)
@@ -155,7 +157,13 @@ rpmem_set_attr(RPMEMpool *rpp, const struct rpmem_pool_attr *attr)
 		req.attr = *attr;
 	}
 	struct proto_resp resp;
-	if (control_call(rpp, &req, &resp, "setting attributes"))
+	/* lane 0 held: the session cannot be dropped under the call */
+	unsigned i = lane_hold(rpp, 0);
+	int r = check_ready(rpp);
+	if (!r)
+		r = control_call(rpp, &req, &resp, "setting attributes");
+	pthread_mutex_unlock(&rpp->calls[i].mu);
+	if (r)
 		return -1;
 	repl_attr(rpp, attr);
 	return 0;

@@ -432,6 +432,20 @@ repl_connected(RPMEMpool *rpp, enum proto_msg_type type,
 		repl_enter(rpp, RPMEM_ST_RESYNCING, "behind since the last "
 			"session");
 		ret = repl_worker_start(rpp);
+		/*
+		 * fail acknowledges nothing the replica lacks: the open
+		 * returns once it is resynced, or fails
+		 */
+		while (!ret && rp->policy == REPL_POLICY_FAIL &&
+				atomic_load(&rpp->state) == RPMEM_ST_RESYNCING)
+			pthread_cond_wait(&rp->cv, &rp->mu);
+		if (!ret && atomic_load(&rpp->state) == RPMEM_ST_BROKEN) {
+			pthread_mutex_unlock(&rp->mu);
+			return fail(atomic_load(&rpp->error), "open of '%s' on "
+				"%s: the resync of what the replica lacked "
+				"failed: %s", rpp->desc, rpp->target.node,
+				rp->st.last_error);
+		}
 	} else {
 		atomic_store(&rpp->state, RPMEM_ST_READY);
 		repl_status(rpp);
@@ -547,11 +561,15 @@ repl_drop(RPMEMpool *rpp, int err, const char *why)
 	if (ssh)
 		rp->reap = ssh;
 	bool fence = rp->policy == REPL_POLICY_FENCE && !rp->marked;
-	int r = repl_record(rpp, false, why, false);
+	int r = rp->policy == REPL_POLICY_FAIL ? -1 :
+		repl_record(rpp, false, why, false);
 	if (r) {
-		atomic_store(&rpp->error, ECONNRESET);
-		repl_enter(rpp, RPMEM_ST_BROKEN, "the replica is lost and "
-			"its record cannot be written");
+		/* fail: nothing is acknowledged without the replica */
+		atomic_store(&rpp->error, err == ETIMEDOUT ? ETIMEDOUT :
+			ECONNRESET);
+		repl_enter(rpp, RPMEM_ST_BROKEN, rp->policy ==
+			REPL_POLICY_FAIL ? why : "the replica is lost and its "
+			"record cannot be written");
 	} else {
 		repl_enter(rpp, fence ? RPMEM_ST_FROZEN : RPMEM_ST_DEGRADED,
 			why);

@@ -19,6 +19,9 @@
 #   crash      the application SIGKILLed while degraded (the bitmap is
 #              lost): the next open compares hashes and copies only what
 #              differs (D4)
+#   resume     closed while degraded: the record lists the ranges the
+#              replica lacks; the next open, under fail, copies them before
+#              it returns (nothing acknowledged that the replica lacks)
 #   fence-ok   fence, `rpmem fence-peer` as the handler: the replica is
 #              marked outdated, the application goes on; the resync
 #              clears the mark (D6)
@@ -305,6 +308,29 @@ sc_crash() {
 	after
 }
 
+sc_resume() {
+	fresh
+	start_app RPMEM_ON_REPLICA_LOSS=continue
+	wait_commits 100 60 || return
+	harness_stop_sshd "$tmp/b"
+	kill_rpmemd
+	wait_state degraded 30
+	wait_commits $(($(commits) + 300)) 60
+	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	grep -q '^ranges_known 1' "$tmp/state/"*.replica &&
+		grep -q '^range ' "$tmp/state/"*.replica ||
+		bad "a clean close while degraded recorded no ranges"
+	harness_restart_sshd "$tmp/b" || return
+	rm -f -- "$tmp/stop"
+	start_app
+	wait_state connected 60 || return
+	grep -q 'resyncing -> connected' "$tmp/client.log" ||
+		bad "no resync before the open under fail"
+	wait_commits $(($(commits) + 100)) 60
+	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	after
+}
+
 sc_fence_ok() {
 	fresh
 	cat >"$tmp/handler" <<-EOF
@@ -440,8 +466,8 @@ sc_hot() {
 }
 
 # the scenarios: SCENARIOS (a list) picks some, degraded_hot.sh the last
-scenarios=${SCENARIOS:-fail continue away crash fence_ok fence_hold \
-	fence_fail split hot}
+scenarios=${SCENARIOS:-fail continue away crash resume fence_ok \
+	fence_hold fence_fail split hot}
 [[ $scenarios == hot ]] || baseline
 for sc in $scenarios; do
 	echo "$me: --- $sc"
