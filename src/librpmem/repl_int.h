@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * repl_int.h -- the state shared by repl.c (transitions, data calls while
- * away, close), resync.c (the worker: reconnect, resync) and fence_peer.c (the
- * fence-peer handler)
+ * repl_int.h -- the state shared by repl_setup.c (knobs, record,
+ * status), repl.c (transitions, data calls while away, close), resync.c
+ * (the worker: reconnect, resync) and fence_peer.c (the handler)
  */
 #ifndef RPMEM_REPL_INT_H
 #define RPMEM_REPL_INT_H 1
@@ -58,6 +58,15 @@ void lanes_release_all(RPMEMpool *rpp);
  * happened (kept as the last error when not NULL)
  */
 void repl_enter(RPMEMpool *rpp, enum rpmem_state to, const char *why);
+
+/* repl_rstate -- the rstate name of handle state s (split brain too) */
+enum rstate_state repl_rstate(const RPMEMpool *rpp, enum rpmem_state s);
+
+/*
+ * repl_load_ranges -- the record's out-of-sync ranges into the bitmap,
+ * or, when they are not known, a hash comparison to come
+ */
+void repl_load_ranges(RPMEMpool *rpp);
 
 /* repl_status -- rewrite the live status (caller holds mu) */
 void repl_status(RPMEMpool *rpp);
