@@ -436,8 +436,8 @@ sc_split() {
 sc_hot() {
 	rm -rf -- "$tmp/state" "$tmp/hot" "$psd"/*
 	mkdir -p "$tmp/state" "$tmp/hot"
-	printf 'PMEMPOOLSET\nOPTION NOHDRS\n%s %s/parts/hot.0\n' $((16 << 20)) "$tmp" \
-		>"$psd/hot.set"
+	printf 'PMEMPOOLSET\nOPTION NOHDRS\n%s %s/parts/hot.0\n' \
+		$((16 << 20)) "$tmp" >"$psd/hot.set"
 	env "${app_env[@]}" RPMEM_ON_REPLICA_LOSS=continue \
 		RPMEM_RESYNC_RATE=8M "$hotrange" "$target" hot.set \
 		$((16 << 20)) "$tmp/hot" >"$tmp/hot.out" 2>&1 &
@@ -447,15 +447,18 @@ sc_hot() {
 		kill -0 "$app_pid" 2>/dev/null || break
 		sleep 0.02
 	done
+	# away until 4 MiB are out of sync, then back: a resync of half a
+	# second or more at 8 MiB/s, the hot range rewritten all along
+	harness_stop_sshd "$tmp/b"
 	kill_rpmemd
-	wait_state resyncing 60
-	local done_seen=0
+	wait_state degraded 30
 	end=$((SECONDS + 60))
-	while ((SECONDS < end)) && [[ $(state) == resyncing ]]; do
-		(($(field resync_done) > 0)) && done_seen=1
-		sleep 0.05
+	while (($(field out_of_sync) < (4 << 20))) && ((SECONDS < end)); do
+		sleep 0.02
 	done
-	((done_seen)) || bad "no resync progress seen while it ran"
+	: >"$tmp/hot/cold-done"
+	harness_restart_sshd "$tmp/b" || return
+	wait_state resyncing 60
 	wait_state connected 60
 	: >"$tmp/hot/stop"
 	local rc=0

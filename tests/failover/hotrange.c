@@ -7,15 +7,19 @@
  *
  * Usage: hotrange TARGET POOL_SET SIZE DIR
  *   creates the remote pool (no headers), fills and persists it, creates
- *   DIR/ready, then persists: COLD ranges of 4-64 KiB anywhere, and the
- *   hot range (the pool's second 64 KiB) once after each and then over
- *   and over, until DIR/stop exists; then reads the replica back through
+ *   DIR/ready, then persists ranges of 4-64 KiB anywhere, and the hot
+ *   range (the pool's second 64 KiB) after each, until DIR/cold-done
+ *   exists; then, each millisecond, one word somewhere else and the hot
+ *   range again, until DIR/stop exists (a lost word shows, as nothing
+ *   rewrites it after the resync);
+ *   then reads the replica back through
  *   rpmem_read (RPMEM_ON_REPLICA_LOSS=continue serves a read from the
  *   replica only when it is in sync: the script creates DIR/stop once
  *   rpmem status says so) and compares.  Prints the persists made and
  *   the outcome; exit 0 when the replica equals this memory.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +31,6 @@
 
 #define HOT_OFF ((size_t)64 << 10)
 #define HOT_LEN ((size_t)64 << 10)
-#define COLD 2000			/* cold ranges, then only hot */
 #define PIECE ((size_t)1 << 20)
 
 /* rnd -- xorshift64 */
@@ -103,16 +106,24 @@ main(int argc, char *argv[])
 	if (put(rpp, pool, 0, size, 0) || touch(dir, "ready"))
 		return 1;
 
-	uint64_t seed = 0x1234567, i = 1, hot = 0;
+	uint64_t seed = 0x1234567, i = 1, hot = 0, cold = 0;
+	bool warm = true;
 	while (!exists(dir, "stop")) {
-		if (i <= COLD) {
+		if (warm && (warm = !exists(dir, "cold-done"))) {
 			size_t len = 4096 * (1 + rnd(&seed) % 16);
 			size_t off = rnd(&seed) % (size - len) & ~(size_t)7;
 			if (put(rpp, pool, off, len, i))
 				return 1;
+			cold++;
 		} else {
-			struct timespec ts = { 0, 200000 };
+			/* a word written once, then the hot range again */
+			struct timespec ts = { 0, 1000000 };
 			nanosleep(&ts, NULL);
+			size_t off = (HOT_OFF + HOT_LEN + rnd(&seed) %
+				(size - HOT_OFF - HOT_LEN - 8)) & ~(size_t)7;
+			if (put(rpp, pool, off, 8, i))
+				return 1;
+			cold++;
 		}
 		if (put(rpp, pool, HOT_OFF, HOT_LEN, i))
 			return 1;
@@ -131,8 +142,8 @@ main(int argc, char *argv[])
 				continue;
 			printf("hotrange: %llu cold and %llu hot persists; "
 				"replica differs at offset %zu (0x%02x, here "
-				"0x%02x)\n", (unsigned long long)(i < COLD ?
-				i : COLD), (unsigned long long)hot, o + k,
+				"0x%02x)\n", (unsigned long long)cold,
+				(unsigned long long)hot, o + k,
 				back[k], pool[o + k]);
 			return 1;
 		}
@@ -142,7 +153,7 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	printf("hotrange: %llu cold and %llu hot persists; the replica equals "
-		"the master\n", (unsigned long long)(i < COLD ? i : COLD),
+		"the master\n", (unsigned long long)cold,
 		(unsigned long long)hot);
 	free(back);
 	free(pool);
