@@ -8,6 +8,7 @@
 #                            sshd on 127.0.0.1:<free high port>, wait until
 #                            a login works; exports HARNESS_SSH_PORT,
 #                            HARNESS_TARGET, HARNESS_SSH_CALLS, RPMEM_SSH
+#                            and, unless set, RPMEM_STATE_DIR (DIR/state)
 #   harness_stop_sshd DIR    stop that sshd (by the pid in its pid file)
 #   harness_restart_sshd DIR start it again, on the same port
 #   harness_rpmemd_cmd PSDIR LOG [ARG...]
@@ -320,6 +321,12 @@ harness_start_sshd() {
 	HARNESS_SSH_CALLS=$sshdir/ssh.calls
 	RPMEM_SSH=$sshdir/ssh
 	export HARNESS_SSH_PORT HARNESS_TARGET HARNESS_SSH_CALLS RPMEM_SSH
+	# librpmem's records of replicas and handle statuses: this run's own,
+	# never the host's (/var/lib/rpmem) nor another run's
+	if [[ -z ${RPMEM_STATE_DIR:-} ]]; then
+		mkdir -p -m 700 -- "$dir/state" || return 1
+		export RPMEM_STATE_DIR=$dir/state
+	fi
 }
 
 # harness_stop_sshd -- TERM the sshd started for $1 and wait for it to exit
