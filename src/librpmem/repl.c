@@ -373,7 +373,13 @@ repl_close(RPMEMpool *rpp)
 	rp->running = false;
 
 	int s = atomic_load(&rpp->state);
-	if (s != RPMEM_ST_READY && s != RPMEM_ST_OPENING && rp->recorded) {
+	/*
+	 * what a handle acknowledged without its replica is recorded; a
+	 * BROKEN one acknowledged nothing more (fail: the application got
+	 * the error, and the replica is left as it is, as PMDK leaves it)
+	 */
+	if ((s == RPMEM_ST_DEGRADED || s == RPMEM_ST_FROZEN ||
+			s == RPMEM_ST_RESYNCING) && rp->recorded) {
 		size_t left = oos_bytes(&rp->oos);
 		if (repl_record(rpp, false, NULL, true) == 0)
 			log_warn("'%s' on %s closed %s: %zu bytes out of sync "

@@ -88,6 +88,25 @@ mark_replica(RPMEMpool *rpp, bool on)
 }
 
 /*
+ * same_pool -- do the attributes of a reopened replica name the pool
+ * the record names?  Its pool set uuid and uuid, where the record has
+ * them: rpmemd fills in what a create left zero, and a set_attr may
+ * change the rest
+ */
+static bool
+same_pool(const struct rpmem_pool_attr *rec, const struct rpmem_pool_attr *a)
+{
+	static const unsigned char zero[RPMEM_POOL_HDR_UUID_LEN];
+	const unsigned char *r[] = { rec->poolset_uuid, rec->uuid };
+	const unsigned char *n[] = { a->poolset_uuid, a->uuid };
+	for (size_t i = 0; i < 2; i++)
+		if (memcmp(r[i], zero, sizeof(zero)) &&
+				memcmp(r[i], n[i], sizeof(zero)))
+			return false;
+	return true;
+}
+
+/*
  * reconnect -- a new session to the replica, moved into the handle
  * (RESYNCING); -1 when it failed (split brain when the replica says it
  * was promoted)
@@ -104,8 +123,8 @@ reconnect(RPMEMpool *rpp)
 	int r = rpp_connect(tmp, PROTO_MSG_OPEN, &n, NULL);
 	char msg[RSTATE_TEXT_MAX];
 	snprintf(msg, sizeof(msg), "reconnect: %s", rpmem_errormsg());
-	if (!r && rp->rec.has_attr && memcmp(&tmp->resp.attr, &rp->rec.attr,
-			sizeof(rp->rec.attr))) {
+	if (!r && rp->rec.has_attr && !same_pool(&rp->rec.attr,
+			&tmp->resp.attr)) {
 		snprintf(msg, sizeof(msg), "reconnect: the replica's "
 			"attributes are not those of its last session "
 			"(another pool?): left alone");
@@ -145,6 +164,8 @@ reconnect(RPMEMpool *rpp)
 	rp->marked = marked;
 	lanes_hold_all(rpp);
 	rpp_take_session(rpp, tmp);
+	if (rp->rec.has_attr)	/* as the replica says them now */
+		rp->rec.attr = rpp->resp.attr;
 	repl_enter(rpp, RPMEM_ST_RESYNCING, "reconnected");
 	lanes_release_all(rpp);
 	pthread_mutex_unlock(&rp->mu);
