@@ -40,13 +40,13 @@
 
 #include "librpmem.h"
 
-#define HDR 4096			/* the pool header */
+#define HDR 4096			/* left alone, as a header would be */
 #define PROBE ((size_t)4 << 20)		/* where the 64 B persists go */
 #define SMALL 64
 #define PIECE ((size_t)1 << 20)		/* a persist of the dirtying */
 #define MAX_SAMPLES 4000000
 #define POLL_MS 1.0
-#define WAIT_S 120.0
+#define WAIT_S 30.0
 
 static RPMEMpool *Rpp;
 static char *Pool;
@@ -371,7 +371,7 @@ run_resync(bool load)
 	qsort(Samples, ns, sizeof(*Samples), cmp_double);
 	printf("%s loss_ms=%.2f out_of_sync=%llu resync_bytes=%llu "
 		"resync_ms=%.0f to_resyncing_ms=%.0f to_connected_ms=%.0f "
-		"p50=%.2f p99=%.2f n=%zu\n", load ? "load" : "idle", loss, oos,
+		"p50=%.3f p99=%.3f n=%zu\n", load ? "load" : "idle", loss, oos,
 		bytes, t_res < 0 ? -1 : t_con - t_res,
 		t_res < 0 ? -1 : t_res - t_up, t_con - t_up,
 		pct(Samples, ns, 50), pct(Samples, ns, 99), ns);
@@ -396,13 +396,13 @@ main(int argc, char *argv[])
 	if (!Samples || Pool == MAP_FAILED)
 		die("memory");
 	memset(Pool, 0x5a, Size);
-	struct rpmem_pool_attr attr;
-	memset(&attr, 0, sizeof(attr));
-	memcpy(attr.signature, "DEGRADE", 8);
-	attr.major = 1;
 	unsigned lanes = 1;
 	double t0 = now_ms();
-	Rpp = rpmem_create(argv[1], argv[2], Pool, Size, &lanes, &attr);
+	/*
+	 * no attributes: with some, each reconnect is refused as "not
+	 * those of its last session" (to be looked into, see the commit)
+	 */
+	Rpp = rpmem_create(argv[1], argv[2], Pool, Size, &lanes, NULL);
 	if (!Rpp)
 		die(rpmem_errormsg());
 	printf("connect ms=%.1f\n", now_ms() - t0);
