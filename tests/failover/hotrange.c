@@ -5,7 +5,7 @@
  * replica back whole and compares it with its own memory (RELIABILITY
  * D3: no resync copy lands after a newer persist of the same bytes)
  *
- * Usage: hotrange TARGET POOL_SET SIZE DIR
+ * Usage: hotrange TARGET POOL_SET SIZE DIR [soak]
  *   creates the remote pool (no headers), fills and persists it, creates
  *   DIR/ready, then persists: COLD ranges of 4-64 KiB anywhere, and the
  *   hot range (the pool's second 64 KiB) once after each and then over
@@ -14,6 +14,9 @@
  *   replica only when it is in sync: the script creates DIR/stop once
  *   rpmem status says so) and compares.  Prints the persists made and
  *   the outcome; exit 0 when the replica equals this memory.
+ *   With "soak" (tests/soak/degraded.sh) the cold ranges never end, one
+ *   cold and one hot persist a millisecond apart, so that every fault of
+ *   a long run lands among writes all over the pool.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -81,10 +84,12 @@ put(RPMEMpool *rpp, unsigned char *pool, size_t off, size_t len, uint64_t i)
 int
 main(int argc, char *argv[])
 {
-	if (argc != 5) {
-		fprintf(stderr, "usage: hotrange TARGET POOL_SET SIZE DIR\n");
+	if (argc != 5 && !(argc == 6 && strcmp(argv[5], "soak") == 0)) {
+		fprintf(stderr, "usage: hotrange TARGET POOL_SET SIZE DIR "
+			"[soak]\n");
 		return 2;
 	}
+	int soak = argc == 6;
 	const char *dir = argv[4];
 	size_t size = strtoull(argv[3], NULL, 0);
 	unsigned char *pool = aligned_alloc(4096, size);
@@ -105,13 +110,14 @@ main(int argc, char *argv[])
 
 	uint64_t seed = 0x1234567, i = 1, hot = 0;
 	while (!exists(dir, "stop")) {
-		if (i <= COLD) {
+		if (i <= COLD || soak) {
 			size_t len = 4096 * (1 + rnd(&seed) % 16);
 			size_t off = rnd(&seed) % (size - len) & ~(size_t)7;
 			if (put(rpp, pool, off, len, i))
 				return 1;
-		} else {
-			struct timespec ts = { 0, 200000 };
+		}
+		if (i > COLD || soak) {
+			struct timespec ts = { 0, soak ? 1000000 : 200000 };
 			nanosleep(&ts, NULL);
 		}
 		if (put(rpp, pool, HOT_OFF, HOT_LEN, i))
@@ -131,9 +137,9 @@ main(int argc, char *argv[])
 				continue;
 			printf("hotrange: %llu cold and %llu hot persists; "
 				"replica differs at offset %zu (0x%02x, here "
-				"0x%02x)\n", (unsigned long long)(i < COLD ?
-				i : COLD), (unsigned long long)hot, o + k,
-				back[k], pool[o + k]);
+				"0x%02x)\n", (unsigned long long)(i < COLD ||
+				soak ? i : COLD), (unsigned long long)hot,
+				o + k, back[k], pool[o + k]);
 			return 1;
 		}
 	}
@@ -142,7 +148,8 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	printf("hotrange: %llu cold and %llu hot persists; the replica equals "
-		"the master\n", (unsigned long long)(i < COLD ? i : COLD),
+		"the master\n", (unsigned long long)(i < COLD || soak ? i :
+		COLD),
 		(unsigned long long)hot);
 	free(back);
 	free(pool);
