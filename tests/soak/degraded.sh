@@ -22,6 +22,9 @@
 #   reboot   the backup "rebooted": sshd stopped and every rpmemd killed,
 #            back 1-3 s later (D1)
 #
+# SOAK_FAULTS=kill,cut,... narrows the table.  A trace of the faults and
+# the handles' states is shown when the soak fails.
+#
 # Between two faults either a pause of up to a second or, half the time,
 # until both handles say connected again (their status files), so that
 # faults land both during a resync and in steady state.  At the end all
@@ -100,6 +103,10 @@ rpmemd_cmd=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log")
 
 faults=(kill stop sshd reboot)
 [[ $netns == yes ]] && faults+=(cut)
+if [[ -n ${SOAK_FAULTS:-} ]]; then
+	# shellcheck disable=SC2206 # a list of names
+	faults=(${SOAK_FAULTS//,/ })
+fi
 declare -A nfault=()
 for f in "${faults[@]}"; do nfault[$f]=0; done
 
@@ -175,12 +182,21 @@ nap() {
 	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
 }
 
+# trace WHAT -- a line of the fault trace (shown at the end)
+trace() {
+	printf '%4d s  %-40s tx %s, hot %s\n' $((SECONDS - t_loop)) "$*" \
+		"$(state tx)" "$(state hot)" >>"$tmp/faults.trace"
+}
+
 # fault_kill -- SIGKILL one or all rpmemd
 fault_kill() {
 	local pids
 	pids=$(some_rpmemd) || return 0
-	# shellcheck disable=SC2046,SC2086 # a list of pids
-	kill -KILL $(pick $pids) 2>/dev/null
+	# shellcheck disable=SC2086 # a list of pids
+	pids=$(pick $pids)
+	# shellcheck disable=SC2086 # a list of pids
+	kill -KILL $pids 2>/dev/null
+	trace "kill $pids"
 }
 
 # fault_stop -- SIGSTOP them past RPMEM_TIMEOUT (until a handle sees it),
@@ -192,26 +208,33 @@ fault_stop() {
 	stopped=$(pick $pids)
 	# shellcheck disable=SC2086 # a list of pids
 	kill -STOP $stopped 2>/dev/null
+	trace "stop $stopped"
 	wait_away $((TIMEOUT + 5))
+	trace "stopped $((SECONDS - t0)) s"
 	while ((SECONDS - t0 <= TIMEOUT)); do sleep 0.1; done
 	nap 0 1000
 	# shellcheck disable=SC2086 # a list of pids
 	kill -CONT $stopped 2>/dev/null
+	trace "cont $stopped"
 	stopped=
 }
 
 # fault_cut -- the link down 1-4 s
 fault_cut() {
 	ip link set "$HARNESS_NETNS_IF" down
+	trace "link down"
 	nap 1000 4000
 	ip link set "$HARNESS_NETNS_IF" up
+	trace "link up"
 }
 
 # fault_sshd -- sshd stopped 2-4 s
 fault_sshd() {
 	harness_stop_sshd "$tmp/b"
+	trace "sshd stopped"
 	nap 2000 4000
 	harness_restart_sshd "$tmp/b" || bad "sshd did not start again"
+	trace "sshd started"
 }
 
 # fault_reboot -- sshd stopped, every rpmemd killed, back 1-3 s later
@@ -221,9 +244,11 @@ fault_reboot() {
 	pids=$(rpmemd_pids)
 	# shellcheck disable=SC2086 # a list of pids
 	[[ -z $pids ]] || kill -KILL $pids 2>/dev/null
+	trace "reboot: sshd stopped, kill" "$pids"
 	wait_away 5
 	nap 1000 3000
 	harness_restart_sshd "$tmp/b" || bad "sshd did not start again"
+	trace "reboot: sshd started"
 }
 
 # the applications' environment (each its own state dir and log)
@@ -300,7 +325,7 @@ wait_connected 60 || { bad "the applications did not start:" \
 
 # the soak: one fault, then a pause or a wait for both to be connected
 # (no fault begun in the last 5 s: one may take 10 s)
-end=$((SECONDS + secs - 5))
+end=$((SECONDS + secs - 5)) t_loop=$SECONDS
 while ((SECONDS < end)) && alive; do
 	f=${faults[RANDOM % ${#faults[@]}]}
 	"fault_$f"
@@ -380,6 +405,7 @@ echo "$me: $commits commits; $deg degraded episode(s) (txlog $deg_tx," \
 	"hotrange $deg_hot), $res resync(s) done, $bytes bytes resynced;" \
 	"soak $t_soak s, all $((SECONDS - t_start)) s"
 ((deg > 0)) || bad "no degraded episode in $secs s of faults"
-((fails == 0)) || { echo "$me: tx log:"; tail -20 "$tmp/tx.log"
+((fails == 0)) || { echo "$me: the faults:"; cat "$tmp/faults.trace"
+	echo "$me: tx log:"; tail -20 "$tmp/tx.log"
 	echo "$me: hot log:"; tail -20 "$tmp/hot.log"; }
 fo_end "seed $seed: both applications outlived every fault; replicas in sync"
