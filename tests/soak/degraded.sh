@@ -199,17 +199,42 @@ fault_kill() {
 	trace "kill $pids"
 }
 
-# fault_stop -- SIGSTOP them past RPMEM_TIMEOUT (until a handle sees it),
-# then SIGCONT
+# serves PID -- the application whose replica rpmemd PID holds open (tx,
+# hot, or nothing while it opens none)
+serves() {
+	local l
+	for l in "/proc/$1/fd/"*; do
+		case $(readlink "$l" 2>/dev/null) in
+		"$tmp/parts/soak-r.0") echo tx; return ;;
+		"$tmp/parts/hot.0") echo hot; return ;;
+		esac
+	done
+}
+
+# fault_stop -- SIGSTOP them past RPMEM_TIMEOUT, then SIGCONT; a handle
+# connected through one of them must notice within the timeout (R3)
 fault_stop() {
-	local pids t0=$SECONDS
+	local pids p who t0=$SECONDS watch=() end
 	pids=$(some_rpmemd) || return 0
 	# shellcheck disable=SC2086 # a list of pids
 	stopped=$(pick $pids)
 	# shellcheck disable=SC2086 # a list of pids
 	kill -STOP $stopped 2>/dev/null
-	trace "stop $stopped"
-	wait_away $((TIMEOUT + 5))
+	for p in $stopped; do
+		who=$(serves "$p")
+		[[ -n $who && $(state "$who") == connected ]] && watch+=("$who")
+	done
+	trace "stop $stopped (serving ${watch[*]:-none connected})"
+	end=$((SECONDS + TIMEOUT + 5))
+	for who in "${watch[@]}"; do
+		while [[ $(state "$who") == connected ]] && alive &&
+			((SECONDS < end)); do
+			sleep 0.05
+		done
+		[[ $(state "$who") != connected ]] || ! alive ||
+			bad "$who stayed connected $((SECONDS - t0)) s with" \
+				"its rpmemd stopped"
+	done
 	trace "stopped $((SECONDS - t0)) s"
 	while ((SECONDS - t0 <= TIMEOUT)); do sleep 0.1; done
 	nap 0 1000
