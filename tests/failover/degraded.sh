@@ -154,8 +154,9 @@ app() {
 # start_app [VAR=VALUE...] -- txlog run in the background (its pid in
 # app_pid: env execs it) until $tmp/stop exists
 start_app() {
-	env "${app_env[@]}" "$@" "$txlog" run "$tmp/app.set" "$tmp/log" 0 \
-		>"$tmp/app.out" 2>&1 &
+	# in $tmp: what libpmemobj leaves when it aborts stays there
+	(cd "$tmp" && exec env "${app_env[@]}" "$@" "$txlog" run \
+		"$tmp/app.set" "$tmp/log" 0 >"$tmp/app.out" 2>&1) &
 	app_pid=$!
 }
 

@@ -5,7 +5,7 @@
  * replica back whole and compares it with its own memory (RELIABILITY
  * D3: no resync copy lands after a newer persist of the same bytes)
  *
- * Usage: hotrange TARGET POOL_SET SIZE DIR
+ * Usage: hotrange TARGET POOL_SET SIZE DIR [soak]
  *   creates the remote pool (no headers), fills and persists it, creates
  *   DIR/ready, then persists ranges of 4-64 KiB anywhere, and the hot
  *   range (the pool's second 64 KiB) after each, until DIR/cold-done
@@ -17,6 +17,9 @@
  *   replica only when it is in sync: the script creates DIR/stop once
  *   rpmem status says so) and compares.  Prints the persists made and
  *   the outcome; exit 0 when the replica equals this memory.
+ *   With "soak" (tests/soak/degraded.sh) the cold ranges never end, one
+ *   cold and one hot persist a millisecond apart, so that every fault of
+ *   a long run lands among writes all over the pool.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -84,10 +87,12 @@ put(RPMEMpool *rpp, unsigned char *pool, size_t off, size_t len, uint64_t i)
 int
 main(int argc, char *argv[])
 {
-	if (argc != 5) {
-		fprintf(stderr, "usage: hotrange TARGET POOL_SET SIZE DIR\n");
+	if (argc != 5 && !(argc == 6 && strcmp(argv[5], "soak") == 0)) {
+		fprintf(stderr, "usage: hotrange TARGET POOL_SET SIZE DIR "
+			"[soak]\n");
 		return 2;
 	}
+	int soak = argc == 6;
 	const char *dir = argv[4];
 	size_t size = strtoull(argv[3], NULL, 0);
 	unsigned char *pool = aligned_alloc(4096, size);
@@ -109,12 +114,16 @@ main(int argc, char *argv[])
 	uint64_t seed = 0x1234567, i = 1, hot = 0, cold = 0;
 	bool warm = true;
 	while (!exists(dir, "stop")) {
-		if (warm && (warm = !exists(dir, "cold-done"))) {
+		if (warm && (soak || (warm = !exists(dir, "cold-done")))) {
 			size_t len = 4096 * (1 + rnd(&seed) % 16);
 			size_t off = rnd(&seed) % (size - len) & ~(size_t)7;
 			if (put(rpp, pool, off, len, i))
 				return 1;
 			cold++;
+			if (soak) {
+				struct timespec ts = { 0, 1000000 };
+				nanosleep(&ts, NULL);
+			}
 		} else {
 			/* a word written once, then the hot range again */
 			struct timespec ts = { 0, 1000000 };
