@@ -326,7 +326,7 @@ data_call(RPMEMpool *rpp, enum repl_op op, const char *what, unsigned lane,
 		}
 		/* the replica is lost: the call is made again, away */
 		pthread_mutex_unlock(&rpp->calls[i].mu);
-		repl_lost(rpp, sticky);
+		repl_lost(rpp, r == ETIMEDOUT ? ETIMEDOUT : sticky);
 	}
 }
 

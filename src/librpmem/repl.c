@@ -286,8 +286,12 @@ repl_lost(RPMEMpool *rpp, int err)
 	pthread_mutex_lock(&rp->mu);
 	if (atomic_load(&rpp->state) == RPMEM_ST_READY) {
 		char why[ERRMSG_MAX];
-		snprintf(why, sizeof(why), "connection to %s lost: %s",
-			rpp->target.node, strerror(err));
+		if (err == ETIMEDOUT)
+			snprintf(why, sizeof(why), "no answer from %s within "
+				"%d s", rpp->target.node, Env.timeout_ms / 1000);
+		else
+			snprintf(why, sizeof(why), "connection to %s lost: %s",
+				rpp->target.node, strerror(err));
 		repl_drop(rpp, err, why);
 	}
 	pthread_mutex_unlock(&rp->mu);
