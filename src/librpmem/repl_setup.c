@@ -94,15 +94,16 @@ env_num(const char *name, uint64_t def, uint64_t max, bool sized,
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
+	bool digits = end != s;
 	unsigned shift = 0;
-	if (sized && *end) {
+	if (sized && digits && *end) {
 		const char *sfx = strchr("KMG", *end & ~0x20);
 		if (sfx && end[1] == '\0') {
 			shift = 10 * (unsigned)(sfx - "KMG" + 1);
 			end++;
 		}
 	}
-	if (errno || *end || s[0] == '-' || end == s ||
+	if (errno || *end || s[0] == '-' || !digits ||
 			v > (max >> shift))
 		return fail(EINVAL, "invalid %s=%s (a number up to %" PRIu64
 			"%s)", name, s, max, sized ? ", K, M or G" : "");

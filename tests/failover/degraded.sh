@@ -27,9 +27,9 @@
 #              clears the mark (D6)
 #   fence-hold fence, a handler that refuses: persists are held while
 #              the replica is away and go on once it is back (D6)
-#   fence-fail fence, handler refuses, replica stays away: the
-#              application fails at the freeze timeout, no commit logged
-#              after the loss (D6)
+#   fence-fail fence, a handler that hangs, replica stays away: the
+#              handler is killed and the application fails at the freeze
+#              timeout, no commit logged after the loss (D6)
 #   split      the replica promoted while the primary ran degraded: the
 #              reconnect is refused as split brain, the promoted pool's
 #              bytes do not change, rpmem status says split-brain (D5)
@@ -385,7 +385,8 @@ sc_fence_hold() {
 
 sc_fence_fail() {
 	fresh
-	start_app RPMEM_ON_REPLICA_LOSS=fence RPMEM_FENCE_PEER_CMD='exit 1' \
+	# a handler that hangs: killed at the freeze timeout, not fenced
+	start_app RPMEM_ON_REPLICA_LOSS=fence RPMEM_FENCE_PEER_CMD='sleep 60' \
 		RPMEM_FREEZE_TIMEOUT=2
 	wait_commits 200 60 || return
 	harness_stop_sshd "$tmp/b"
@@ -401,6 +402,7 @@ sc_fence_fail() {
 	(($(commits) <= n0 + 1)) ||
 		bad "$(($(commits) - n0)) commits acknowledged while frozen"
 	logged "frozen -> broken"
+	logged "did not finish within 2 s"
 	harness_restart_sshd "$tmp/b"
 }
 

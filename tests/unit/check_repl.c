@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * check_repl.c -- unit tests of a replica that comes and goes, without
+ * a replica: the out-of-sync bitmap (oos.c: marks, takes, counts and
+ * ranges at 0, one chunk, word and pool edges) and on-replica-loss's
+ * knobs (repl_setup.c: every invalid value refused by rpmem_open with
+ * EINVAL and its name, before any ssh is started)
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "librpmem.h"
+#include "oos.h"
+#include "tu_check.h"
+
+#define CH OOS_CHUNK
+#define POOL (200 * CH + 100)	/* the last chunk is short */
+
+/* one oos case: marks made, then what take, bytes and ranges give */
+static const struct {
+	const char *name;
+	size_t mark[3][2];		/* off, len; len 0 ends */
+	size_t bytes;			/* oos_bytes */
+	size_t nranges;			/* oos_ranges */
+	size_t first[2];		/* the first range */
+} Marks[] = {
+	{ "nothing", {{0}}, 0, 0, {0, 0} },
+	{ "one byte", {{5 * CH + 1, 1}}, CH, 1, {5 * CH, CH} },
+	{ "a chunk's edge", {{CH - 1, 2}}, 2 * CH, 1, {0, 2 * CH} },
+	{ "a whole word of chunks", {{64 * CH, 64 * CH}}, 64 * CH, 1,
+		{64 * CH, 64 * CH} },
+	{ "across words", {{60 * CH, 10 * CH}}, 10 * CH, 1,
+		{60 * CH, 10 * CH} },
+	{ "the short last chunk", {{POOL - 1, 1}}, 100, 1,
+		{200 * CH, 100} },
+	{ "past the end clipped", {{199 * CH, 10 * CH}}, CH + 100, 1,
+		{199 * CH, CH + 100} },
+	{ "two apart, one again", {{0, 1}, {10 * CH, CH}, {0, CH}}, 2 * CH,
+		2, {0, CH} },
+	{ "neighbours merge", {{3 * CH, CH}, {4 * CH, CH}}, 2 * CH, 1,
+		{3 * CH, 2 * CH} },
+	{ "zero length", {{7 * CH, 0}}, 0, 0, {0, 0} },
+};
+
+/* marks made, then bytes, ranges, and takes of at most two chunks */
+START_TEST(test_marks_count_range_and_take)
+{
+	struct oos o;
+	ck_assert_int_eq(oos_init(&o, POOL), 0);
+	for (int k = 0; k < 3 && Marks[_i].mark[k][1]; k++)
+		oos_mark(&o, Marks[_i].mark[k][0], Marks[_i].mark[k][1]);
+	ck_assert_msg(oos_bytes(&o) == Marks[_i].bytes, "%s: %zu bytes",
+		Marks[_i].name, oos_bytes(&o));
+	struct rstate_range *r;
+	size_t n;
+	ck_assert_int_eq(oos_ranges(&o, &r, &n), 0);
+	ck_assert_msg(n == Marks[_i].nranges, "%s: %zu ranges",
+		Marks[_i].name, n);
+	if (n) {
+		ck_assert_uint_eq(r[0].off, Marks[_i].first[0]);
+		ck_assert_uint_eq(r[0].len, Marks[_i].first[1]);
+	}
+	/* taking gives every marked byte once, and leaves nothing */
+	size_t pos = 0, off, len, taken = 0;
+	while (oos_take(&o, &pos, 2 * CH, &off, &len)) {
+		ck_assert_uint_le(len, 2 * CH);
+		ck_assert_uint_eq(off % CH, 0);
+		taken += len;
+	}
+	ck_assert_uint_eq(taken, Marks[_i].bytes);
+	ck_assert_uint_eq(oos_bytes(&o), 0);
+	ck_assert_uint_eq(pos, POOL);
+	free(r);
+	oos_fini(&o);
+}
+END_TEST
+
+/* a take from the middle leaves what is before it */
+START_TEST(test_take_starts_where_asked_and_mark_all_covers_the_rest)
+{
+	struct oos o;
+	ck_assert_int_eq(oos_init(&o, POOL), 0);
+	oos_mark_all(&o, CH);
+	ck_assert_uint_eq(oos_bytes(&o), POOL - CH);
+	size_t pos = 100 * CH, off, len;
+	ck_assert(oos_take(&o, &pos, 1 << 20, &off, &len));
+	ck_assert_uint_eq(off, 100 * CH);
+	ck_assert_uint_eq(len, POOL - 100 * CH);
+	ck_assert(!oos_take(&o, &pos, 1 << 20, &off, &len));
+	ck_assert_uint_eq(oos_bytes(&o), 99 * CH);
+	oos_mark_all(&o, POOL);	/* nothing past the end */
+	ck_assert_uint_eq(oos_bytes(&o), 99 * CH);
+	oos_fini(&o);
+}
+END_TEST
+
+/* one invalid setting: variables, and what the message must name */
+static const struct {
+	const char *env[2][2];
+	const char *says;
+} Knobs[] = {
+	{ {{ "RPMEM_ON_REPLICA_LOSS", "maybe" }},
+		"invalid RPMEM_ON_REPLICA_LOSS=maybe" },
+	{ {{ "RPMEM_ON_REPLICA_LOSS", "fence" }},
+		"needs a fence-peer handler" },
+	{ {{ "RPMEM_FREEZE_TIMEOUT", "ten" }},
+		"invalid RPMEM_FREEZE_TIMEOUT=ten" },
+	{ {{ "RPMEM_FREEZE_TIMEOUT", "-1" }},
+		"invalid RPMEM_FREEZE_TIMEOUT=-1" },
+	{ {{ "RPMEM_RECONNECT_MIN_MS", "3600001" }},
+		"invalid RPMEM_RECONNECT_MIN_MS=3600001" },
+	{ {{ "RPMEM_RECONNECT_MAX_MS", "" }, { "RPMEM_CLOSE_TIMEOUT", "1x" }},
+		"invalid RPMEM_CLOSE_TIMEOUT=1x" },
+	{ {{ "RPMEM_RESYNC_RATE", "12Q" }}, "invalid RPMEM_RESYNC_RATE=12Q" },
+	{ {{ "RPMEM_RESYNC_RATE", "9999999999999G" }},
+		"invalid RPMEM_RESYNC_RATE=9999999999999G" },
+	{ {{ "RPMEM_RESYNC_RATE", "M" }}, "invalid RPMEM_RESYNC_RATE=M" },
+};
+
+/* rpmem_open refuses each before it starts anything */
+START_TEST(test_invalid_knobs_are_refused_by_name)
+{
+	static const char *const all[] = { "RPMEM_ON_REPLICA_LOSS",
+		"RPMEM_FENCE_PEER_CMD", "RPMEM_FREEZE_TIMEOUT",
+		"RPMEM_RECONNECT_MIN_MS", "RPMEM_RECONNECT_MAX_MS",
+		"RPMEM_CLOSE_TIMEOUT", "RPMEM_RESYNC_RATE" };
+	for (size_t k = 0; k < TU_NELEMS(all); k++)
+		unsetenv(all[k]);
+	for (int k = 0; k < 2 && Knobs[_i].env[k][0]; k++)
+		setenv(Knobs[_i].env[k][0], Knobs[_i].env[k][1], 1);
+	/* a target nothing listens on: reaching ssh would fail otherwise */
+	setenv("RPMEM_SSH", "/bin/false", 1);
+	size_t size = 1 << 20;
+	void *pool = tu_pool_map(size);
+	unsigned nlanes = 1;
+	errno = 0;
+	RPMEMpool *rpp = rpmem_open("127.0.0.1", "x.set", pool, size,
+		&nlanes, NULL);
+	ck_assert_ptr_null(rpp);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_msg(strstr(rpmem_errormsg(), Knobs[_i].says),
+		"'%s' does not say '%s'", rpmem_errormsg(), Knobs[_i].says);
+}
+END_TEST
+
+/* repl_suite -- every case above */
+static Suite *
+repl_suite(void)
+{
+	TCase *tc;
+	Suite *s = tu_suite("repl", "core", NULL, NULL, &tc);
+	TU_LOOP(tc, test_marks_count_range_and_take, Marks);
+	tcase_add_test(tc,
+		test_take_starts_where_asked_and_mark_all_covers_the_rest);
+	TU_LOOP(tc, test_invalid_knobs_are_refused_by_name, Knobs);
+	return tu_suite_add(s, tc);
+}
+
+TU_MAIN(repl_suite)
