@@ -388,6 +388,22 @@ pmdk_daemon(RPMEMpool *rpp, const char *what, unsigned *max_lanes)
 }
 
 /*
+ * end_failed -- end a session whose start failed after CREATE or OPEN
+ * (a created pool is removed again), keeping the message and errno
+ */
+static void
+end_failed(RPMEMpool *rpp, enum proto_msg_type type)
+{
+	int err = errno;
+	char msg[ERRMSG_MAX];
+	rpmem_errmsg_save(msg);
+	(void) rpp_end(rpp, type == PROTO_MSG_CREATE ?
+		PROTO_CLOSE_FLAG_REMOVE : 0);
+	rpmem_errmsg_restore(msg);
+	errno = err;
+}
+
+/*
  * rpp_connect -- start a session for the handle: ssh, rpmemd, the CREATE
  * or OPEN exchange, lane keys and lanes (up to *nlanes, the number
  * connected on return); 0, or -1 with the message and no session left
@@ -529,16 +545,9 @@ rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
 		proto_pm_name(rpp->resp.ibc.persist_method));
 	return 0;
 
-err_close: {
-		int err = errno;
-		char msg[ERRMSG_MAX];
-		rpmem_errmsg_save(msg);
-		(void) rpp_end(rpp, type == PROTO_MSG_CREATE ?
-			PROTO_CLOSE_FLAG_REMOVE : 0);
-		rpmem_errmsg_restore(msg);
-		errno = err;
-		return -1;
-	}
+err_close:
+	end_failed(rpp, type);
+	return -1;
 }
 
 /* rpp_new -- a handle without a session */
@@ -620,15 +629,8 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 	*nlanes = n;
 	return rpp;
 
-err_end: {
-		int err = errno;
-		char msg[ERRMSG_MAX];
-		rpmem_errmsg_save(msg);
-		(void) rpp_end(rpp, type == PROTO_MSG_CREATE ?
-			PROTO_CLOSE_FLAG_REMOVE : 0);
-		rpmem_errmsg_restore(msg);
-		errno = err;
-	}
+err_end:
+	end_failed(rpp, type);
 err_free:
 	rpp_free(rpp);
 	return NULL;

@@ -13,6 +13,9 @@
 #   harness_restart_sshd DIR start it again, on the same port
 #   harness_rpmemd_cmd PSDIR LOG [ARG...]
 #                            print an RPMEM_CMD running the built rpmemd
+#   harness_rpmemd_pids PSDIR
+#                            print the pids of the rpmemd processes that
+#                            command started (found through /proc)
 #   harness_test_env PSDIR PARTDIR
 #                            export RPMEM_TEST_TARGET, RPMEM_TEST_POOLSET_DIR
 #                            and RPMEM_TEST_PART_DIR for a C test program
@@ -462,6 +465,16 @@ harness_exit_trap() {
 harness_test_env() {
 	export RPMEM_TEST_TARGET=$HARNESS_TARGET RPMEM_TEST_POOLSET_DIR=$1 \
 		RPMEM_TEST_PART_DIR=$2
+}
+
+# harness_rpmemd_pids -- the rpmemd processes serving poolset dir $1
+harness_rpmemd_pids() {
+	local psdir=${1:?harness_rpmemd_pids: poolset dir expected} p
+	for p in /proc/[0-9]*; do
+		[[ $(readlink "$p/exe" 2>/dev/null) == */rpmemd ]] || continue
+		tr '\0' ' ' <"$p/cmdline" 2>/dev/null |
+			grep -qF -- "--poolset-dir=$psdir " && echo "${p#/proc/}"
+	done
 }
 
 # harness_rpmemd_cmd -- print an RPMEM_CMD that runs the built rpmemd

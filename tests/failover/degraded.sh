@@ -61,12 +61,7 @@ now_ms() {
 
 # rpmemd_pids -- the rpmemd processes serving this run's poolset dir
 rpmemd_pids() {
-	local p
-	for p in /proc/[0-9]*; do
-		[[ $(readlink "$p/exe" 2>/dev/null) == */rpmemd ]] || continue
-		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$psd" &&
-			echo "${p#/proc/}"
-	done
+	harness_rpmemd_pids "$psd"
 }
 
 # kill_rpmemd -- SIGKILL them (by pid), wait until they are gone
@@ -210,6 +205,16 @@ baseline() {
 		"reports (libpmemobj's run-time bytes)"
 }
 
+# by_difference WHAT -- the last resync copied far less than the pool
+by_difference() {
+	local bytes
+	bytes=$(grep -o 'resync of [0-9]* bytes' "$tmp/client.log" |
+		tail -1 | grep -o '[0-9]*')
+	echo "$me: $1 ${bytes:-?} bytes of a $SIZE-byte pool"
+	((${bytes:-SIZE} < SIZE / 8)) ||
+		bad "$1 ${bytes:-?} bytes: not by difference"
+}
+
 # after -- the checks every scenario that ends in sync makes
 after() {
 	app "$txlog" check "$tmp/app.set" "$tmp/log" >"$tmp/check.out" 2>&1 ||
@@ -256,12 +261,7 @@ sc_continue() {
 	logged "connected -> degraded"
 	logged "degraded -> resyncing"
 	logged "resyncing -> connected"
-	local bytes
-	bytes=$(grep -o 'resync of [0-9]* bytes' "$tmp/client.log" |
-		head -1 | grep -o '[0-9]*')
-	echo "$me: resync copied ${bytes:-?} bytes of a $SIZE-byte pool"
-	((${bytes:-SIZE} < SIZE / 8)) ||
-		bad "resync of ${bytes:-?} bytes: not by difference"
+	by_difference "resync copied"
 	after
 }
 
@@ -300,12 +300,7 @@ sc_crash() {
 	wait_state connected 60 || return
 	wait_commits $(($(commits) + 100)) 60
 	stop_app || bad "the application failed: $(<"$tmp/app.out")"
-	local bytes
-	bytes=$(grep -o 'resync of [0-9]* bytes' "$tmp/client.log" |
-		tail -1 | grep -o '[0-9]*')
-	echo "$me: after a crash, hashes found ${bytes:-?} bytes to copy"
-	((${bytes:-SIZE} < SIZE / 8)) ||
-		bad "resync after a crash: ${bytes:-?} bytes, not by difference"
+	by_difference "after a crash, hashes found"
 	after
 }
 

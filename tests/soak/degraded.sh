@@ -112,12 +112,7 @@ for f in "${faults[@]}"; do nfault[$f]=0; done
 
 # rpmemd_pids -- the rpmemd processes serving this run's poolset dir
 rpmemd_pids() {
-	local p
-	for p in /proc/[0-9]*; do
-		[[ $(readlink "$p/exe" 2>/dev/null) == */rpmemd ]] || continue
-		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "=$psd " &&
-			echo "${p#/proc/}"
-	done
+	harness_rpmemd_pids "$psd"
 }
 
 # some_rpmemd -- print the running rpmemd pids, waiting up to 5 s for one
