@@ -36,7 +36,8 @@
 #   hot        a librpmem client rewrites one range throughout a resync:
 #              the replica read back equals its memory byte for byte (D3)
 #
-# Prints the loss-to-degraded and reconnect times it saw (ms).
+# Prints the loss-to-degraded and reconnect times it saw (ms).  HOT_WRAP
+# runs hotrange under a tool (HOT_WRAP='valgrind --error-exitcode=9').
 set -uo pipefail
 me=degraded.sh
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -437,7 +438,7 @@ sc_hot() {
 	printf 'PMEMPOOLSET\nOPTION NOHDRS\n%s %s/parts/hot.0\n' \
 		$((16 << 20)) "$tmp" >"$psd/hot.set"
 	env "${app_env[@]}" RPMEM_ON_REPLICA_LOSS=continue \
-		RPMEM_RESYNC_RATE=8M "$hotrange" "$target" hot.set \
+		RPMEM_RESYNC_RATE=8M ${HOT_WRAP:-} "$hotrange" "$target" hot.set \
 		$((16 << 20)) "$tmp/hot" >"$tmp/hot.out" 2>&1 &
 	app_pid=$!
 	local end=$((SECONDS + 60))
@@ -451,8 +452,12 @@ sc_hot() {
 	kill_rpmemd
 	wait_state degraded 30
 	end=$((SECONDS + 60))
-	while (($(field out_of_sync) < (4 << 20))) && ((SECONDS < end)); do
+	local oos=0
+	while ((oos < (4 << 20) && SECONDS < end)); do
+		kill -0 "$app_pid" 2>/dev/null || break
 		sleep 0.02
+		oos=$(field out_of_sync)
+		oos=${oos:-0}
 	done
 	: >"$tmp/hot/cold-done"
 	harness_restart_sshd "$tmp/b" || return
