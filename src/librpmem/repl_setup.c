@@ -212,15 +212,15 @@ repl_init(RPMEMpool *rpp, enum proto_msg_type type)
 		return 0;
 	}
 	paths(rpp);
-	if (rp->record_path[0]) {
+	/* a create starts the record afresh */
+	if (rp->record_path[0] && type == PROTO_MSG_OPEN) {
 		int r = rstate_record_read(rp->record_path, &rp->rec);
 		if (r == 0)
 			rp->recorded = true;
 		else if (r != -ENOENT)
 			log_warn("ignoring the record %s: %s",
 				rp->record_path, strerror(-r));
-		if (r == 0 && type == PROTO_MSG_OPEN &&
-				rp->rec.pool_size != rpp->pool_size) {
+		if (r == 0 && rp->rec.pool_size != rpp->pool_size) {
 			/* another use of the set than the recorded one */
 			log_warn("'%s' on %s: opened with %zu bytes, its record "
 				"says %llu: the record is left alone", rpp->desc,

@@ -117,6 +117,9 @@ trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 SIZE=$((8 << 20))
 export RPMEM_SSH=$top_builddir/tests/alloc/local_ssh RPMEM_TIMEOUT=10
+# librpmem's records of replicas: this run's (each pool set its own)
+mkdir -m 700 "$tmp/state"
+export RPMEM_STATE_DIR=$tmp/state
 # libinfinipath (libfabric's psm) turns a crash into exit status 1 with a
 # backtrace: keep crashes crashes
 export IPATH_NO_BACKTRACE=1
