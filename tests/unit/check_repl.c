@@ -4,7 +4,8 @@
  * a replica: the out-of-sync bitmap (oos.c: marks, takes, counts and
  * ranges at 0, one chunk, word and pool edges) and on-replica-loss's
  * knobs (repl_setup.c: every invalid value refused by rpmem_open with
- * EINVAL and its name, before any ssh is started)
+ * EINVAL and its name, before any ssh is started), and the arguments of
+ * the outdated mark's calls (rpmem_outdate, rpmem_outdate_remote)
  */
 #include <check.h>
 #include <errno.h>
@@ -14,6 +15,7 @@
 
 #include "librpmem.h"
 #include "oos.h"
+#include "rpmem_tool.h"
 #include "tu_check.h"
 
 #define CH OOS_CHUNK
@@ -146,6 +148,42 @@ START_TEST(test_invalid_knobs_are_refused_by_name)
 }
 END_TEST
 
+/* one invalid call of rpmem_outdate_remote, and what it must name */
+static const struct {
+	const char *target, *set, *host, *says;
+} Outdate[] = {
+	{ NULL, "a.set", "h", "invalid target: NULL" },
+	{ "b", NULL, "h", "invalid pool set name" },
+	{ "b", "", "h", "invalid pool set name" },
+	{ "b", "a.set", NULL, "invalid master host name" },
+	{ "b", "a.set", "", "invalid master host name" },
+	{ "-oProxyCommand=x", "a.set", "h", "invalid target" },
+	{ "b", "a.set", "a-host-name-longer-than-a-host-name-may-be-to-"
+		"fit-the-wire-field-of-64", "invalid master host name" },
+};
+
+/* each is refused with EINVAL before ssh starts */
+START_TEST(test_outdate_remote_refuses_bad_arguments)
+{
+	setenv("RPMEM_SSH", "/bin/false", 1);
+	errno = 0;
+	ck_assert_int_eq(rpmem_outdate_remote(Outdate[_i].target,
+		Outdate[_i].set, Outdate[_i].host), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_msg(strstr(rpmem_errormsg(), Outdate[_i].says),
+		"'%s' does not say '%s'", rpmem_errormsg(), Outdate[_i].says);
+}
+END_TEST
+
+/* rpmem_outdate needs a handle */
+START_TEST(test_outdate_needs_a_handle)
+{
+	errno = 0;
+	ck_assert_int_eq(rpmem_outdate(NULL, 1, "h"), -1);
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
 /* repl_suite -- every case above */
 static Suite *
 repl_suite(void)
@@ -156,6 +194,8 @@ repl_suite(void)
 	tcase_add_test(tc,
 		test_take_starts_where_asked_and_mark_all_covers_the_rest);
 	TU_LOOP(tc, test_invalid_knobs_are_refused_by_name, Knobs);
+	TU_LOOP(tc, test_outdate_remote_refuses_bad_arguments, Outdate);
+	tcase_add_test(tc, test_outdate_needs_a_handle);
 	return tu_suite_add(s, tc);
 }
 
