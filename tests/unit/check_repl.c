@@ -5,17 +5,20 @@
  * ranges at 0, one chunk, word and pool edges) and on-replica-loss's
  * knobs (repl_setup.c: every invalid value refused by rpmem_open with
  * EINVAL and its name, before any ssh is started), and the arguments of
- * the outdated mark's calls (rpmem_outdate, rpmem_outdate_remote)
+ * the outdated mark's calls (rpmem_outdate, rpmem_outdate_remote), and
+ * rpmem_record_in_sync (what rpmem sync tells this host's record)
  */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "librpmem.h"
 #include "oos.h"
 #include "rpmem_tool.h"
+#include "rstate.h"
 #include "tu_check.h"
 
 #define CH OOS_CHUNK
@@ -184,6 +187,41 @@ START_TEST(test_outdate_needs_a_handle)
 }
 END_TEST
 
+/* a record out of sync becomes in sync; none stays none */
+START_TEST(test_record_in_sync_after_a_sync)
+{
+	char dir[] = "/tmp/check_repl.XXXXXX", path[4096];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	setenv("RPMEM_STATE_DIR", dir, 1);
+	ck_assert_int_eq(rpmem_record_in_sync("a@b", "none.set"), 0);
+	ck_assert_int_eq(rstate_record_path(dir, "a@b", "p.set", path,
+		sizeof(path)), 0);
+	struct rstate_range r[] = { { 8192, 4096 }, { 65536, 8192 } };
+	struct rstate_record rec = {
+		.pool_size = 1 << 20, .in_sync = false, .since = 1000,
+		.ranges_known = true, .nranges = 2, .ranges = r,
+	};
+	snprintf(rec.target, sizeof(rec.target), "a@b");
+	snprintf(rec.pool_set, sizeof(rec.pool_set), "p.set");
+	snprintf(rec.reason, sizeof(rec.reason), "lost");
+	ck_assert_int_eq(rstate_record_write(path, &rec), 0);
+	ck_assert_int_eq(rpmem_record_in_sync("a@b", "p.set"), 0);
+	struct rstate_record back;
+	memset(&back, 0, sizeof(back));
+	ck_assert_int_eq(rstate_record_read(path, &back), 0);
+	ck_assert(back.in_sync);
+	ck_assert_uint_eq(back.nranges, 0);
+	ck_assert_uint_eq(back.pool_size, 1 << 20);
+	rstate_record_free(&back);
+	ck_assert_int_eq(unlink(path), 0);
+	char run[4200];
+	snprintf(run, sizeof(run), "%s/run", dir);
+	(void) rmdir(run);
+	ck_assert_int_eq(rmdir(dir), 0);
+	unsetenv("RPMEM_STATE_DIR");
+}
+END_TEST
+
 /* repl_suite -- every case above */
 static Suite *
 repl_suite(void)
@@ -196,6 +234,7 @@ repl_suite(void)
 	TU_LOOP(tc, test_invalid_knobs_are_refused_by_name, Knobs);
 	TU_LOOP(tc, test_outdate_remote_refuses_bad_arguments, Outdate);
 	tcase_add_test(tc, test_outdate_needs_a_handle);
+	tcase_add_test(tc, test_record_in_sync_after_a_sync);
 	return tu_suite_add(s, tc);
 }
 
