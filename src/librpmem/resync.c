@@ -388,7 +388,12 @@ repl_worker(void *arg)
 		if (atomic_load(&rpp->state) == RPMEM_ST_FROZEN &&
 				rp->frozen_until < until)
 			until = rp->frozen_until;
-		wait_until(rp, until);
+		/* the live status says how much is out of sync meanwhile */
+		while (!rp->stop && clock_ms() < until) {
+			long long slice = clock_ms() + STATUS_MS;
+			wait_until(rp, slice < until ? slice : until);
+			repl_status(rpp);
+		}
 		backoff = backoff > rp->retry_max_ms / 2 ? rp->retry_max_ms :
 			backoff * 2;
 	}
