@@ -8,6 +8,9 @@
 #   fo_rmtmp         remove it (FAILOVER_KEEP=1 keeps it and says where)
 #   fo_exit_trap CMD at exit: SIGKILL $app_pid if set, eval CMD, fo_rmtmp
 #   bad MSG          one failed assertion, counted in $fails
+#   fo_replica_check PART SIZE LOG
+#                    every commit txlog logged in LOG is in a promoted
+#                    copy of the replica part file PART, none half applied
 #   fo_end           the verdict: exit 1 after failures, else say so
 
 : "${me:?set me to the name of the script before sourcing common.sh}"
@@ -58,6 +61,24 @@ fo_exit() {
 bad() {
 	echo "FAIL: $*"
 	fails=$((fails + 1))
+}
+
+# fo_replica_check -- txlog check of a promoted copy of replica part $1
+# ($2 bytes) against the commits logged in $3; the copy is removed
+fo_replica_check() {
+	local c=$tmp/copy
+	rm -rf -- "$c"
+	mkdir -p "$c"
+	cp -- "$1" "$c/r.0"
+	printf 'PMEMPOOLSET\n%s %s/r.0\n' "$2" "$c" >"$c/copy.set"
+	if ! "$rpmem" promote --force "$c/copy.set" >"$c/promote.out" 2>&1
+	then
+		bad "promote of the replica's copy: $(<"$c/promote.out")"
+	elif ! env LD_LIBRARY_PATH="$libs" "$txlog" check "$c/copy.set" \
+			"$3" >"$c/check.out" 2>&1; then
+		bad "the replica lacks a logged commit: $(<"$c/check.out")"
+	fi
+	rm -rf -- "$c"
 }
 
 # fo_end -- exit 1 after failures; else print $1

@@ -171,21 +171,6 @@ diffs() {
 		grep -v 'libpmemobj run-time state'
 }
 
-# replica_check -- every logged commit is in a promoted copy of the
-# replica, none half applied
-replica_check() {
-	local c=$tmp/copy
-	rm -rf -- "$c"
-	mkdir -p "$c"
-	cp -- "$tmp/parts/r.0" "$c/r.0"
-	printf 'PMEMPOOLSET\n%s %s/r.0\n' "$SIZE" "$c" >"$c/copy.set"
-	"$rpmem" promote --force "$c/copy.set" >"$c/promote.out" 2>&1 ||
-		{ bad "promote of the replica's copy: $(<"$c/promote.out")"
-		  return 1; }
-	env LD_LIBRARY_PATH="$libs" "$txlog" check "$c/copy.set" \
-		"$tmp/log" >"$c/check.out" 2>&1 ||
-		bad "the replica lacks a logged commit: $(<"$c/check.out")"
-}
 
 # logged TEXT -- the client's log has it
 logged() {
@@ -224,7 +209,7 @@ after() {
 	n=$(diffs | wc -l)
 	((n <= base_n)) || bad "rpmem verify: $n differing range(s)," \
 		"a fault-free run has $base_n: $(diffs | head -5)"
-	replica_check
+	fo_replica_check "$tmp/parts/r.0" "$SIZE" "$tmp/log"
 	[[ -z $(state) ]] || bad "a status file outlived the application"
 	grep -q '^in_sync 1' "$tmp/state/"*.replica ||
 		bad "the record does not say in sync"

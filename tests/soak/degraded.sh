@@ -301,22 +301,6 @@ poolset() {
 		{ bad "txlog create $1: $(<"$tmp/create.out")"; exit 1; }
 }
 
-# replica_check NAME -- every logged commit is in a promoted copy of the
-# replica, none half applied
-replica_check() {
-	local c=$tmp/copy
-	rm -rf -- "$c"
-	mkdir -p "$c"
-	cp -- "$tmp/parts/$1-r.0" "$c/r.0"
-	printf 'PMEMPOOLSET\n%s %s/r.0\n' "$SIZE" "$c" >"$c/copy.set"
-	"$rpmem" promote --force "$c/copy.set" >"$c/promote.out" 2>&1 ||
-		{ bad "promote of the replica's copy: $(<"$c/promote.out")"
-		  return 1; }
-	env LD_LIBRARY_PATH="$libs" "$txlog" check "$c/copy.set" \
-		"$tmp/tx.commits" >"$c/check.out" 2>&1 ||
-		bad "the replica lacks a logged commit: $(<"$c/check.out")"
-	rm -rf -- "$c"
-}
 
 # last_move WHO -- the last state change in the application's log
 last_move() {
@@ -386,7 +370,7 @@ cat "$tmp/hot.out"
 
 app tx "$txlog" check "$tmp/soak.set" "$tmp/tx.commits" >"$tmp/check.out" \
 	2>&1 || bad "master lacks a commit: $(<"$tmp/check.out")"
-replica_check soak
+fo_replica_check "$tmp/parts/soak-r.0" "$SIZE" "$tmp/tx.commits"
 n_soak=$(diffs "$tmp/soak.set" | wc -l)
 commits=$(wc -l <"$tmp/tx.commits")
 rm -f -- "$tmp/parts/soak-"* "$tmp/parts/hot.0"
