@@ -29,7 +29,7 @@
 /* the exit statuses, the worst of what is listed */
 #define SEV_OK 0		/* connected, in sync */
 #define SEV_ATTENTION 1		/* degraded, resyncing, frozen, out of sync */
-#define SEV_BROKEN 2		/* split-brain, broken, unreadable */
+#define SEV_BROKEN 3		/* split-brain, broken, unreadable */
 
 static int run_status(const struct cli_args *a);
 
@@ -48,9 +48,10 @@ const struct cli_cmd cmd_status = {
 	"frozen, split-brain or broken, with what belongs to it), then each\n"
 	"replica left out of sync by a pool since closed.  With SET, pool\n"
 	"set files of this host (say, the replica's): whether each was\n"
-	"promoted.  Exit status 0 when all is connected and in sync, 1 when\n"
-	"something is degraded, resyncing, frozen, out of sync or promoted,\n"
-	"2 on split-brain, a broken handle or a file that cannot be read.\n",
+	"promoted or outdated.  Exit status 0 when all is connected and in\n"
+	"sync, 1 when something is degraded, resyncing, frozen, out of sync,\n"
+	"promoted or outdated, 3 on split-brain, a broken handle or a file\n"
+	"that cannot be read (2: a usage error).\n",
 	.opts = Status_opts,
 	.run = run_status,
 };

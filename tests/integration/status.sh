@@ -127,13 +127,13 @@ tu_check "--json: exit 1, three handles, two records" \
 tu_check "--json parses, numbers as numbers" json_ok 3 2 0
 
 status "$live" 3 split.set split-brain last_error promoted
-tu_check "split-brain: exit 2" \
-	tu_says 2 "$rpmem" status -- "state:        split-brain" \
+tu_check "split-brain: exit 3" \
+	tu_says 3 "$rpmem" status -- "state:        split-brain" \
 	"last error:   promoted"
 
 printf 'rpmem-handle-status 1\npid %s\n' "$live" >"$run/$live-4.status"
-tu_check "a malformed status: named, exit 2" \
-	tu_says 2 "$rpmem" status -- "$run/$live-4.status: malformed"
+tu_check "a malformed status: named, exit 3" \
+	tu_says 3 "$rpmem" status -- "$run/$live-4.status: malformed"
 rm -f "$run"/*.status "$RPMEM_STATE_DIR"/*.replica
 tu_check "nothing open, nothing out of sync: exit 0" \
 	tu_says 0 "$rpmem" status -- "no pool open through librpmem"
@@ -156,8 +156,8 @@ tu_check "a promoted set: exit 1, when and from which master" \
 tu_check "sets as JSON" tu_says 1 "$rpmem" status --json "$set_a" \
 	"$set_b" -- '"promoted": null' '"promoted": {"time": '"$now"
 tu_check "sets --json parses" json_ok 0 0 2
-tu_check "a missing set: exit 2" \
-	tu_says 2 "$rpmem" status "$tmp/none.set" -- "none.set: No such file"
+tu_check "a missing set: exit 3" \
+	tu_says 3 "$rpmem" status "$tmp/none.set" -- "none.set: No such file"
 tu_check "usage error: the tool's status 2" \
 	tu_says 2 "$rpmem" status --bogus -- "unknown option '--bogus'"
 
