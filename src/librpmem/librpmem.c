@@ -270,14 +270,12 @@ fabric_op(RPMEMpool *rpp, unsigned i, enum repl_op op, size_t off,
 	case REPL_FLUSH:
 		r = fabric_flush(rpp->fab, i, off, len,
 			flags & RPMEM_FLUSH_RELAXED, false);
-		if (!r && c->pend_end > c->pend_off) {
-			if (off < c->pend_off)
+		if (!r) {
+			bool none = c->pend_end == c->pend_off;
+			if (none || off < c->pend_off)
 				c->pend_off = off;
-			if (off + len > c->pend_end)
+			if (none || off + len > c->pend_end)
 				c->pend_end = off + len;
-		} else if (!r) {
-			c->pend_off = off;
-			c->pend_end = off + len;
 		}
 		return r;
 	case REPL_PERSIST:

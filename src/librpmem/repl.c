@@ -5,7 +5,6 @@
  * not in sync, and close; the knobs, record and status are repl_setup.c's
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,6 @@
 
 #include "clock.h"
 #include "log.h"
-#include "pool_hdr.h"
 #include "repl_int.h"
 
 #define AWAY_LANES_MAX 64	/* granted at an open without the replica */
@@ -45,7 +43,7 @@ repl_enter(RPMEMpool *rpp, enum rpmem_state to, const char *why)
 	if (why)
 		snprintf(rp->st.last_error, sizeof(rp->st.last_error), "%s",
 			why);
-	if (repl_rstate(rpp, from) != repl_rstate(rpp, to) || from != to)
+	if (from != to)
 		rp->st.since = (int64_t)time(NULL);
 	log_notice("'%s' on %s: %s -> %s%s%s (%zu bytes out of sync)",
 		rpp->desc, rpp->target.node, rstate_name(repl_rstate(rpp, from)),

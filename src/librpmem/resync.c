@@ -118,7 +118,6 @@ reconnect(RPMEMpool *rpp)
 	RPMEMpool *tmp = rpp_replica(rpp);
 	if (!tmp)
 		return -1;
-	tmp->no_headers = rpp->no_headers;
 	unsigned n = rpp->nlanes;
 	int r = rpp_connect(tmp, PROTO_MSG_OPEN, &n, NULL);
 	char msg[RSTATE_TEXT_MAX];

@@ -592,9 +592,8 @@ rpp_lanes(RPMEMpool *rpp, unsigned n)
 RPMEMpool *
 rpp_replica(const RPMEMpool *rpp)
 {
-	RPMEMpool *tmp = rpp_new(rpp->target_str, rpp->desc, rpp->pool_addr,
+	return rpp_new(rpp->target_str, rpp->desc, rpp->pool_addr,
 		rpp->pool_size);
-	return tmp;
 }
 
 /* rpp_start -- the shared body of rpmem_create and rpmem_open */

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "marker.h"
+#include "pool_hdr.h"
 
 /* per kind: the first line, the file suffix, and what it is called */
 static const struct {
@@ -382,4 +383,21 @@ marker_describe(const struct marker *m, char *buf, size_t len)
 	snprintf(buf, len, "promoted to a master on %s (it was a replica of "
 		"master %s%s%s)", date, m->master,
 		m->client[0] ? ", fenced client " : "", m->client);
+}
+
+/* marker_uuids_from_part -- the master's and pool set's uuids of part 0 */
+void
+marker_uuids_from_part(const char *part0, struct marker *m)
+{
+	int fd = open(part0, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	static __thread struct pool_hdr hdr;
+	ssize_t n = pread(fd, &hdr, sizeof(hdr), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(hdr) || !pool_hdr_valid(&hdr))
+		return;
+	/* a replica's previous replica is its master's part 0 */
+	marker_uuid_str(hdr.prev_repl_uuid, m->master);
+	marker_uuid_str(hdr.poolset_uuid, m->poolset);
 }

@@ -43,6 +43,13 @@ struct marker {
 	char host[MARKER_HOST_MAX];	/* outdated: the master's host */
 };
 
+/*
+ * marker_uuids_from_part -- the master's and the pool set's uuids from
+ * the pool header of the replica's part 0 at `part0`, when it has a valid
+ * one; nothing otherwise (a set without headers: "not known")
+ */
+void marker_uuids_from_part(const char *part0, struct marker *m);
+
 /* marker_suffix -- ".promoted" or ".outdated" */
 const char *marker_suffix(enum marker_kind kind);
 

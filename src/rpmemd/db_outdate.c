@@ -21,31 +21,16 @@
 #include "db_int.h"
 #include "log.h"
 #include "marker.h"
-#include "pool_hdr.h"
 
-/*
- * uuids_from_part0 -- the master's and the pool set's uuids from the
- * part-0 header of `desc`, when it has a valid one; nothing otherwise
- * (a set without headers, one never written: they are "not known")
- */
+/* uuids_from_part0 -- those of part 0 of `desc` (marker_uuids_from_part) */
 static void
 uuids_from_part0(struct db *db, const char *desc, struct marker *m)
 {
 	char *path;
 	if (db_set_part0(db, desc, &path))
 		return;
-	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	marker_uuids_from_part(path, m);
 	free(path);
-	if (fd < 0)
-		return;
-	static struct pool_hdr hdr;
-	ssize_t n = pread(fd, &hdr, sizeof(hdr), 0);
-	close(fd);
-	if (n != (ssize_t)sizeof(hdr) || !pool_hdr_valid(&hdr))
-		return;
-	/* a replica's previous replica is its master's part 0 */
-	marker_uuid_str(hdr.prev_repl_uuid, m->master);
-	marker_uuid_str(hdr.poolset_uuid, m->poolset);
 }
 
 /* uuids_from_attr -- the same from the attributes of an open pool */

@@ -21,7 +21,6 @@
 
 #include "librpmem.h"
 #include "marker.h"
-#include "pool_hdr.h"
 #include "poolset.h"
 #include "rpmem_tool.h"
 #include "tools.h"
@@ -88,10 +87,7 @@ this_host(char *buf, size_t len)
 	buf[len - 1] = '\0';
 }
 
-/*
- * hdr0_uuids -- the master's and the pool set's uuids from the part-0
- * header of the set `path`, when it has a valid one
- */
+/* hdr0_uuids -- those of part 0 of the set `path` (its master replica) */
 static void
 hdr0_uuids(const char *path, struct marker *m)
 {
@@ -99,19 +95,10 @@ hdr0_uuids(const char *path, struct marker *m)
 	char err[POOLSET_ERR_MAX];
 	if (poolset_parse_file(path, &set, err, sizeof(err)))
 		return;
-	int fd = set->nreplicas && set->replicas[0].nparts &&
-		!set->replicas[0].remote ? open(set->replicas[0].parts[0].path,
-		O_RDONLY | O_CLOEXEC) : -1;
+	if (set->nreplicas && set->replicas[0].nparts &&
+			!set->replicas[0].remote)
+		marker_uuids_from_part(set->replicas[0].parts[0].path, m);
 	poolset_free(set);
-	if (fd < 0)
-		return;
-	static struct pool_hdr hdr;
-	ssize_t n = pread(fd, &hdr, sizeof(hdr), 0);
-	close(fd);
-	if (n != (ssize_t)sizeof(hdr) || !pool_hdr_valid(&hdr))
-		return;
-	marker_uuid_str(hdr.prev_repl_uuid, m->master);
-	marker_uuid_str(hdr.poolset_uuid, m->poolset);
 }
 
 /* outdate_run -- rpmem outdate [--clear] [--master HOST] POOLSET */

@@ -8,6 +8,10 @@
 #   fo_rmtmp         remove it (FAILOVER_KEEP=1 keeps it and says where)
 #   fo_exit_trap CMD at exit: SIGKILL $app_pid if set, eval CMD, fo_rmtmp
 #   bad MSG          one failed assertion, counted in $fails
+#   run CMD...       CMD's status in rc, its output in $tmp/out and err
+#   refused NAME STATUS ERE CMD...
+#                    CMD fails with STATUS (-: any non-zero), its stderr
+#                    matching ERE
 #   fo_replica_check PART SIZE LOG
 #                    every commit txlog logged in LOG is in a promoted
 #                    copy of the replica part file PART, none half applied
@@ -61,6 +65,26 @@ fo_exit() {
 bad() {
 	echo "FAIL: $*"
 	fails=$((fails + 1))
+}
+
+# run -- "$@" with its status in rc, its output in $tmp/out and err
+run() {
+	rc=0
+	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+}
+
+# refused -- "$@" fails with status $2 (any non-zero: -) and stderr
+# matching ERE $3; $1 names it
+refused() {
+	local what=$1 want=$2 re=$3
+	shift 3
+	run "$@"
+	if ((rc == 0)) || [[ $want != - && $rc != "$want" ]] ||
+			! grep -Eq -- "$re" "$tmp/err"; then
+		bad "$what: status $rc, stderr: $(<"$tmp/err")"
+		return 1
+	fi
+	echo "--- ok: $what"
 }
 
 # fo_replica_check -- txlog check of a promoted copy of replica part $1

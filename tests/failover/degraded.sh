@@ -156,6 +156,13 @@ start_app() {
 	app_pid=$!
 }
 
+# stop_at N -- once N commits are logged, stop the application: it must
+# exit 0
+stop_at() {
+	wait_commits "$1" 60
+	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+}
+
 # stop_app -- ask it to stop; its exit status
 stop_app() {
 	: >"$tmp/stop"
@@ -242,8 +249,7 @@ sc_continue() {
 	n1=$(commits)
 	kill -0 "$app_pid" 2>/dev/null ||
 		bad "the resync did not end while the application ran"
-	wait_commits $((n1 + 200)) 60
-	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	stop_at $((n1 + 200))
 	logged "connected -> degraded"
 	logged "degraded -> resyncing"
 	logged "resyncing -> connected"
@@ -262,8 +268,7 @@ sc_away() {
 	harness_restart_sshd "$tmp/b" || return
 	wait_state connected 60 || return
 	echo "$me: backup back to in sync: $(($(now_ms) - t0)) ms"
-	wait_commits $(($(commits) + 100)) 60
-	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	stop_at $(($(commits) + 100))
 	after
 }
 
@@ -284,8 +289,7 @@ sc_crash() {
 	harness_restart_sshd "$tmp/b" || return
 	start_app RPMEM_ON_REPLICA_LOSS=continue
 	wait_state connected 60 || return
-	wait_commits $(($(commits) + 100)) 60
-	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	stop_at $(($(commits) + 100))
 	by_difference "after a crash, hashes found"
 	after
 }
@@ -297,8 +301,7 @@ sc_resume() {
 	harness_stop_sshd "$tmp/b"
 	kill_rpmemd
 	wait_state degraded 30
-	wait_commits $(($(commits) + 300)) 60
-	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	stop_at $(($(commits) + 300))
 	grep -q '^ranges_known 1' "$tmp/state/"*.replica &&
 		grep -q '^range ' "$tmp/state/"*.replica ||
 		bad "a clean close while degraded recorded no ranges"
@@ -308,8 +311,7 @@ sc_resume() {
 	wait_state connected 60 || return
 	grep -q 'resyncing -> connected' "$tmp/client.log" ||
 		bad "no resync before the open under fail"
-	wait_commits $(($(commits) + 100)) 60
-	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	stop_at $(($(commits) + 100))
 	after
 }
 
@@ -338,8 +340,7 @@ sc_fence_ok() {
 	wait_state connected 60 || return
 	[[ ! -e $psd/app.set.outdated ]] ||
 		bad "the outdated mark outlived the resync"
-	wait_commits $(($(commits) + 100)) 60
-	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	stop_at $(($(commits) + 100))
 	after
 }
 
@@ -359,8 +360,7 @@ sc_fence_hold() {
 	(($(commits) == n0)) || bad "commits went on while frozen"
 	harness_restart_sshd "$tmp/b" || return
 	wait_state connected 60 || return
-	wait_commits $((n0 + 100)) 60
-	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	stop_at $((n0 + 100))
 	after
 }
 

@@ -33,12 +33,6 @@ fo_tmp
 # shellcheck disable=SC2016 # expanded at exit
 fo_exit_trap 'harness_stop_sshd "$tmp"'
 
-# run -- "$@" with its status in rc, its output in $tmp/out and err
-run() {
-	rc=0
-	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
-}
-
 # must -- "$@" exits 0; $1 names it
 must() {
 	local what=$1
@@ -46,20 +40,6 @@ must() {
 	run "$@"
 	if ((rc != 0)); then
 		bad "$what: status $rc: $(cat "$tmp/out" "$tmp/err")"
-		return 1
-	fi
-	echo "--- ok: $what"
-}
-
-# refused -- "$@" fails with status $2 (any non-zero: -) and stderr
-# matching ERE $3; $1 names it
-refused() {
-	local what=$1 want=$2 re=$3
-	shift 3
-	run "$@"
-	if ((rc == 0)) || [[ $want != - && $rc != "$want" ]] ||
-			! grep -Eq -- "$re" "$tmp/err"; then
-		bad "$what: status $rc, stderr: $(<"$tmp/err")"
 		return 1
 	fi
 	echo "--- ok: $what"

@@ -27,12 +27,6 @@ fo_tmp
 # shellcheck disable=SC2016 # expanded at exit
 fo_exit_trap 'harness_stop_sshd "$tmp"'
 
-# run -- "$@" with its status in rc, its output in $tmp/out and err
-run() {
-	rc=0
-	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
-}
-
 # must -- "$@" exits 0 and its stdout and stderr match ERE $2 ("": any);
 # $1 names it
 must() {
@@ -42,20 +36,6 @@ must() {
 	if ((rc != 0)) || { [[ -n $re ]] &&
 			! grep -Eq -- "$re" "$tmp/out" "$tmp/err"; }; then
 		bad "$what: status $rc: $(cat "$tmp/out" "$tmp/err")"
-		return 1
-	fi
-	echo "--- ok: $what"
-}
-
-# refused -- "$@" fails with status $2 (any non-zero: -) and stderr
-# matching ERE $3; $1 names it
-refused() {
-	local what=$1 want=$2 re=$3
-	shift 3
-	run "$@"
-	if ((rc == 0)) || [[ $want != - && $rc != "$want" ]] ||
-			! grep -Eq -- "$re" "$tmp/err"; then
-		bad "$what: status $rc, stderr: $(<"$tmp/err")"
 		return 1
 	fi
 	echo "--- ok: $what"
