@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "librpmem.h"
@@ -222,6 +223,44 @@ START_TEST(test_record_in_sync_after_a_sync)
 }
 END_TEST
 
+/* an open that cannot reach its replica, and what it must say */
+static const struct {
+	const char *policy;
+	mode_t dir_mode;		/* of RPMEM_STATE_DIR */
+	const char *says;		/* "" : nothing of a record */
+} Away[] = {
+	{ "fail", 0700, "" },
+	{ "continue", 0700, "no record of the replica on this host" },
+	{ "continue", 0777, "(no state directory)" },
+};
+
+/* without a record (or a state directory) no open goes on without it */
+START_TEST(test_open_without_a_record_fails_and_says_why)
+{
+	char dir[] = "/tmp/check_repl.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chmod(dir, Away[_i].dir_mode), 0);
+	setenv("RPMEM_STATE_DIR", dir, 1);
+	setenv("RPMEM_ON_REPLICA_LOSS", Away[_i].policy, 1);
+	setenv("RPMEM_SSH", "/bin/false", 1);	/* the replica: unreachable */
+	size_t size = 1 << 20;
+	void *pool = tu_pool_map(size);
+	unsigned nlanes = 1;
+	RPMEMpool *rpp = rpmem_open("127.0.0.1", "x.set", pool, size,
+		&nlanes, NULL);
+	ck_assert_ptr_null(rpp);
+	const char *msg = rpmem_errormsg();
+	if (*Away[_i].says)
+		ck_assert_msg(strstr(msg, Away[_i].says), "'%s' does not say "
+			"'%s'", msg, Away[_i].says);
+	else
+		ck_assert_msg(!strstr(msg, "record"), "'%s'", msg);
+	unsetenv("RPMEM_ON_REPLICA_LOSS");
+	unsetenv("RPMEM_STATE_DIR");
+	ck_assert_int_eq(tu_rmtree(dir), 0);
+}
+END_TEST
+
 /* repl_suite -- every case above */
 static Suite *
 repl_suite(void)
@@ -235,6 +274,7 @@ repl_suite(void)
 	TU_LOOP(tc, test_outdate_remote_refuses_bad_arguments, Outdate);
 	tcase_add_test(tc, test_outdate_needs_a_handle);
 	tcase_add_test(tc, test_record_in_sync_after_a_sync);
+	TU_LOOP(tc, test_open_without_a_record_fails_and_says_why, Away);
 	return tu_suite_add(s, tc);
 }
 
