@@ -1,0 +1,476 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# pacemaker.sh -- automatic failover of a replicated pool under a real
+# Pacemaker and Corosync cluster (issue 25; RELIABILITY F1-F4, D5-D6)
+#
+# Three nodes, each in its own namespaces (cluster.sh): n1 and n2 hold a
+# copy of the pool, n3 only votes.  The pool is a promotable clone of
+# ocf:rpmem:pool (src/ocf/pool); the application (tests/failover/txlog,
+# Debian's libpmemobj, logging each commit it saw to a file per node) is
+# an ocf:heartbeat:anything colocated with the Promoted role, with
+# RPMEM_ON_REPLICA_LOSS=fence and crm-fence-peer as its handler.  One
+# cluster for every scenario, in order (SCENARIOS= runs a prefix):
+#   agent  ocf-tester, and the monitor against a stopped, replica, master,
+#          outdated and fenced copy (a second clone, never started)
+#   p1     the master's node killed: the replica promoted, the
+#          application on it; figure: loss to its first commit
+#   p2     that node back: Unpromoted, resynced by difference while the
+#          application runs, its fence removed; figure: resync bytes
+#   p3     the master cut off: the majority promotes the other copy; the
+#          cut-off side acknowledges nothing the new master lacks; healed,
+#          one master, the other resynced
+#   p4     the replica's node killed: the application goes on (the stale
+#          copy fenced); back, resynced, the fence gone
+#   p5     a planned switch-over (the Promoted role moved); figure
+#   p6     the whole cluster crashed while the replica was stale, and
+#          started again: the node with the newest copy is promoted
+# At the end, the application stopped: every logged commit is in the
+# pool, none half applied (txlog check) and `rpmem verify` finds the two
+# copies equal.  CLUSTER_TOKEN (ms, default 1000) sets corosync's token.
+# Needs root and Debian's pacemaker and corosync (exit 77 otherwise).
+set -uo pipefail
+me=pacemaker.sh
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../failover/common.sh
+. "$here/../failover/common.sh"
+# shellcheck source-path=SCRIPTDIR source=cluster.sh
+. "$here/cluster.sh"
+
+SCENARIOS=${SCENARIOS:-agent p1 p2 p3 p4 p5 p6}
+SIZE=32M
+src=$(cd "$here/../.." && pwd)
+
+# the cluster's directory must be seen by every node: not /dev/shm,
+# which each node has a tmpfs of its own over
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-pacemaker.XXXXXX")
+fo_exit_trap 'cluster_stop'
+rc=0
+cluster_start "$tmp/c" 3 || rc=$?
+if ((rc == 77)); then
+	echo "$me: skipped (cluster_start)"
+	exit 77
+fi
+((rc == 0)) || { bad "the cluster does not start"; exit 1; }
+
+# ------------------------------------------------------------- the setup
+
+# now -- seconds since the epoch, with nanoseconds
+now() {
+	date +%s.%N
+}
+
+# secs T0 T1 -- T1 - T0 with two decimals
+secs() {
+	echo "$1 $2" | awk '{ printf "%.2f", $2 - $1 }'
+}
+
+# ip_of nX -- the node's address
+ip_of() {
+	echo "198.18.0.${1#n}"
+}
+
+# RPMEM_SSH for librpmem on the nodes: a lost peer is noticed within
+# about two seconds, an unreachable one refused within one
+cat >"$tmp/rssh" <<EOF
+#!/bin/sh
+exec $CLUSTER_SSH -o ServerAliveInterval=1 -o ServerAliveCountMax=2 \
+	-o ConnectTimeout=1 "\$@"
+EOF
+rpmemd_cmd=$(harness_rpmemd_cmd /srv/psd /srv/rpmemd.log)
+# what every librpmem process on a node runs with
+node_env=(LD_LIBRARY_PATH="$libs" PMEM_IS_PMEM_FORCE=1
+	RPMEM_SSH="$tmp/rssh" RPMEM_CMD="$rpmemd_cmd"
+	RPMEM_STATE_DIR=/srv/state)
+# the application resource's program
+{
+	echo '#!/bin/sh'
+	printf 'exec env'
+	printf ' %q' "${node_env[@]}" RPMEM_ON_REPLICA_LOSS=fence \
+		RPMEM_FENCE_PEER_CMD="$src/src/ocf/crm-fence-peer --resource pool-clone" \
+		RPMEM_RECONNECT_MIN_MS=200 RPMEM_RECONNECT_MAX_MS=1000 \
+		RPMEM_LOG_LEVEL=notice RPMEM_LOG_FILE=/srv/librpmem.log \
+		TXLOG_PAUSE_US=3000 "$txlog" run /srv/app.set
+	# shellcheck disable=SC2016 # expanded by the program, on its node
+	printf ' %q.$(uname -n)\n' "$tmp/committed"
+} >"$tmp/app"
+chmod 755 "$tmp/rssh" "$tmp/app"
+
+# each data node: its copy's set in rpmemd's poolset-dir, the master set
+# naming the other node's copy, librpmem's state directory
+for n in n1 n2; do
+	peer=n1
+	[[ $n == n1 ]] && peer=n2
+	s=$tmp/c/$n/srv
+	mkdir -p "$s/psd" "$s/state"
+	printf 'PMEMPOOLSET\n%s /srv/pool.0\n' "$SIZE" >"$s/psd/pool.set"
+	printf 'PMEMPOOLSET\n%s /srv/pool.0\nREPLICA root@%s pool.set\n' \
+		"$SIZE" "$(ip_of "$peer")" >"$s/app.set"
+done
+
+# on NODE CMD... -- CMD on the node with librpmem's environment
+on() {
+	local n=$1
+	shift
+	cluster_exec "$n" env "${node_env[@]}" "$@"
+}
+
+# crm NODE CMD... -- a Pacemaker command on the node, its output kept
+crm() {
+	cluster_exec "$@"
+}
+
+if ! on n1 "$txlog" create /srv/app.set >"$tmp/create.out" 2>&1; then
+	bad "the pool is not created: $(<"$tmp/create.out")"
+	exit 1
+fi
+
+# pool_xml ID CLONE SET MASTER -- a promotable clone of ocf:rpmem:pool
+pool_xml() {
+	cat <<EOF
+<clone id="$2">
+  <meta_attributes id="$2-meta">
+    <nvpair id="$2-promotable" name="promotable" value="true"/>
+    <nvpair id="$2-promoted-max" name="promoted-max" value="1"/>
+    <nvpair id="$2-clone-max" name="clone-max" value="2"/>
+    <nvpair id="$2-notify" name="notify" value="true"/>
+    ${5:-}
+  </meta_attributes>
+  <primitive id="$1" class="ocf" provider="rpmem" type="pool">
+    <instance_attributes id="$1-params">
+      <nvpair id="$1-replica_set" name="replica_set" value="$3"/>
+      <nvpair id="$1-master_set" name="master_set" value="$4"/>
+      <nvpair id="$1-rpmem" name="rpmem" value="$rpmem"/>
+      <nvpair id="$1-state_dir" name="state_dir" value="/srv/state"/>
+    </instance_attributes>
+    <operations>
+      <op id="$1-monitor-p" name="monitor" interval="3s" role="Promoted" timeout="30s"/>
+      <op id="$1-monitor-u" name="monitor" interval="4s" role="Unpromoted" timeout="30s"/>
+      <op id="$1-start" name="start" interval="0" timeout="60s"/>
+      <op id="$1-promote" name="promote" interval="0" timeout="90s"/>
+      <op id="$1-demote" name="demote" interval="0" timeout="60s"/>
+    </operations>
+  </primitive>
+</clone>
+EOF
+}
+
+# configure -- the resources and constraints (the README shows the same)
+configure() {
+	crm n1 cibadmin -C -o resources -X "$(pool_xml pool pool-clone \
+		/srv/psd/pool.set /srv/app.set)" &&
+	crm n1 cibadmin -C -o resources -X "
+<primitive id=\"app\" class=\"ocf\" provider=\"heartbeat\" type=\"anything\">
+  <instance_attributes id=\"app-params\">
+    <nvpair id=\"app-binfile\" name=\"binfile\" value=\"$tmp/app\"/>
+    <nvpair id=\"app-errlogfile\" name=\"errlogfile\" value=\"/srv/app.err\"/>
+  </instance_attributes>
+  <operations>
+    <op id=\"app-monitor\" name=\"monitor\" interval=\"2s\" timeout=\"20s\"/>
+  </operations>
+</primitive>" &&
+	crm n1 cibadmin -C -o constraints -X '
+<rsc_location id="pool-not-n3" rsc="pool-clone" node="n3" score="-INFINITY"/>' &&
+	crm n1 cibadmin -C -o constraints -X '
+<rsc_colocation id="app-with-promoted" rsc="app" with-rsc="pool-clone" with-rsc-role="Promoted" score="INFINITY"/>' &&
+	crm n1 cibadmin -C -o constraints -X '
+<rsc_order id="app-after-promote" first="pool-clone" first-action="promote" then="app" then-action="start" kind="Mandatory"/>'
+}
+
+# master -- the node where the pool is Promoted, as n3 sees it
+master() {
+	cluster_promoted n3 pool-clone
+}
+
+# fence NODE CMD -- a function of the agent's rpmem-ocf.sh on the node
+fence() {
+	cluster_exec "$1" sh -c ". '$src/src/ocf/rpmem-ocf.sh' && $2"
+}
+
+# fence_holder -- the node the fence constraint leaves promotable
+fence_holder() {
+	fence n3 "rpmem_fence_holder pool-clone"
+}
+
+# has_master -- the pool is Promoted somewhere
+has_master() {
+	[[ -n $(master) ]]
+}
+
+# fenced_for NODE -- the fence keeps only NODE promotable
+fenced_for() {
+	[[ $(fence_holder) == "$1" ]]
+}
+
+# is_master NODE -- the pool is Promoted on NODE
+is_master() {
+	[[ $(master) == "$1" ]]
+}
+
+# logged NODE -- how many commits the application logged on the node
+logged() {
+	local f=$tmp/committed.$1
+	[[ -f $f ]] && wc -l <"$f" || echo 0
+}
+
+# last_logged NODE -- the last commit logged there (0: none)
+last_logged() {
+	local f=$tmp/committed.$1
+	[[ -s $f ]] && tail -n 1 "$f" || echo 0
+}
+
+# grows NODE N -- wait until the node's log has N more lines than now
+grows() {
+	local f=$tmp/committed.$1 want
+	want=$(($(logged "$1") + $2))
+	cluster_wait 60 bash -c "[[ -f '$f' ]] && (( \$(wc -l <'$f') >= $want ))"
+}
+
+# handle_field NODE FIELD -- a field of the live handle on the node
+handle_field() {
+	on "$1" "$rpmem" status --json 2>/dev/null |
+		jq -r "[.handles[]][0].$2 // empty"
+}
+
+# in_sync NODE -- the master on NODE reports its replica connected and
+# the fence is gone
+in_sync() {
+	[[ $(handle_field "$1" state) == connected ]] && [[ -z $(fence_holder) ]]
+}
+
+# other NODE -- the other data node
+other() {
+	[[ $1 == n1 ]] && echo n2 || echo n1
+}
+
+# ---------------------------------------------------------- the scenarios
+
+# sc_agent -- ocf-tester and the monitor's answers, on n3's own pair
+sc_agent() {
+	local s=$tmp/c/n3/srv
+	mkdir -p "$s/psd" "$s/state"
+	printf 'PMEMPOOLSET\n16M /srv/probe.0\n' >"$s/psd/probe.set"
+	printf 'PMEMPOOLSET\n16M /srv/peer.0\n' >"$s/psd/peer.set"
+	printf 'PMEMPOOLSET\n16M /srv/probe.0\nREPLICA root@%s peer.set\n' \
+		"$(ip_of n3)" >"$s/probe-master.set"
+	on n3 "$txlog" create /srv/probe-master.set >"$tmp/out" 2>&1 ||
+		{ bad "agent: the probe pool: $(<"$tmp/out")"; return; }
+	# a clone Pacemaker never starts, for the agent's own instance
+	crm n3 cibadmin -C -o resources -X "$(pool_xml probe probe-clone \
+		/srv/psd/probe.set /srv/probe-master.set \
+		'<nvpair id="probe-clone-target-role" name="target-role" value="Stopped"/>')" ||
+		{ bad "agent: the probe clone"; return; }
+	local -a params=(-o replica_set=/srv/psd/probe.set
+		-o master_set=/srv/probe-master.set -o rpmem="$rpmem"
+		-o state_dir=/srv/state)
+	if on n3 ocf-tester -n probe "${params[@]}" \
+			/usr/lib/ocf/resource.d/rpmem/pool >"$tmp/ocft" 2>&1; then
+		echo "--- ok: ocf-tester: $(tail -n 1 "$tmp/ocft")"
+	else
+		bad "ocf-tester: $(tail -n 15 "$tmp/ocft")"
+	fi
+	fence n3 "rpmem_fence_remove probe-clone n3"
+
+	# agent ACTION -- the agent's action on the probe instance; status
+	agent() {
+		on n3 OCF_ROOT=/usr/lib/ocf OCF_RESOURCE_INSTANCE=probe \
+			OCF_RESKEY_replica_set=/srv/psd/probe.set \
+			OCF_RESKEY_master_set=/srv/probe-master.set \
+			OCF_RESKEY_rpmem="$rpmem" OCF_RESKEY_state_dir=/srv/state \
+			/usr/lib/ocf/resource.d/rpmem/pool "$1" >/dev/null 2>&1
+	}
+	# score -- the probe's promotion score on n3 (none: not set)
+	score() {
+		on n3 OCF_RESOURCE_INSTANCE=probe crm_attribute --promotion \
+			-G -q 2>/dev/null || echo none
+	}
+	# each row: what monitor must answer, the score, after the step
+	local -a rows=(
+		"7|none|true"				# stopped
+		"0|100|agent start"			# a replica
+		"8|1000|agent promote"			# the master
+		"0|100|agent demote"			# a replica again
+		"0|none|on n3 \"\$rpmem\" outdate /srv/psd/probe.set"
+		"0|100|on n3 \"\$rpmem\" outdate --clear /srv/psd/probe.set"
+		"0|none|fence n3 'rpmem_fence_place probe-clone n1'"
+		"0|100|fence n3 'rpmem_fence_remove probe-clone n1'"
+		"7|none|agent stop"
+	)
+	local row want_rc want_score step got
+	for row in "${rows[@]}"; do
+		IFS='|' read -r want_rc want_score step <<<"$row"
+		eval "$step" >/dev/null 2>&1 || bad "agent: '$step' failed"
+		agent monitor
+		got=$?
+		[[ $got == "$want_rc" ]] ||
+			bad "agent: after '$step' monitor says $got, not $want_rc"
+		[[ $(score) == "$want_score" ]] ||
+			bad "agent: after '$step' the score is $(score), not $want_score"
+	done
+	# an outdated copy is never promoted
+	agent start
+	on n3 "$rpmem" outdate /srv/psd/probe.set >/dev/null 2>&1
+	agent promote && bad "agent: an outdated copy was promoted"
+	agent stop
+	crm n3 cibadmin -D -o resources --xpath "//clone[@id='probe-clone']" \
+		>/dev/null 2>&1
+	echo "--- ok: the agent's monitor: stopped 7, replica 0, master 8, outdated and fenced unpromotable"
+}
+
+# sc_p1 -- the master's node killed: the replica takes over by itself
+sc_p1() {
+	local m r t0 t1 first
+	m=$(master) r=$(other "$m")
+	echo "--- P1: $m (master) killed; $r holds the replica"
+	t0=$(now)
+	cluster_kill "$m"
+	cluster_wait 120 test -s "$tmp/committed.$r" ||
+		{ bad "P1: the application does not commit on $r"; return; }
+	t1=$(now)
+	first=$(head -n 1 "$tmp/committed.$r")
+	[[ $(master) == "$r" ]] || bad "P1: $r is not the master"
+	[[ $(fence_holder) == "$r" ]] || bad "P1: $m's copy is not fenced"
+	((first == $(last_logged "$m") + 1)) ||
+		bad "P1: $r's first commit is $first after $m's last $(last_logged "$m")"
+	P1_RTO=$(secs "$t0" "$t1")
+	echo "--- P1: loss of the master to the first commit on $r: $P1_RTO s"
+	DOWN=$m
+}
+
+# sc_p2 -- the old master's node back: it rejoins as the replica
+sc_p2() {
+	local m=$DOWN r
+	r=$(other "$m")
+	echo "--- P2: $m back"
+	cluster_boot "$m"
+	cluster_wait_online "$m" || { bad "P2: $m does not come back"; return; }
+	cluster_wait 120 in_sync "$r" ||
+		{ bad "P2: $m's copy is not resynced (fence: $(fence_holder))"; return; }
+	[[ $(master) == "$r" ]] || bad "P2: the master moved to $(master)"
+	cluster_running n3 pool-clone | grep -qx "$m Unpromoted" ||
+		bad "P2: $m is not Unpromoted: $(cluster_running n3 pool-clone)"
+	grows "$r" 20 || bad "P2: the application stopped during the resync"
+	P2_BYTES=$(handle_field "$r" resync_total)
+	echo "--- P2: $m resynced by difference: ${P2_BYTES:-?} bytes of $SIZE, no person"
+	DOWN=
+}
+
+# sc_p3 -- the master cut off: the majority promotes the other copy
+sc_p3() {
+	local m r base first last_cut
+	m=$(master) r=$(other "$m")
+	grows "$m" 20 || bad "P3: no commits on $m before the cut"
+	base=$(logged "$r")
+	echo "--- P3: $m (master) cut off"
+	cluster_cut "$m"
+	grows "$r" 1 || { bad "P3: the application does not commit on $r"; }
+	[[ $(master) == "$r" ]] || bad "P3: the majority did not promote $r"
+	first=$(sed -n "$((base + 1))p" "$tmp/committed.$r")
+	cluster_heal "$m"
+	cluster_wait_online "$m" || bad "P3: $m does not rejoin"
+	cluster_wait 120 in_sync "$r" ||
+		{ bad "P3: $m's copy is not resynced (fence: $(fence_holder))"; return; }
+	# the cut-off side acknowledged nothing past what the new master had
+	last_cut=$(last_logged "$m")
+	((last_cut < first)) ||
+		bad "P3: $m acknowledged commit $last_cut; $r went on from $first"
+	[[ $(cluster_promoted n3 pool-clone | wc -l) == 1 ]] ||
+		bad "P3: not one master: $(cluster_promoted n3 pool-clone)"
+	echo "--- P3: $m's last commit $last_cut, $r went on at $first; healed, one master ($r), $m resynced"
+}
+
+# sc_p4 -- the replica's node lost: the application goes on
+sc_p4() {
+	local m r
+	m=$(master) r=$(other "$m")
+	echo "--- P4: $r (replica) killed"
+	cluster_kill "$r"
+	grows "$m" 50 || bad "P4: the application stopped without its replica"
+	cluster_wait 60 fenced_for "$m" ||
+		bad "P4: $r's stale copy is not fenced (fence: $(fence_holder))"
+	[[ $(handle_field "$m" state) == degraded ]] ||
+		bad "P4: the handle is $(handle_field "$m" state), not degraded"
+	cluster_boot "$r"
+	cluster_wait_online "$r" || bad "P4: $r does not come back"
+	cluster_wait 120 in_sync "$m" ||
+		bad "P4: $r's copy is not resynced (fence: $(fence_holder))"
+	echo "--- P4: the application went on degraded; $r back and resynced, the fence gone"
+}
+
+# sc_p5 -- a planned switch-over
+sc_p5() {
+	local m r t0 t1 base
+	m=$(master) r=$(other "$m")
+	base=$(last_logged "$r")
+	echo "--- P5: the Promoted role moved from $m to $r"
+	t0=$(now)
+	crm n3 crm_resource --move --promoted -r pool-clone -N "$r" \
+		>"$tmp/out" 2>&1 || bad "P5: crm_resource --move: $(<"$tmp/out")"
+	cluster_wait 120 bash -c "[[ \$(tail -n 1 '$tmp/committed.$r' 2>/dev/null || echo 0) -gt $base ]]" ||
+		bad "P5: the application does not commit on $r"
+	t1=$(now)
+	P5_SWITCH=$(secs "$t0" "$t1")
+	crm n3 crm_resource --clear -r pool-clone >/dev/null 2>&1
+	local first
+	first=$(awk -v b="$base" '$1 > b { print; exit }' "$tmp/committed.$r")
+	((first == $(last_logged "$m") + 1)) ||
+		bad "P5: $r went on at $first after $m's last $(last_logged "$m")"
+	cluster_wait 120 in_sync "$r" || bad "P5: $m's copy is not resynced"
+	echo "--- P5: switch-over to the first commit on $r: $P5_SWITCH s"
+}
+
+# sc_p6 -- the whole cluster crashed with the replica stale, restarted
+sc_p6() {
+	local m r
+	m=$(master) r=$(other "$m")
+	echo "--- P6: $r (replica) killed, $m goes on, then every node killed"
+	cluster_kill "$r"
+	cluster_wait 60 fenced_for "$m" ||
+		bad "P6: $r is not fenced"
+	grows "$m" 30 || bad "P6: no commits on $m alone"
+	local n
+	for n in "$m" n3; do
+		cluster_kill "$n"
+	done
+	# the stale node first: it must wait for the one with the data
+	cluster_boot "$r"
+	cluster_boot n3
+	cluster_wait_online "$r" n3 || bad "P6: $r and n3 do not form a cluster"
+	cluster_boot "$m"
+	cluster_wait_online "$m" "$r" n3 || bad "P6: $m does not rejoin"
+	cluster_wait 120 is_master "$m" ||
+		bad "P6: $(master) promoted, not $m, which has the newest copy"
+	cluster_wait 120 in_sync "$m" || bad "P6: $r is not resynced"
+	grows "$m" 20 || bad "P6: the application does not run on $m"
+	echo "--- P6: after the restart $m (the newest copy) is the master; $r resynced"
+}
+
+configure || { bad "the configuration is refused"; exit 1; }
+cluster_wait 120 has_master ||
+	{ bad "the pool is not promoted anywhere"; exit 1; }
+grows "$(master)" 50 ||
+	{ bad "the application does not run: $(cat "$tmp"/c/*/srv/app.err 2>/dev/null)"; exit 1; }
+cluster_wait 60 in_sync "$(master)" ||
+	bad "the first master's replica is not in sync"
+echo "--- the pool is promoted on $(master), the application commits"
+
+DOWN=
+for sc in $SCENARIOS; do
+	"sc_$sc"
+done
+
+# the end: the application stopped, every commit there, the copies equal
+m=$(master)
+crm n3 crm_resource -r app --meta -p target-role -v Stopped >/dev/null 2>&1
+app_stopped() {
+	[[ -z $(cluster_running n3 app) ]]
+}
+cluster_wait 60 app_stopped || bad "the application does not stop"
+cat "$tmp"/committed.n? >"$tmp/all"
+on "$m" "$txlog" check /srv/app.set "$tmp/all" >"$tmp/check" 2>&1 ||
+	bad "a logged commit is missing or half applied: $(<"$tmp/check")"
+on "$m" "$rpmem" verify /srv/app.set >"$tmp/verify" 2>&1 ||
+	bad "the copies differ: $(<"$tmp/verify")"
+echo "--- $(wc -l <"$tmp/all") commits logged, all in the pool; $(grep -c equal "$tmp/verify") replica equal"
+printf -- '--- figures: P1 RTO %s s (token %s ms); P2 resync %s bytes; P5 switch-over %s s\n' \
+	"${P1_RTO:-?}" "${CLUSTER_TOKEN:-1000}" "${P2_BYTES:-?}" "${P5_SWITCH:-?}"
+fo_end "the pool failed over, back and over again by itself"
