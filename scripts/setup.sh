@@ -21,6 +21,8 @@ packages=(
 	iproute2 procps
 	debhelper dpkg-dev lintian
 	valgrind liblsan0
+	# the cluster tests, and what the rpmem-ocf package depends on
+	pacemaker corosync pacemaker-cli-utils resource-agents libxml2-utils jq
 )
 
 missing=()

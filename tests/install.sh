@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # install.sh -- make install honours DESTDIR: the library with PMDK's file
-# and link names, the header, pkg-config file, programs and every man
-# page (with the per-function links) land under DESTDIR only; a program
-# builds against what was installed; make uninstall takes it all back.
+# and link names, the header, pkg-config file, programs, every man page
+# (with the per-function links) and the Pacemaker agent with its helpers
+# (below OCF_ROOT, executable but for the sourced rpmem-ocf.sh) land under
+# DESTDIR only; a program builds against what was installed; make
+# uninstall takes it all back.
 set -euo pipefail
 # a make of our own, not a child of make check's (no -w, no jobserver)
 unset MAKEFLAGS MFLAGS MAKELEVEL
@@ -28,10 +30,11 @@ nothing_left() {
 vars=$(make -s -C "$top_builddir" --no-print-directory -f - print <<'MK'
 include Makefile
 print:
-	@echo "$(bindir) $(libdir) $(includedir) $(mandir) $(bashcompdir)"
+	@echo "$(bindir) $(libdir) $(includedir) $(mandir) $(bashcompdir)" \
+		"$(ocfrootdir)"
 MK
 )
-read -r bindir libdir includedir mandir bashcompdir <<<"$vars"
+read -r bindir libdir includedir mandir bashcompdir ocfrootdir <<<"$vars"
 
 make -s -C "$top_builddir" install DESTDIR="$dest" >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; echo "FAIL: make install"; exit 1; }
@@ -42,7 +45,9 @@ want=(
 	"$libdir/pkgconfig/librpmem.pc" "$includedir/librpmem.h"
 	"$mandir/man7/librpmem.7" "$mandir/man1/rpmemd.1" "$mandir/man1/rpmem.1"
 	"$mandir/man5/rpmemd.conf.5" "$mandir/man5/poolset.5"
-	"$bashcompdir/rpmem"
+	"$bashcompdir/rpmem" "$mandir/man7/ocf_rpmem_pool.7"
+	"$ocfrootdir/resource.d/rpmem/pool"
+	"$ocfrootdir/lib/rpmem/crm-fence-peer" "$ocfrootdir/lib/rpmem/rpmem-ocf.sh"
 )
 for f in create open close set_attr remove persist flush drain \
 		deep_persist read check_version errormsg; do
@@ -56,6 +61,17 @@ for f in "${want[@]}"; do
 done
 if [ "$(readlink "$dest$libdir/librpmem.so.1")" != librpmem.so.1.0.0 ]; then
 	echo "FAIL: librpmem.so.1 does not link to librpmem.so.1.0.0"
+	fail=1
+fi
+# Pacemaker runs the agent, librpmem the handler; both source the library
+for f in resource.d/rpmem/pool lib/rpmem/crm-fence-peer; do
+	if [ -e "$dest$ocfrootdir/$f" ] && [ ! -x "$dest$ocfrootdir/$f" ]; then
+		echo "FAIL: $ocfrootdir/$f is not executable"
+		fail=1
+	fi
+done
+if [ -x "$dest$ocfrootdir/lib/rpmem/rpmem-ocf.sh" ]; then
+	echo "FAIL: $ocfrootdir/lib/rpmem/rpmem-ocf.sh is executable"
 	fail=1
 fi
 
@@ -77,12 +93,14 @@ nothing_left "$dest" ""
 [ $fail -eq 0 ] && echo "PASS: make install / uninstall with DESTDIR"
 
 # without DESTDIR: the hooks run ldconfig as root, or tell what to run
+# (OCF_ROOT moved into the prefix too: it does not follow the prefix)
 prefix=$tmp/prefix
 printf '#!/bin/sh\necho "$*" >>"%s"\n' "$tmp/ldconfig.calls" >"$tmp/ldconfig"
 chmod +x "$tmp/ldconfig"
 for step in install uninstall; do
 	: >"$tmp/ldconfig.calls"
 	if ! make -C "$top_builddir" "$step" prefix="$prefix" \
+			ocfrootdir="$prefix/lib/ocf" \
 			LDCONFIG="$tmp/ldconfig" >"$tmp/$step.log" 2>&1; then
 		cat "$tmp/$step.log"
 		echo "FAIL: make $step into a prefix"

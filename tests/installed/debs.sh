@@ -24,7 +24,8 @@ DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-nocheck parallel=1} \
 	exit 1
 }
 missing=0
-for p in librpmem1 librpmem-dev rpmemd rpmem-tools; do
+# rpmem-ocf is of architecture all: rpmem-ocf_VERSION_all.deb
+for p in librpmem1 librpmem-dev rpmemd rpmem-tools rpmem-ocf; do
 	compgen -G "$out/${p}_*.deb" >/dev/null || {
 		echo "FAIL: no $p package in $out"
 		missing=1

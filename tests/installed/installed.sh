@@ -28,22 +28,29 @@
 # transactions by counter.c (built here against Debian's libpmemobj only),
 # the master deleted and rebuilt with pmempool sync, the replica deleted
 # and rebuilt, rpmem info, verify, sync, create and rm, pmempool rm.
+# rpmem-ocf's agent and handler run as Pacemaker and librpmem start them:
+# the agent finds ocf-shellfuncs and rpmem-ocf.sh below OCF_ROOT alone,
+# its meta-data is valid against resource-agents' ra-api-1.dtd.
 #
-# It installs and purges librpmem1, rpmemd and rpmem-tools, so it runs
+# It installs and purges librpmem1, rpmemd, rpmem-tools and rpmem-ocf
+# (whose dependencies must be installed: scripts/setup.sh), so it runs
 # only when RPMEM_TEST_PACKAGES=1 (scripts/test.sh sets it; exit 77
 # otherwise), as root, and refuses (exit 1) where it would touch what it
 # did not install: any of those packages already installed, a
 # librpmem.so.1 in the linker's cache, rpmemd or rpmem in /usr/local, an
-# /etc/rpmemd.  RPMEM_DEBS names the directory of the .deb files
-# (default: build/deb of the build tree).  The purge is checked too: no
-# file of the packages may be left.
+# /etc/rpmemd, an rpmem directory below /usr/lib/ocf.  RPMEM_DEBS names
+# the directory of the .deb files (default: build/deb of the build tree).
+# The purge is checked too: no file of the packages may be left.
 set -euo pipefail
 
 self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
 top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
 debs=${RPMEM_DEBS:-$top_builddir/build/deb}
-pkgs=(librpmem1 rpmemd rpmem-tools)
+pkgs=(librpmem1 rpmemd rpmem-tools rpmem-ocf)
+# rpmem-ocf's Depends besides rpmem-tools (dpkg -i installs none of them)
+ocf_deps=(jq libxml2-utils resource-agents pacemaker-cli-utils corosync)
+ocf_root=/usr/lib/ocf
 # shellcheck source-path=SCRIPTDIR source=pkg.sh
 . "$self/pkg.sh"
 
@@ -70,6 +77,11 @@ pkg_arch
 pkg_debs "$debs" "${pkgs[@]}"
 files=("${pkg_files[@]}")
 pkg_absent "${pkgs[@]}"
+for p in "${ocf_deps[@]}"; do
+	dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' ||
+		refuse "$p is not installed; rpmem-ocf depends on it" \
+			"(scripts/setup.sh installs it)"
+done
 status=$(dpkg-query -W -f='${db:Status-Abbrev}' librpmem-dev 2>/dev/null) ||
 	status=
 [[ -z $status || $status == un* || $status == pn* ]] ||
@@ -79,7 +91,8 @@ cached=$(ldconfig -p | grep 'librpmem\.so\.1 ' || :)
 [[ -z $cached ]] ||
 	refuse "a librpmem.so.1 is already in the linker cache" \
 		"(make uninstall, then ldconfig?): $cached"
-for f in /usr/local/bin/rpmemd /usr/local/bin/rpmem /etc/rpmemd; do
+for f in /usr/local/bin/rpmemd /usr/local/bin/rpmem /etc/rpmemd \
+		"$ocf_root/resource.d/rpmem" "$ocf_root/lib/rpmem"; do
 	[[ ! -e $f ]] || refuse "$f exists and is not this test's"
 done
 
@@ -133,6 +146,9 @@ purge() {
 	done)
 	[[ -z $left ]] || bad "files left after the purge: $left"
 	[[ ! -e /etc/rpmemd ]] || bad "/etc/rpmemd left after the purge"
+	for f in "$ocf_root/resource.d/rpmem" "$ocf_root/lib/rpmem"; do
+		[[ ! -e $f ]] || bad "$f left after the purge"
+	done
 	# rpmemd(1) and poolset(5) of pmdk-tools and libpmem1 were diverted
 	dpkg-divert --list | grep -E 'by (rpmemd|rpmem-tools)$' &&
 		bad "diversions left after the purge"
@@ -235,6 +251,21 @@ expect "/etc/rpmemd/rpmemd.conf is the shipped, commented file" \
 	cmp -s /etc/rpmemd/rpmemd.conf "$top_srcdir/src/rpmemd/rpmemd.conf"
 expect "rpmem is rpmem-tools'" \
 	test "$(dpkg -S /usr/bin/rpmem 2>/dev/null)" = "rpmem-tools: /usr/bin/rpmem"
+
+# ------------------------------------------------------------ the agent
+# as Pacemaker runs it: OCF_ROOT and the action, nothing else
+agent=$ocf_root/resource.d/rpmem/pool
+expect "ocf:rpmem:pool's meta-data is valid against ra-api-1.dtd" eval \
+	'env -i PATH="$PATH" OCF_ROOT=$ocf_root "$agent" meta-data |
+	xmllint --nowarning --noout --dtdvalid /usr/share/resource-agents/ra-api-1.dtd -'
+rc=0
+env -i PATH="$PATH" OCF_ROOT=$ocf_root "$agent" validate-all \
+	>/dev/null 2>&1 || rc=$?
+expect "ocf:rpmem:pool validate-all without parameters: 6 (got $rc)" \
+	test "$rc" = 6
+expect "crm-fence-peer finds rpmem-ocf.sh beside it" eval \
+	'env -i PATH="$PATH" "$ocf_root/lib/rpmem/crm-fence-peer" --help |
+	grep -q "^usage: "'
 
 # ------------------------------------------------------------ the hosts
 mkdir -p "$app" "$tgt/poolsets" "$tgt/pool"

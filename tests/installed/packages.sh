@@ -5,6 +5,8 @@
 # packages used, rpmemd's config is a conffile, librpmem1's symbols file
 # is the one generated from the version script, dependencies come from
 # shlibs, and the version is the tree's under epoch 1 (debian/changelog).
+# rpmem-ocf, architecture all, holds the Pacemaker agent and its helpers
+# below OCF_ROOT with their modes; no file is in two packages.
 #
 # Only with RPMEM_TEST_PACKAGES=1 (exit 77 otherwise), after debs.sh;
 # RPMEM_DEBS names another directory of packages (default: build/deb of
@@ -27,9 +29,15 @@ bad() {
 	fail=1
 }
 
+# the packages, and those of architecture all (the shell scripts)
+pkgs=(librpmem1 librpmem-dev rpmemd rpmem-tools rpmem-ocf)
+indep=(rpmem-ocf)
+
 # deb -- the .deb of package $1
 deb() {
-	printf '%s/%s_%s_%s.deb\n' "$debs" "$1" "$version" "$arch"
+	local a=$arch
+	[[ " ${indep[*]} " == *" $1 "* ]] && a=all
+	printf '%s/%s_%s_%s.deb\n' "$debs" "$1" "$version" "$a"
 }
 
 # package | a path it must hold (as dpkg-deb -c prints it, without ./)
@@ -52,6 +60,17 @@ contents=(
 	"rpmem-tools|usr/share/man/man1/rpmem.1.gz"
 	"rpmem-tools|usr/share/man/man5/poolset.5.gz"
 	"rpmem-tools|usr/share/bash-completion/completions/rpmem"
+	"rpmem-ocf|usr/lib/ocf/resource.d/rpmem/pool"
+	"rpmem-ocf|usr/lib/ocf/lib/rpmem/crm-fence-peer"
+	"rpmem-ocf|usr/lib/ocf/lib/rpmem/rpmem-ocf.sh"
+	"rpmem-ocf|usr/share/man/man7/ocf_rpmem_pool.7.gz"
+)
+# package | mode | path: Pacemaker and librpmem run the first two, the
+# agent and the handler source the third
+modes=(
+	"rpmem-ocf|-rwxr-xr-x|usr/lib/ocf/resource.d/rpmem/pool"
+	"rpmem-ocf|-rwxr-xr-x|usr/lib/ocf/lib/rpmem/crm-fence-peer"
+	"rpmem-ocf|-rw-r--r--|usr/lib/ocf/lib/rpmem/rpmem-ocf.sh"
 )
 # package | ERE its Depends must match
 depends=(
@@ -61,9 +80,15 @@ depends=(
 	"rpmemd|(^|, )libpmem1 \\(>= [^)]*\\)"
 	"rpmemd|(^|, )libiniparser1"
 	"rpmem-tools|(^|, )libfabric1"
+	"rpmem-ocf|(^|, )rpmem-tools \\(>= $debversion\\)"
+	"rpmem-ocf|(^|, )jq(,|$)"
+	"rpmem-ocf|(^|, )libxml2-utils(,|$)"
+	"rpmem-ocf|(^|, )resource-agents(,|$)"
+	"rpmem-ocf|(^|, )pacemaker-cli-utils(,|$)"
+	"rpmem-ocf|(^|, )corosync(,|$)"
 )
 
-for p in librpmem1 librpmem-dev rpmemd rpmem-tools; do
+for p in "${pkgs[@]}"; do
 	[[ -f $(deb "$p") ]] || bad "$(deb "$p") missing (version $version)"
 done
 ((fail == 0)) || exit 1
@@ -74,9 +99,23 @@ for row in "${contents[@]}"; do
 		sed 's/^ *\.\///' | grep -qxF -- "$path" ||
 		bad "$p does not hold $path"
 done
-for p in librpmem1 librpmem-dev rpmemd rpmem-tools; do
+for row in "${modes[@]}"; do
+	p=${row%%|*} mode=${row#*|} path=${mode#*|} mode=${mode%%|*}
+	m=$(dpkg-deb -c "$(deb "$p")" | awk -v f="./$path" '$6 == f { print $1 }')
+	[[ $m == "$mode" ]] || bad "$p holds $path with mode '$m', not $mode"
+done
+# dpkg would refuse to install two packages that share a file
+dup=$(for p in "${pkgs[@]}"; do
+	dpkg-deb -c "$(deb "$p")" | awk '$1 !~ /^d/ { print $6 }'
+done | sort | uniq -d)
+[[ -z $dup ]] || bad "files in two packages: $dup"
+for p in "${pkgs[@]}"; do
 	v=$(dpkg-deb -f "$(deb "$p")" Version)
 	[[ $v == "$debversion" ]] || bad "$p is version $v, not $debversion"
+done
+for p in "${indep[@]}"; do
+	a=$(dpkg-deb -f "$(deb "$p")" Architecture)
+	[[ $a == all ]] || bad "$p is of architecture $a, not all"
 done
 for row in "${depends[@]}"; do
 	p=${row%%|*} re=${row#*|}

@@ -32,16 +32,18 @@ pkg_arch() {
 		multiarch=$(gcc -print-multiarch)
 }
 
-# pkg_debs -- pkg_files=(the .deb of each PKG in DIR), after pkg_arch
+# pkg_debs -- pkg_files=(the .deb of each PKG in DIR), after pkg_arch;
+# a package of architecture all (rpmem-ocf) is PKG_*_all.deb
 pkg_debs() {
 	local dir=$1 p f
 	shift
 	pkg_files=()
 	for p in "$@"; do
-		f=$(compgen -G "$dir/${p}_*_$arch.deb" | head -n 1) ||
-			refuse "no ${p}_*_$arch.deb in $dir" \
+		f=$(compgen -G "$dir/${p}_*_$arch.deb" ||
+			compgen -G "$dir/${p}_*_all.deb") ||
+			refuse "no ${p}_*_$arch.deb or ${p}_*_all.deb in $dir" \
 				"(tests/installed/debs.sh)"
-		pkg_files+=("$f")
+		pkg_files+=("$(head -n 1 <<<"$f")")
 	done
 }
 
