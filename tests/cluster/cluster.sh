@@ -3,9 +3,10 @@
 # cluster.sh -- a real Pacemaker 2.1 + Corosync 3 cluster of 2 or 3 nodes on
 # this machine, each node in namespaces of its own, for scenario tests
 #
-# Files: tests/cluster/cluster.sh (this library; source it from bash),
-# tests/cluster/node-init.sh (PID 1 of each node) and tests/cluster/smoke.sh
-# (the self-test, with ocf:pacemaker:Stateful).
+# Files: tests/cluster/cluster.sh (this library; source it from bash) with
+# cluster_conf.sh (files written before a node starts) and cluster_query.sh
+# (crm_mon's XML asked), tests/cluster/node-init.sh (PID 1 of each node)
+# and tests/cluster/smoke.sh (the self-test, with ocf:pacemaker:Stateful).
 #
 #   cluster_require          exit 77 naming what is missing unless this is
 #                            root with corosync, pacemakerd, unshare,
@@ -79,6 +80,10 @@
 CLUSTER_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../common/harness.sh
 . "$CLUSTER_LIB_DIR/../common/harness.sh"
+# shellcheck source-path=SCRIPTDIR source=cluster_conf.sh
+. "$CLUSTER_LIB_DIR/cluster_conf.sh"
+# shellcheck source-path=SCRIPTDIR source=cluster_query.sh
+. "$CLUSTER_LIB_DIR/cluster_query.sh"
 
 # PATH in the nodes (systemd's default)
 CLUSTER_NODE_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -294,170 +299,6 @@ cluster_switch_start() {
 		cluster_switch ip link set br0 up
 }
 
-# cluster_addr -- print node $1's address
-cluster_addr() {
-	printf '198.18.0.%s\n' "${1#n}"
-}
-
-# cluster_keys -- DIR/ssh: the client's key and the nodes' host key (one
-# for all, as for machines cloned from one image), kept from an earlier run
-cluster_keys() {
-	local sshdir=$CLUSTER_DIR/ssh keygen k
-	keygen=$(harness_prog "${SSH_KEYGEN:-}" ssh-keygen) || return 1
-	mkdir -p -- "$sshdir" && chmod 700 "$sshdir" || return 1
-	for k in id_ed25519 host_ed25519_key; do
-		[[ -s $sshdir/$k ]] && continue
-		"$keygen" -q -t ed25519 -N '' -C "rpmem-cluster-$k" \
-			-f "$sshdir/$k" || return 1
-	done
-}
-
-# cluster_client -- DIR/ssh/ssh_config and the wrapper (harness.sh's),
-# known_hosts with every node, node names, host keys not pinned
-cluster_client() {
-	local sshdir=$CLUSTER_DIR/ssh ssh key node
-	ssh=$(harness_prog "${SSH:-}" ssh) || return 1
-	HARNESS_ADDR=$(cluster_addr n1) harness_write_client "$CLUSTER_DIR" \
-		22 "$ssh" || return 1
-	key=$(cut -d' ' -f1,2 <"$sshdir/host_ed25519_key.pub") || return 1
-	# port 22 is looked up as a bare name, not "[addr]:22"
-	for node in "${CLUSTER_NODES[@]}"; do
-		printf '%s,%s %s\n' "$node" "$(cluster_addr "$node")" "$key"
-	done >"$sshdir/known_hosts" || return 1
-	sed -i -e 's/^StrictHostKeyChecking yes$/StrictHostKeyChecking no/' \
-		-e 's/^ConnectTimeout 10$/ConnectTimeout 3/' \
-		"$sshdir/ssh_config" || return 1
-	if ! grep -qx 'StrictHostKeyChecking no' "$sshdir/ssh_config" ||
-			! grep -qx 'ConnectTimeout 3' "$sshdir/ssh_config"; then
-		cluster_err "harness_write_client's ssh_config changed;" \
-			"update cluster_client"
-		return 1
-	fi
-	for node in "${CLUSTER_NODES[@]}"; do
-		printf 'Host %s\n\tHostName %s\n' "$node" \
-			"$(cluster_addr "$node")"
-	done >>"$sshdir/ssh_config" || return 1
-	: >>"$sshdir/ssh.calls"
-	CLUSTER_SSH=$sshdir/ssh
-	export CLUSTER_SSH
-}
-
-# cluster_corosync_conf -- print corosync.conf for this cluster
-cluster_corosync_conf() {
-	local node
-	printf 'totem {\n\tversion: 2\n\tcluster_name: rpmem-test\n'
-	printf '\ttransport: knet\n\tcrypto_cipher: aes256\n'
-	printf '\tcrypto_hash: sha256\n\ttoken: %s\n}\n' \
-		"${CLUSTER_TOKEN:-1000}"
-	printf 'nodelist {\n'
-	for node in "${CLUSTER_NODES[@]}"; do
-		printf '\tnode {\n\t\tnodeid: %s\n\t\tname: %s\n' \
-			"${node#n}" "$node"
-		printf '\t\tring0_addr: %s\n\t}\n' "$(cluster_addr "$node")"
-	done
-	printf '}\nquorum {\n\tprovider: corosync_votequorum\n'
-	((CLUSTER_N == 2)) && printf '\ttwo_node: 1\n'
-	printf '}\nlogging {\n\tto_logfile: yes\n'
-	printf '\tlogfile: /var/log/corosync/corosync.log\n'
-	printf '\tto_syslog: no\n\tto_stderr: no\n\ttimestamp: hires\n}\n'
-}
-
-# cluster_option_args -- print the cluster options as "name value" lines
-cluster_option_args() {
-	echo stonith-enabled false
-	if ((CLUSTER_N == 2)); then
-		echo no-quorum-policy ignore
-	else
-		echo no-quorum-policy stop
-	fi
-	echo dc-deadtime 5s
-}
-
-# cluster_seed_cib -- DIR/cib-seed.xml: an empty CIB with the cluster
-# options, so that the very first election already waits 5 s, not 20
-cluster_seed_cib() {
-	local seed=$CLUSTER_DIR/cib-seed.xml name value
-	cibadmin --empty >"$seed" || return 1
-	while read -r name value; do
-		CIB_file=$seed crm_attribute --type crm_config --name "$name" \
-			--update "$value" || return 1
-	done < <(cluster_option_args)
-}
-
-# cluster_ocf_mounts -- print the mounts of a per-node OCF tree $1: the
-# host's providers and the overlay's, the tree over /usr/lib/ocf
-cluster_ocf_mounts() {
-	local tree=$1 overlay=$CLUSTER_OVERLAY sub p
-	for sub in resource.d lib; do
-		for p in /usr/lib/ocf/"$sub"/*/; do
-			p=${p%/}
-			[[ -d $p ]] || continue
-			mkdir -p "$tree/$sub/${p##*/}" || return 1
-			echo "bind $p $tree/$sub/${p##*/}"
-		done
-		for p in "$overlay/$sub"/*/; do
-			p=${p%/}
-			[[ -d $p ]] || continue
-			if [[ -e /usr/lib/ocf/$sub/${p##*/} ]]; then
-				cluster_err "CLUSTER_OCF_OVERLAY:" \
-					"$sub/${p##*/} is the host's own"
-				return 1
-			fi
-			mkdir -p "$tree/$sub/${p##*/}" || return 1
-			echo "bind $p $tree/$sub/${p##*/}"
-		done
-	done
-	echo "rbind $tree /usr/lib/ocf"
-}
-
-# cluster_prepare -- node $1's directories, configs and lists (see the top)
-cluster_prepare() {
-	local node=$1 nd=$CLUSTER_DIR/$1 d line
-	for d in etc/corosync var/lib/corosync var/log/corosync srv; do
-		mkdir -p -- "$nd/$d" || return 1
-	done
-	for d in cib pengine blackbox cores; do
-		mkdir -p -- "$nd/var/lib/pacemaker/$d" || return 1
-		chown hacluster:haclient "$nd/var/lib/pacemaker/$d" &&
-			chmod 750 "$nd/var/lib/pacemaker/$d" || return 1
-	done
-	mkdir -p -- "$nd/var/log/pacemaker/bundles" || return 1
-	chown -R hacluster:haclient "$nd/var/log/pacemaker" &&
-		chmod 770 "$nd/var/log/pacemaker" || return 1
-	if [[ ! -e $nd/var/lib/pacemaker/cib/cib.xml ]]; then
-		install -o hacluster -g haclient -m 600 \
-			"$CLUSTER_DIR/cib-seed.xml" \
-			"$nd/var/lib/pacemaker/cib/cib.xml" || return 1
-	fi
-	cluster_corosync_conf >"$nd/etc/corosync/corosync.conf" || return 1
-	install -m 400 "$CLUSTER_DIR/authkey" "$nd/etc/corosync/authkey" ||
-		return 1
-
-	for d in etc/corosync var/lib/corosync var/log/corosync \
-			var/lib/pacemaker var/log/pacemaker srv; do
-		echo "bind $nd/$d /$d"
-	done >"$nd/mounts" || return 1
-	if [[ -n $CLUSTER_OVERLAY ]]; then
-		cluster_ocf_mounts "$nd/ocf" >>"$nd/mounts" || return 1
-	fi
-
-	while IFS= read -r line; do
-		[[ -z $line || $line == \#* ]] && continue
-		if [[ ! $line =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; then
-			cluster_err "CLUSTER_NODE_ENV: not VAR=value: $line"
-			return 1
-		fi
-		printf '%s\n' "$line"
-	done <<<"${CLUSTER_NODE_ENV:-}" >"$nd/env" || return 1
-
-	mkdir -p -- "$nd/ssh" && chmod 700 "$nd/ssh" || return 1
-	cp -- "$CLUSTER_DIR/ssh/host_ed25519_key" \
-		"$CLUSTER_DIR/ssh/host_ed25519_key.pub" "$nd/ssh/" &&
-		cp -- "$CLUSTER_DIR/ssh/id_ed25519.pub" \
-			"$nd/ssh/authorized_keys" || return 1
-	HARNESS_ADDR=$(cluster_addr "$node") harness_write_sshd_config "$nd" 22
-}
-
 # cluster_launch -- start node $1: its PID 1 in new namespaces, its port on
 # the switch; cluster_ready waits for it
 cluster_launch() {
@@ -529,119 +370,6 @@ cluster_ready() {
 	cluster_err "node $node did not come up; its init log:"
 	tail -n 20 "$CLUSTER_DIR/$node/init.log" >&2
 	return 1
-}
-
-# cluster_mon -- crm_mon's XML as node $1 sees the cluster
-cluster_mon() {
-	cluster_exec "$1" crm_mon --output-as=xml 2>/dev/null
-}
-
-# cluster_xpath -- evaluate XPath $1 on the XML on stdin; print the result
-cluster_xpath() {
-	xmllint --xpath "$1" - 2>/dev/null
-}
-
-# cluster_dc -- print the DC's name as node $1 sees it
-cluster_dc() {
-	local dc xp="/pacemaker-result/summary/current_dc[@present='true']"
-	dc=$(cluster_mon "$1" | cluster_xpath "string($xp/@name)")
-	[[ -n $dc ]] && printf '%s\n' "$dc"
-}
-
-# cluster_seen_online -- true when node $1 has quorum and a DC and sees
-# nodes $2... online (and their join done)
-cluster_seen_online() {
-	local q=$1 node names='' want
-	shift
-	for node in "$@"; do
-		names+="${names:+ or }@name='$node'"
-	done
-	want="concat(count(/pacemaker-result/summary/current_dc[@present='true'"
-	want+=" and @with_quorum='true']), ':',"
-	want+=" count(/pacemaker-result/nodes/node[@online='true'"
-	want+=" and @pending='false' and @unclean='false' and ($names)]))"
-	[[ $(cluster_mon "$q" | cluster_xpath "$want") == "1:$#" ]]
-}
-
-# cluster_running_nodes -- print the nodes whose PID 1 runs
-cluster_running_nodes() {
-	local node
-	for node in "${CLUSTER_NODES[@]}"; do
-		cluster_alive "$node" && echo "$node"
-	done
-}
-
-# cluster_seen_somewhere -- true when a running node sees nodes $@ online
-cluster_seen_somewhere() {
-	local q
-	for q in $(cluster_running_nodes); do
-		cluster_seen_online "$q" "$@" && return 0
-	done
-	return 1
-}
-
-# cluster_wait_online -- wait until nodes $@ (default: all running) are
-# online with a DC, as a quorate node sees them
-cluster_wait_online() {
-	local node
-	local -a nodes=("$@")
-	((${#nodes[@]})) || mapfile -t nodes < <(cluster_running_nodes)
-	((${#nodes[@]})) || { cluster_err "no node is running"; return 1; }
-	for node in "${nodes[@]}"; do
-		cluster_known "$node" || return 1
-	done
-	cluster_wait "${CLUSTER_ONLINE_TIMEOUT:-120}" \
-		cluster_seen_somewhere "${nodes[@]}"
-}
-
-# cluster_running -- print "nX ROLE" for each node where resource $2 (a
-# primitive, or a clone or group of it) is active, as node $1 sees it;
-# false when it runs nowhere
-cluster_running() {
-	local q=$1 rsc=$2 node expr='' match role i=0 found=1
-	local -a roles
-	if [[ ! $rsc =~ ^[A-Za-z0-9_.:-]+$ ]]; then
-		cluster_err "not a resource id: '$rsc'"
-		return 2
-	fi
-	match="(@id='$rsc' or starts-with(@id, '$rsc:') or"
-	match+=" ancestor::*[@id='$rsc']) and @active='true'"
-	for node in "${CLUSTER_NODES[@]}"; do
-		expr+="${expr:+, '|', }string(/pacemaker-result/resources//"
-		expr+="resource[$match and node/@name='$node'][1]/@role)"
-	done
-	IFS='|' read -r -a roles < <(cluster_mon "$q" |
-		cluster_xpath "concat($expr, '|')")
-	for node in "${CLUSTER_NODES[@]}"; do
-		role=${roles[i++]:-}
-		case $role in
-		'') continue ;;
-		Master) role=Promoted ;;
-		Slave) role=Unpromoted ;;
-		esac
-		echo "$node $role"
-		found=0
-	done
-	return $found
-}
-
-# cluster_promoted -- print the nodes where $2 runs Promoted, as node $1
-# sees it; false when none
-cluster_promoted() {
-	local node role found=1
-	while read -r node role; do
-		[[ $role == Promoted ]] || continue
-		echo "$node"
-		found=0
-	done < <(cluster_running "$@")
-	return $found
-}
-
-# cluster_cib -- cibadmin $2... inside node $1
-cluster_cib() {
-	local node=$1
-	shift
-	cluster_exec "$node" cibadmin "$@"
 }
 
 # cluster_options -- set the cluster options through node $1

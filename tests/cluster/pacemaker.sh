@@ -40,12 +40,16 @@ SCENARIOS=${SCENARIOS:-agent p1 p2 p3 p4 p5 p6}
 SIZE=32M
 src=$(cd "$here/../.." && pwd)
 
-# the cluster's directory must be seen by every node: not /dev/shm,
-# which each node has a tmpfs of its own over
+# the cluster's directory, seen by every node at the same path: the
+# nodes' own copies in nX/srv, the agent and its helpers as installed
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-pacemaker.XXXXXX")
 fo_exit_trap 'cluster_stop'
+mkdir -p "$tmp/ocf/resource.d/rpmem" "$tmp/ocf/lib/rpmem"
+cp "$src/src/ocf/pool" "$tmp/ocf/resource.d/rpmem/"
+cp "$src/src/ocf/crm-fence-peer" "$src/src/ocf/rpmem-ocf.sh" \
+	"$tmp/ocf/lib/rpmem/"
 rc=0
-cluster_start "$tmp/c" 3 || rc=$?
+CLUSTER_OCF_OVERLAY=$tmp/ocf cluster_start "$tmp" 3 || rc=$?
 if ((rc == 77)); then
 	echo "$me: skipped (cluster_start)"
 	exit 77
@@ -86,7 +90,7 @@ node_env=(LD_LIBRARY_PATH="$libs" PMEM_IS_PMEM_FORCE=1
 	echo '#!/bin/sh'
 	printf 'exec env'
 	printf ' %q' "${node_env[@]}" RPMEM_ON_REPLICA_LOSS=fence \
-		RPMEM_FENCE_PEER_CMD="$src/src/ocf/crm-fence-peer --resource pool-clone" \
+		RPMEM_FENCE_PEER_CMD="/usr/lib/ocf/lib/rpmem/crm-fence-peer --resource pool-clone" \
 		RPMEM_RECONNECT_MIN_MS=200 RPMEM_RECONNECT_MAX_MS=1000 \
 		RPMEM_LOG_LEVEL=notice RPMEM_LOG_FILE=/srv/librpmem.log \
 		TXLOG_PAUSE_US=3000 "$txlog" run /srv/app.set
@@ -100,7 +104,7 @@ chmod 755 "$tmp/rssh" "$tmp/app"
 for n in n1 n2; do
 	peer=n1
 	[[ $n == n1 ]] && peer=n2
-	s=$tmp/c/$n/srv
+	s=$tmp/$n/srv
 	mkdir -p "$s/psd" "$s/state"
 	printf 'PMEMPOOLSET\n%s /srv/pool.0\n' "$SIZE" >"$s/psd/pool.set"
 	printf 'PMEMPOOLSET\n%s /srv/pool.0\nREPLICA root@%s pool.set\n' \
@@ -183,7 +187,7 @@ master() {
 
 # fence NODE CMD -- a function of the agent's rpmem-ocf.sh on the node
 fence() {
-	cluster_exec "$1" sh -c ". '$src/src/ocf/rpmem-ocf.sh' && $2"
+	cluster_exec "$1" sh -c ". /usr/lib/ocf/lib/rpmem/rpmem-ocf.sh && $2"
 }
 
 # fence_holder -- the node the fence constraint leaves promotable
@@ -246,7 +250,7 @@ other() {
 
 # sc_agent -- ocf-tester and the monitor's answers, on n3's own pair
 sc_agent() {
-	local s=$tmp/c/n3/srv
+	local s=$tmp/n3/srv
 	mkdir -p "$s/psd" "$s/state"
 	printf 'PMEMPOOLSET\n16M /srv/probe.0\n' >"$s/psd/probe.set"
 	printf 'PMEMPOOLSET\n16M /srv/peer.0\n' >"$s/psd/peer.set"
@@ -448,7 +452,7 @@ configure || { bad "the configuration is refused"; exit 1; }
 cluster_wait 120 has_master ||
 	{ bad "the pool is not promoted anywhere"; exit 1; }
 grows "$(master)" 50 ||
-	{ bad "the application does not run: $(cat "$tmp"/c/*/srv/app.err 2>/dev/null)"; exit 1; }
+	{ bad "the application does not run: $(cat "$tmp"/n?/srv/app.err 2>/dev/null)"; exit 1; }
 cluster_wait 60 in_sync "$(master)" ||
 	bad "the first master's replica is not in sync"
 echo "--- the pool is promoted on $(master), the application commits"
