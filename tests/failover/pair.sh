@@ -30,7 +30,7 @@
 # outdated copy.  And the pair's promote stopped after each of its writes
 # (RPMEM_PROMOTE_STOP_AFTER) and rerun: finished, links kept, data
 # untouched; a rerun of a finished one writes only the record (F5).
-# PAIR_WRAP runs every rpmem promote under a tool (by hand:
+# PAIR_WRAP runs every rpmem command under a tool (by hand:
 # PAIR_WRAP='valgrind -q --error-exitcode=9 --leak-check=full').
 # Exit status 0 pass, 1 fail.
 set -uo pipefail
@@ -47,6 +47,11 @@ parts() {
 	printf '%s %s\n' "$PART" "$1/p0" "$PART" "$1/p1"
 }
 fo_tmp
+if [[ -n ${PAIR_WRAP:-} ]]; then
+	printf '#!/bin/sh\nexec %s %q "$@"\n' "$PAIR_WRAP" "$rpmem" >"$tmp/rpmem"
+	chmod +x "$tmp/rpmem"
+	rpmem=$tmp/rpmem
+fi
 # shellcheck disable=SC2016 # expanded at exit
 fo_exit_trap 'harness_stop_sshd "$tmp"'
 harness_start_sshd "$tmp" || exit 1
@@ -90,12 +95,16 @@ must() {
 	return 1
 }
 
-# promote NODE ARG... -- rpmem promote ARG... of NODE's app.set
-promote() {
+# pr NODE ARG... -- rpmem promote ARG... of NODE's app.set
+pr() {
 	local n=$1
 	shift
-	# shellcheck disable=SC2086 # PAIR_WRAP is a command line
-	run on "$n" ${PAIR_WRAP:-} "$rpmem" promote "$@" "$tmp/$n/psd/app.set"
+	on "$n" "$rpmem" promote "$@" "$tmp/$n/psd/app.set"
+}
+
+# promote NODE ARG... -- the same, its status in rc, output in out, err
+promote() {
+	run pr "$@"
 }
 
 # start_app NODE [VAR=VALUE...] -- txlog run on NODE's master set in the
@@ -126,17 +135,27 @@ stop_app() {
 	app_pid=
 }
 
+# await WHAT CMD... -- poll CMD until it succeeds, for 60 s at the most
+# and while the application runs; else WHAT failed
+await() {
+	local what=$1 end=$((SECONDS + 60))
+	shift
+	while ! "$@"; do
+		if ((SECONDS >= end)) || ! kill -0 "$app_pid" 2>/dev/null; then
+			"$@" && return 0
+			bad "$what: $(<"$tmp/app.out")"
+			return 1
+		fi
+		sleep 0.02
+	done
+}
+
 # hold -- the application keeps its pool open and commits no more (so
 # that no byte libpmemobj writes and never persists lands after the
 # resync compared it)
 hold() {
 	: >"$tmp/hold"
-	local end=$((SECONDS + 60))
-	while [[ ! -e $tmp/hold.held ]] && ((SECONDS < end)); do
-		kill -0 "$app_pid" 2>/dev/null || break
-		sleep 0.02
-	done
-	[[ -e $tmp/hold.held ]] || bad "the application did not hold"
+	await "the application did not hold" test -e "$tmp/hold.held"
 }
 
 # commits -- how many commits are logged
@@ -144,31 +163,27 @@ commits() {
 	[[ -f $log ]] && wc -l <"$log" || echo 0
 }
 
-# wait_commits N -- until N more commits are logged
-wait_commits() {
-	local want=$(($(commits) + $1)) end=$((SECONDS + 60))
-	while ((SECONDS < end)); do
-		(($(commits) >= want)) && return 0
-		kill -0 "$app_pid" 2>/dev/null || break
-		sleep 0.02
-	done
-	bad "commit $want not logged: $(<"$tmp/app.out")"
-	return 1
+# at_least N -- N commits are logged
+at_least() {
+	(($(commits) >= $1))
 }
 
-# wait_state NODE STATE -- until rpmem status --json on NODE says its
-# handle is in STATE
+# wait_commits N -- until N more commits are logged
+wait_commits() {
+	local want=$(($(commits) + $1))
+	await "commit $want not logged" at_least "$want"
+}
+
+# in_state NODE STATE -- rpmem status --json on NODE says its handle is
+# in STATE
+in_state() {
+	[[ $(on "$1" "$rpmem" status --json 2>/dev/null |
+		grep -o '"state": "[a-z-]*"' | cut -d'"' -f4) == "$2" ]]
+}
+
+# wait_state NODE STATE -- until it is
 wait_state() {
-	local s end=$((SECONDS + 60))
-	while ((SECONDS < end)); do
-		s=$(on "$1" "$rpmem" status --json 2>/dev/null |
-			grep -o '"state": "[a-z-]*"' | cut -d'"' -f4)
-		[[ $s == "$2" ]] && return 0
-		kill -0 "$app_pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	bad "$1's handle is '$s', not '$2': $(<"$tmp/app.out")"
-	return 1
+	await "$1's handle did not reach $2" in_state "$1" "$2"
 }
 
 # record NODE -- NODE's record of the other copy
@@ -305,26 +320,26 @@ for row in "${refusals[@]}"; do
 	{ echo PMEMPOOLSET; tr ';' '\n' <<<"$lines"; } >"$c/master.set"
 	[[ -z $setup ]] || $setup || { bad "$what: $setup failed"; continue; }
 	sum=$(cat "$c/parts/"* | md5sum)
-	refused "refused: $what" "$want" "$re" on C ${PAIR_WRAP:-} "$rpmem" \
-		promote --end-sessions --master-set "$c/master.set" "$c/psd/app.set"
+	refused "refused: $what" "$want" "$re" pr C --end-sessions \
+		--master-set "$c/master.set"
 	[[ $(cat "$c/parts/"* | md5sum) == "$sum" &&
 		! -e $c/psd/app.set.promoted &&
 		-z $(ls "$c/state") ]] || bad "$what: something was written"
 done
-# shellcheck disable=SC2086 # PAIR_WRAP is a command line
-must "--force promotes the outdated copy" on C ${PAIR_WRAP:-} "$rpmem" \
-	promote --force --master-set "$c/master.set" "$c/psd/app.set" &&
-	[[ -e $c/psd/app.set.promoted && ! -e $c/psd/app.set.outdated ]] &&
-	record C | grep -q '^in_sync 0' ||
-	bad "--force: $(cat "$tmp/err"; ls "$c")"
+if must "--force promotes the outdated copy" pr C --force --master-set \
+		"$c/master.set"; then
+	[[ -e $c/psd/app.set.promoted && ! -e $c/psd/app.set.outdated ]] ||
+		bad "--force left the markers: $(ls "$c/psd")"
+	record C | grep -q '^in_sync 0' || bad "--force: $(record C)"
+fi
 
 # F2, F5: stopped after each write (the marker, the headers of part 1
 # and 0, the marker naming the other copy, the record), then rerun
 { echo PMEMPOOLSET; tr ';' '\n' <<<"$part;$rep"; } >"$c/master.set"
 for k in 1 2 3 4 5; do
 	fresh
-	(RPMEM_PROMOTE_STOP_AFTER=$k on C "$rpmem" promote --master-set \
-		"$c/master.set" "$c/psd/app.set" >/dev/null 2>&1
+	(RPMEM_PROMOTE_STOP_AFTER=$k pr C --master-set "$c/master.set" \
+		>/dev/null 2>&1
 		echo $? >"$tmp/rc") 2>/dev/null
 	[[ $(<"$tmp/rc") == 137 ]] || bad "stop after write $k: $(<"$tmp/rc")"
 	# an older record saying in sync is written over
@@ -339,10 +354,11 @@ for k in 1 2 3 4 5; do
 	grep -q '^pair [0-9a-f-]*$' "$c/psd/app.set.promoted" ||
 		bad "after write $k: the marker names no other copy"
 	record C | grep -q '^in_sync 0' || bad "after write $k: $(record C)"
-	cmp -s -i 4096 "$tmp/B/parts/p0" "$c/parts/p0" &&
-		cmp -s -i 4096 "$tmp/B/parts/p1" "$c/parts/p1" &&
-		links "$tmp/B/parts" "$c/parts" ||
+	if ! cmp -s -i 4096 "$tmp/B/parts/p0" "$c/parts/p0" ||
+			! cmp -s -i 4096 "$tmp/B/parts/p1" "$c/parts/p1" ||
+			! links "$tmp/B/parts" "$c/parts"; then
 		bad "after write $k: the data or the links changed"
+	fi
 	echo "--- ok: stopped after write $k of 5, rerun: $want"
 done
 
