@@ -70,6 +70,28 @@ shape(struct pair *pr)
 	return 0;
 }
 
+/*
+ * record_path -- where this host's record of the other copy goes: the
+ * state directory librpmem uses, made as librpmem makes it; 0 or 1 after
+ * the message
+ */
+static int
+record_path(struct pair *pr)
+{
+	char dir[PATH_MAX] = "";
+	int e = rstate_dir(dir, sizeof(dir), true);
+	if (!e)
+		e = rstate_record_path(dir, pr->other->target,
+			pr->other->desc, pr->record, sizeof(pr->record));
+	if (e)
+		return misfit(pr, pr->other->line, "this host's record of %s "
+			"on %s cannot be kept in the state directory %s: %s "
+			"(RPMEM_STATE_DIR names the application's)",
+			pr->other->desc, pr->other->target, dir[0] ? dir :
+			"(none)", strerror(-e));
+	return 0;
+}
+
 /* pair_load -- the master set, checked against the replica set */
 int
 pair_load(struct pair *pr, const char *file, const char *set_path,
@@ -102,7 +124,7 @@ pair_load(struct pair *pr, const char *file, const char *set_path,
 				b->path);
 	}
 	pr->pool_size = poolset_replica_size(pr->mset, 0);
-	return 0;
+	return record_path(pr);
 }
 
 /* pair_peer -- the one other copy part 0 names, or NULL */
@@ -147,36 +169,25 @@ pair_record(struct pair *pr, const struct pool_hdr *hdr0)
 {
 	struct rstate_record r;
 	memset(&r, 0, sizeof(r));
-	char dir[PATH_MAX], host[MARKER_HOST_MAX] = "";
-	int e = rstate_dir(dir, sizeof(dir), true);
-	if (e) {
-		fprintf(stderr, "rpmem promote: promoted, but there is no "
-			"state directory for the record of %s %s (%s; set "
-			"RPMEM_STATE_DIR as the application has it); run "
-			"promote again\n", pr->other->target, pr->other->desc,
-			strerror(-e));
-		return 1;
-	}
-	e = rstate_record_path(dir, pr->other->target, pr->other->desc,
-		pr->record, sizeof(pr->record));
 	snprintf(r.target, sizeof(r.target), "%s", pr->other->target);
 	snprintf(r.pool_set, sizeof(r.pool_set), "%s", pr->other->desc);
 	r.pool_size = pr->pool_size;
 	r.has_attr = true;
 	peer_attr(hdr0, &r.attr);
 	r.since = (int64_t)time(NULL);
+	char host[MARKER_HOST_MAX] = "";
 	(void) gethostname(host, sizeof(host) - 1);
 	snprintf(r.reason, sizeof(r.reason), "promoted on %s: compared "
 		"whole at the next session", host);
-	e = e ? e : rstate_record_write(pr->record, &r);
+	int e = rstate_record_write(pr->record, &r);
 	if (e) {
 		fprintf(stderr, "rpmem promote: promoted, but the record of "
-			"%s %s (%s) cannot be written: %s; run promote again\n",
-			pr->other->target, pr->other->desc, pr->record[0] ?
-			pr->record : dir, strerror(-e));
-		pr->record[0] = '\0';
+			"%s on %s (%s) cannot be written: %s; run promote "
+			"again\n", pr->other->desc, pr->other->target,
+			pr->record, strerror(-e));
 		return 1;
 	}
+	pr->recorded = true;
 	return 0;
 }
 
@@ -194,7 +205,7 @@ void
 pair_json(const struct pair *pr)
 {
 	printf(", \"record\": ");
-	if (!pr || !pr->record[0]) {
+	if (!pr || !pr->recorded) {
 		printf("null");
 		return;
 	}

@@ -16,6 +16,7 @@
 #define RPMEM_PROMOTE_PAIR_H 1
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,13 +28,15 @@ struct pair {
 	struct poolset *mset;		/* as parsed */
 	const struct poolset_replica *other;	/* its REPLICA line */
 	size_t pool_size;		/* as librpmem sees the other copy */
-	char record[PATH_MAX];		/* the record written, or "" */
+	char record[PATH_MAX];		/* this host's record of it */
+	bool recorded;			/* written */
 };
 
 /*
  * pair_load -- parse master set `file` and check it against the replica
  * set `set` (read from `set_path`): one local replica naming the same
- * part files and sizes, one REPLICA line.  0, or 1 after a message on
+ * part files and sizes, one REPLICA line, a record of it that this host
+ * can keep (its state directory is made).  0, or 1 after a message on
  * stderr saying what does not fit.
  */
 int pair_load(struct pair *pr, const char *file, const char *set_path,

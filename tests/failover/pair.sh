@@ -48,7 +48,8 @@ parts() {
 }
 fo_tmp
 if [[ -n ${PAIR_WRAP:-} ]]; then
-	printf '#!/bin/sh\nexec %s %q "$@"\n' "$PAIR_WRAP" "$rpmem" >"$tmp/rpmem"
+	printf '#!/bin/sh\nexec %s %q "$@"\n' "$PAIR_WRAP" "$rpmem" \
+		>"$tmp/rpmem"
 	chmod +x "$tmp/rpmem"
 	rpmem=$tmp/rpmem
 fi
@@ -71,9 +72,9 @@ done
 # env_of NODE -- NODE's environment in E: its state directory, rpmemd
 # serving the other node's poolset-dir, librpmem's log, quick reconnects
 env_of() {
-	local o=${peer[$1]}
+	local o=$tmp/${peer[$1]}
 	E=(LD_LIBRARY_PATH="$libs" RPMEM_STATE_DIR="$tmp/$1/state"
-		RPMEM_CMD="$(harness_rpmemd_cmd "$tmp/$o/psd" "$tmp/$o/rpmemd.log")"
+		RPMEM_CMD="$(harness_rpmemd_cmd "$o/psd" "$o/rpmemd.log")"
 		RPMEM_LOG_LEVEL=notice RPMEM_LOG_FILE="$tmp/$1/client.log"
 		RPMEM_RECONNECT_MIN_MS=100 RPMEM_RECONNECT_MAX_MS=500)
 }
@@ -202,20 +203,26 @@ links() {
 # promoted NODE -- promote NODE's app.set as one copy of the pair, and
 # check what it says and records
 promoted() {
-	local n=$1 o=${peer[$1]} p
+	local n=$1 o=${peer[$1]} p re
 	mkdir -p "$tmp/hdr"
 	for p in p0 p1; do
 		head -c 4096 "$tmp/$n/parts/$p" >"$tmp/hdr/$p"
 	done
 	promote "$n" --end-sessions --json --master-set "$tmp/$n/master.set"
 	((rc == 0)) || { bad "promote of $n: $rc: $(<"$tmp/err")"; return 1; }
-	grep -Eq '"outcome": "promoted".*"record": \{"path": "'"$tmp/$n/state/"'[^"]+\.replica", "master_set": "'"$tmp/$n/master.set"'", "target": "'"$target"'", "pool_set": "app.set", "pool_size": '"$SIZE"'\}' \
-		"$tmp/out" || bad "promote --json of $n: $(<"$tmp/out")"
+	re='"outcome": "promoted".*"record": \{"path": "'$tmp/$n/state/
+	re+='[^"]+\.replica", "master_set": "'$tmp/$n/master.set'", "target": "'
+	re+=$target'", "pool_set": "app.set", "pool_size": '$SIZE'\}'
+	grep -Eq "$re" "$tmp/out" || bad "promote --json of $n: $(<"$tmp/out")"
 	links "$tmp/hdr" "$tmp/$n/parts" ||
 		bad "promote of $n changed its replica links"
 	run on "$n" "$rpmem" status --json
-	grep -Eq '"records": \[\{"pool_set": "app.set", "target": "'"$target"'", "pool_size": '"$SIZE"', "in_sync": false, "open": false, "since": [0-9]+, "reason": "'"$reason"'", "ranges_known": false, "ranges": null, "out_of_sync": null\}\]' \
-		"$tmp/out" || bad "$n's record after promote: $(<"$tmp/out")"
+	re='"records": \[\{"pool_set": "app.set", "target": "'$target
+	re+='", "pool_size": '$SIZE', "in_sync": false, "open": false, '
+	re+='"since": [0-9]+, "reason": "'$reason'", "ranges_known": false, '
+	re+='"ranges": null, "out_of_sync": null\}\]'
+	grep -Eq "$re" "$tmp/out" ||
+		bad "$n's record after promote: $(<"$tmp/out")"
 	attr=$(record "$n" | grep '^attr ')
 	echo "--- ok: $n promoted as one copy of the pair; $o recorded"
 }
@@ -285,10 +292,11 @@ part=$(parts "$c/parts" | tr '\n' ';')
 part=${part%;}
 rep="REPLICA $target app.set"
 
-# fresh -- C's copy of B's part, no marker, no record
+# fresh -- C's copy of B's parts, no marker, no record
 fresh() {
 	cp -- "$tmp/B/parts/p0" "$tmp/B/parts/p1" "$c/parts/"
-	rm -f -- "$c/psd/app.set."* "$c/state/"*.replica
+	rm -rf -- "$c/psd/app.set."* "$c/state"
+	mkdir -p "$c/state"
 }
 
 # setup_standalone -- C made a standalone pool: promoted without
@@ -303,6 +311,11 @@ setup_outdated() {
 	on C "$rpmem" outdate --master nodeA "$c/psd/app.set" >/dev/null
 }
 
+# setup_nostate -- C's state directory a file
+setup_nostate() {
+	rmdir -- "$c/state" && : >"$c/state"
+}
+
 # name | status | stderr ERE | master set lines (;) | setup
 refusals=(
 	"another part file|1|:3: part 1 is $PART bytes of $c/parts/x1, the replica set .* names $PART bytes of $c/parts/p1|$PART $c/parts/p0;$PART $c/parts/x1;$rep|"
@@ -311,6 +324,7 @@ refusals=(
 	"no REPLICA line|1|0 REPLICA lines naming a host|$part|"
 	"two REPLICA lines|1|2 REPLICA lines naming a host|$part;$rep;REPLICA $target other.set|"
 	"two local replicas|1|2 local replicas|$part;REPLICA;$PART $c/parts/y0;$rep|"
+	"no state directory|1|:4: this host's record of app.set on $target cannot be kept in the state directory $c/state: Not a directory|$part;$rep|setup_nostate"
 	"a standalone pool|1|part 0 names itself .*make the other copy its replica with 'rpmem sync $c/master.set'|$part;$rep|setup_standalone"
 	"an outdated copy under --end-sessions|3|outdated since .*promote it with --force|$part;$rep|setup_outdated"
 )
@@ -324,7 +338,8 @@ for row in "${refusals[@]}"; do
 		--master-set "$c/master.set"
 	[[ $(cat "$c/parts/"* | md5sum) == "$sum" &&
 		! -e $c/psd/app.set.promoted &&
-		-z $(ls "$c/state") ]] || bad "$what: something was written"
+		-z $(ls "$c/state/"*.replica 2>/dev/null) ]] ||
+		bad "$what: something was written"
 done
 if must "--force promotes the outdated copy" pr C --force --master-set \
 		"$c/master.set"; then
@@ -350,7 +365,8 @@ for k in 1 2 3 4 5; do
 	grep -q "\"outcome\": \"$want\"" "$tmp/out" ||
 		bad "rerun after write $k: $rc: $(cat "$tmp/out" "$tmp/err")"
 	((k < 4)) || grep -q '"headers_written": 0, "writes": 1,' "$tmp/out" ||
-		bad "rerun after write $k wrote more than the record: $(<"$tmp/out")"
+		bad "rerun after write $k wrote more than the record:" \
+			"$(<"$tmp/out")"
 	grep -q '^pair [0-9a-f-]*$' "$c/psd/app.set.promoted" ||
 		bad "after write $k: the marker names no other copy"
 	record C | grep -q '^in_sync 0' || bad "after write $k: $(record C)"
