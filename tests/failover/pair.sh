@@ -15,6 +15,8 @@
 #      over an older record that said in sync;
 #   3. A unreachable (sshd stopped): txlog opens B's master set under
 #      RPMEM_ON_REPLICA_LOSS=continue, degraded from the record, commits;
+#      promote run again meanwhile is refused (the application holds the
+#      pool, --end-sessions ends only rpmemd);
 #   4. A reachable again (its app.set demoted, as A's agent would): the
 #      handle compares hashes, copies what differs and reaches connected
 #      (polled through rpmem status --json); the record then holds what
@@ -238,6 +240,10 @@ failover() {
 	wait_state B degraded || { harness_restart_sshd "$tmp"; return; }
 	grep -q "without its replica" "$tmp/B/client.log" ||
 		bad "B's open did not go on without A"
+	# F5: a rerun while the application holds the pool leaves it alone
+	refused "$1: promote again under B's application" 3 \
+		"cannot end txlog pid [0-9]+.*: not an rpmemd" \
+		pr B --end-sessions --master-set "$tmp/B/master.set"
 	wait_commits 200
 	hold
 	on A "$rpmem" demote "$tmp/A/psd/app.set" >/dev/null
