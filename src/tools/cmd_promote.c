@@ -302,7 +302,8 @@ report_text(const struct promote *p, double secs)
 		printf("%s: already a master (it was never promoted); "
 			"nothing to do\n", p->path);
 	else if (strcmp(p->outcome, "already-promoted") == 0)
-		printf("%s: already %s; nothing to do\n", p->path, what);
+		printf("%s: already %s; %s\n", p->path, what, p->pair ?
+			"the headers are left as they are" : "nothing to do");
 	else
 		printf("%s: %s%s; %u header(s) rewritten in %.3f s\n",
 			p->path, strcmp(p->outcome, "completed") ? "" :
