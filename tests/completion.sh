@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # completion.sh -- rpmem's bash completion offers the subcommands, each
 # subcommand's options (exactly those its usage line shows), nothing for
-# an option's value, and pool set files for POOLSET; asked of the built
-# rpmem.
+# an option's value but a FILE's, and pool set files for POOLSET and
+# FILE; asked of the built rpmem.
 set -uo pipefail
 
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -39,6 +39,9 @@ cases=(
 	"rpmem rm -|--force --help -f ..."
 	"rpmem bench --la|--lanes"
 	"rpmem bench --lanes |"
+	"rpmem outdate --master |"
+	"rpmem promote --end-sessions --master-set $tmp/sets/a|$tmp/sets/app.set"
+	"rpmem promote -m $tmp/sets/|$tmp/sets/app.set $tmp/sets/sub"
 	"rpmem create $tmp/sets/|$tmp/sets/app.set $tmp/sets/sub"
 	"rpmem info --json $tmp/sets/a|$tmp/sets/app.set"
 )

@@ -5,7 +5,7 @@
  *
  * db_part.c holds the part files and their mapping, db_hdr.c the PMDK
  * headers written into them, db_promote.c a replica's headers made a
- * standalone pool's (rpmem promote), marker.c the marker it leaves.
+ * master's (rpmem promote), marker.c the marker it leaves.
  * The parts are flock-ed (a second holder gets -EBUSY) and mapped
  * contiguously: pool offset N is byte N of the address, header included.
  */
@@ -93,9 +93,16 @@ int db_hdrs_set_attr(struct db_pool *pool,
 bool db_pool_is_master(const struct pool_hdr *hdr0);
 
 /*
- * db_hdr_promote -- rewrite part i's header as a standalone pool's:
- * replica links to `uuid0` (part 0's uuid), shutdown state cleared
+ * db_pool_peer -- the other copy part 0's links name (prev == next, not
+ * part 0 itself), or NULL
  */
-int db_hdr_promote(struct db_pool *pool, unsigned i, const uint8_t *uuid0);
+const uint8_t *db_pool_peer(const struct pool_hdr *hdr0);
+
+/*
+ * db_hdr_promote -- rewrite part i's header as a master's: replica links
+ * to `link` (part 0's own uuid: a standalone pool; the other copy's: one
+ * of a pair, links kept), shutdown state cleared
+ */
+int db_hdr_promote(struct db_pool *pool, unsigned i, const uint8_t *link);
 
 #endif /* PSET_DB_POOL_H */

@@ -10,15 +10,18 @@
  *	master 2b1c...			host primary-a
  *	poolset 9f3e...			master 2b1c...	(optional)
  *	client 198.18.0.1 (optional)	poolset 9f3e...	(optional)
+ *	pair 2b1c... (optional)
  *
  * In a promoted marker `master` is the part-0 uuid of what the replica
- * was a replica of; in an outdated one, that of the master which went on
- * without it, on `host`.
+ * was a replica of, and `pair` that of the other copy once the headers of
+ * a pair's promote are written; in an outdated one `master` is that of
+ * the master which went on without it, on `host`.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +78,19 @@ key_line(char *buf, size_t len, const char *key, const char *value)
 	return snprintf(buf, len, "%s %s\n", key, value);
 }
 
+/* the text keys of a marker, in the order they are written */
+#define KEY(k) { #k, offsetof(struct marker, k), \
+	sizeof(((struct marker *)0)->k) }
+static const struct {
+	const char *name;
+	size_t off;		/* of its field in struct marker */
+	size_t size;
+} Keys[] = {
+	/* the promoted marker's keys stay in the order they always had */
+	KEY(host), KEY(master), KEY(poolset), KEY(client), KEY(pair),
+};
+#define NKEYS (sizeof(Keys) / sizeof(Keys[0]))
+
 /* marker_format -- the marker's text */
 int
 marker_format(const struct marker *m, char *buf, size_t len)
@@ -83,13 +99,10 @@ marker_format(const struct marker *m, char *buf, size_t len)
 		return -EINVAL;
 	int n = snprintf(buf, len, "%stime %" PRId64 "\n",
 		Kinds[m->kind].magic, m->time);
-	/* the promoted marker's keys stay in the order they always had */
-	const char *keys[] = { "host", "master", "poolset", "client" };
-	const char *vals[] = { m->host, m->master, m->poolset, m->client };
-	for (size_t i = 0; n >= 0 && i < sizeof(keys) / sizeof(keys[0]);
-			i++) {
+	for (size_t i = 0; n >= 0 && i < NKEYS; i++) {
 		size_t off = (size_t)n < len ? (size_t)n : len;
-		int k = key_line(buf + off, len - off, keys[i], vals[i]);
+		int k = key_line(buf + off, len - off, Keys[i].name,
+			(const char *)m + Keys[i].off);
 		n = k < 0 ? k : n + k;
 	}
 	if (n < 0 || (size_t)n >= len)
@@ -138,29 +151,20 @@ parse_line(const char *line, size_t n, struct marker *m, bool *has_time)
 	size_t klen = (size_t)(sp - line);
 	const char *v = sp + 1;
 	size_t vlen = n - klen - 1;
-	char *dst = NULL;
-	size_t max = 0;
 
 	if (klen == 4 && memcmp(line, "time", 4) == 0) {
 		int ret = parse_time(v, vlen, m);
 		*has_time = ret == 0;
 		return ret;
 	}
-	if (klen == 6 && memcmp(line, "master", 6) == 0) {
-		dst = m->master;
-		max = sizeof(m->master);
-	} else if (klen == 7 && memcmp(line, "poolset", 7) == 0) {
-		dst = m->poolset;
-		max = sizeof(m->poolset);
-	} else if (klen == 6 && memcmp(line, "client", 6) == 0) {
-		dst = m->client;
-		max = sizeof(m->client);
-	} else if (klen == 4 && memcmp(line, "host", 4) == 0) {
-		dst = m->host;
-		max = sizeof(m->host);
-	} else {
+	size_t i = 0;
+	while (i < NKEYS && (strlen(Keys[i].name) != klen ||
+			memcmp(line, Keys[i].name, klen)))
+		i++;
+	if (i == NKEYS)
 		return 0;
-	}
+	char *dst = (char *)m + Keys[i].off;
+	size_t max = Keys[i].size;
 	if (!value_ok(v, vlen, max))
 		return -EINVAL;
 	memcpy(dst, v, vlen);

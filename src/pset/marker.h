@@ -7,6 +7,9 @@
  * replica of.  It is written before any header changes, so that from
  * then on rpmemd refuses the set as a replica (RELIABILITY F3) even when
  * the promote stops half way.
+ * A promote of one copy of a pair (--master-set) keeps the replica links,
+ * so the headers cannot tell whether it got through them: it writes the
+ * marker again, naming the other copy (`pair`), once they are written.
  *
  * "SET.outdated" says that a master went on without this replica (its
  * fence-peer handler marked it, RELIABILITY D5, D6): since when, which
@@ -41,6 +44,9 @@ struct marker {
 	char poolset[MARKER_UUID_STR];	/* the pool's poolset uuid */
 	char client[MARKER_CLIENT_MAX];	/* promoted: fenced session, or "" */
 	char host[MARKER_HOST_MAX];	/* outdated: the master's host */
+	char pair[MARKER_UUID_STR];	/* promoted as one copy of a pair:
+					 * the other copy's part-0 uuid, once
+					 * the headers are written */
 };
 
 /*

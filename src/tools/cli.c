@@ -122,7 +122,7 @@ cli_options(const struct cli_cmd *cmd)
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", o->name,
 				o->arg ? " " : "", o->arg ? o->arg : "");
-		printf("  %-20s %s\n", left, o->help);
+		printf("  %-21s %s\n", left, o->help);
 	}
 }
 

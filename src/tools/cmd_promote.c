@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * cmd_promote.c -- rpmem promote: a replica becomes a standalone master
+ * cmd_promote.c -- rpmem promote: a replica becomes a master, standalone
+ * or, with --master-set, one copy of a pair (promote_pair.c)
  *
  * Run on the backup host against the pool set file in rpmemd's
  * poolset-dir that the lost primary's REPLICA line names.  The writes,
@@ -8,12 +9,16 @@
  *   1. SET.promoted (marker.c): from here rpmemd refuses the set as a
  *      replica (F3), so nothing of the old primary lands after it;
  *   2. each header, the last part first and part 0 last: replica links
- *      to itself, shutdown state cleared (db_promote.c).
+ *      to itself (a pair's: kept), shutdown state cleared (db_promote.c);
+ *   3. a pair's only: SET.promoted again, naming the other copy: the
+ *      headers are done;
+ *   4. a pair's only: this host's record of the other copy, not in sync.
  * libpmemobj trusts part 0's links, so until write 2 of part 0 it sees
  * the replica and refuses it ("wrong replica UUID"); after it, the pool.
  * A rerun finds the marker and rewrites the headers again (one torn by
  * a power loss within its write too: repair_torn); a pool whose part 0
- * already names itself is left alone (F5).
+ * already names itself, or a pair's whose marker names the other copy,
+ * is left alone (F5), but for a pair's record, written again.
  * RPMEM_PROMOTE_STOP_AFTER=N (tests) kills the command after write N.
  */
 #include <errno.h>
@@ -27,17 +32,22 @@
 #include "db_pool.h"
 #include "fence.h"
 #include "marker.h"
+#include "promote_pair.h"
 #include "replica.h"
 #include "tools.h"
 
-#define EXIT_REFUSED 3		/* a session holds the pool */
+#define EXIT_REFUSED 3		/* a session holds the pool, or outdated */
 
 static int run_promote(const struct cli_args *a);
 static int run_demote(const struct cli_args *a);
 
 static const struct cli_opt Promote_opts[] = {
-	{ "force", 'f', NULL, "end the rpmemd sessions holding the pool "
-		"first" },
+	{ "master-set", 'm', "FILE", "promote one copy of a pair, FILE its "
+		"master set" },
+	{ "end-sessions", 'e', NULL, "end the rpmemd sessions holding the "
+		"pool first" },
+	{ "force", 'f', NULL, "end the sessions and promote an outdated "
+		"replica too" },
 	CLI_OPT_JSON,
 	CLI_OPT_END,
 };
@@ -50,11 +60,16 @@ const struct cli_cmd cmd_promote = {
 	"poolset-dir: the replica becomes a pool of its own that libpmemobj\n"
 	"and pmempool open there, with the same poolset uuid and data; only\n"
 	"its headers are rewritten.  POOLSET.promoted records when and from\n"
-	"which master; rpmemd then refuses the set as a replica.  Refused\n"
-	"(exit status 3) while an rpmemd session holds the pool, unless\n"
-	"--force, which kills that session first.  A promote that stopped\n"
-	"half way is finished by running it again; a pool that is already\n"
-	"a master is left as it is (exit status 0).\n",
+	"which master; rpmemd then refuses the set as a replica.  With\n"
+	"--master-set FILE (POOLSET's parts and a REPLICA line to the other\n"
+	"copy) the pool stays one copy of a pair: its replica links are\n"
+	"kept, so FILE opens, and this host's record of the other copy says\n"
+	"it is out of sync, to be compared whole at the next session.\n"
+	"Refused (exit status 3) while an rpmemd session holds the pool,\n"
+	"unless --end-sessions, which kills that session first, or when the\n"
+	"replica is outdated, unless --force (which also ends the sessions).\n"
+	"A promote that stopped half way is finished by running it again; a\n"
+	"pool that is already a master is left as it is (exit status 0).\n",
 	.opts = Promote_opts,
 	.run = run_promote,
 };
@@ -77,6 +92,8 @@ struct promote {
 	const char *path;
 	bool json;
 	const char *outcome;	/* promoted, completed, already-... */
+	struct pair *pair;	/* --master-set, or NULL */
+	struct pool_hdr hdr0;	/* part 0's, as read before the writes */
 	struct marker mark;
 	bool has_mark;
 	struct fence_holder held[FENCE_MAX];
@@ -128,9 +145,9 @@ load(const char *cmd, const char *path)
 	return set;
 }
 
-/* fence -- refuse, or with `force` end, the sessions holding the pool */
+/* fence -- refuse, or with `end` end, the sessions holding the pool */
 static int
-fence(struct promote *p, const struct poolset *set, bool force)
+fence(struct promote *p, const struct poolset *set, bool end)
 {
 	int e = fence_find(&set->replicas[0], p->held, &p->nheld);
 	if (e) {
@@ -141,11 +158,11 @@ fence(struct promote *p, const struct poolset *set, bool force)
 	for (unsigned i = 0; i < p->nheld; i++) {
 		char who[256];
 		fence_describe(&p->held[i], who, sizeof(who));
-		if (!force) {
+		if (!end) {
 			fprintf(stderr, "rpmem %s: %s: held by %s; the "
 				"primary may still be writing (end it%s)\n",
 				p->cmd, p->path, who, strcmp(p->cmd,
-				"promote") ? "" : ", or --force");
+				"promote") ? "" : ", or --end-sessions");
 			continue;
 		}
 		e = fence_end(&p->held[i]);
@@ -161,8 +178,22 @@ fence(struct promote *p, const struct poolset *set, bool force)
 				"%.*s", (int)strcspn(p->held[i].client, " "),
 				p->held[i].client);
 	}
-	p->fenced = force && p->nheld;
-	return p->nheld && !force ? EXIT_REFUSED : 0;
+	p->fenced = end && p->nheld;
+	return p->nheld && !end ? EXIT_REFUSED : 0;
+}
+
+/* mark -- write the promoted marker as p->mark says */
+static int
+mark(struct promote *p)
+{
+	int e = marker_write(p->path, &p->mark);
+	if (e) {
+		fprintf(stderr, "rpmem promote: %s%s: %s\n", p->path,
+			MARKER_PROMOTED_SUFFIX, strerror(-e));
+		return 1;
+	}
+	wrote(p);
+	return 0;
 }
 
 /* begin -- the marker, unless an earlier run left it */
@@ -176,37 +207,54 @@ begin(struct promote *p, const struct pool_hdr *hdr0)
 	p->mark.time = (int64_t)time(NULL);
 	marker_uuid_str(hdr0->prev_repl_uuid, p->mark.master);
 	marker_uuid_str(hdr0->poolset_uuid, p->mark.poolset);
-	int e = marker_write(p->path, &p->mark);
-	if (e) {
-		fprintf(stderr, "rpmem promote: %s%s: %s\n", p->path,
-			MARKER_PROMOTED_SUFFIX, strerror(-e));
+	if (mark(p))
 		return 1;
-	}
-	wrote(p);
 	p->has_mark = true;
 	p->outcome = "promoted";
 	return 0;
 }
 
-/* promote -- the headers, part 0 last */
+/*
+ * link_of -- what every header's replica links are to name: part 0
+ * itself, or a pair's other copy (NULL: part 0 names no one other copy)
+ */
+static const uint8_t *
+link_of(const struct promote *p, const struct pool_hdr *hdr0)
+{
+	return p->pair ? db_pool_peer(hdr0) : hdr0->uuid;
+}
+
+/*
+ * promote -- the headers, part 0 last; a pair's marker then names the
+ * other copy.  Done already: a standalone pool whose part 0 names itself,
+ * a pair whose marker names the other copy.
+ */
 static int
 promote(struct promote *p, struct db_pool *pool)
 {
-	struct pool_hdr hdr0;
-	int e = db_hdr_read(pool, 0, &hdr0);
-	if (e)
+	struct pool_hdr *hdr0 = &p->hdr0;
+	if (db_hdr_read(pool, 0, hdr0))
 		return 1;
-	if (db_pool_is_master(&hdr0)) {
+	const uint8_t *link = p->pair ? pair_peer(p->pair, p->path, hdr0) :
+		hdr0->uuid;
+	if (!link)
+		return 1;
+	if (p->pair ? p->has_mark && p->mark.pair[0] :
+			db_pool_is_master(hdr0)) {
 		p->outcome = p->writes ? "completed" : p->has_mark ?
 			"already-promoted" : "already-master";
 		return 0;
 	}
-	int ret = begin(p, &hdr0);
+	int ret = begin(p, hdr0);
 	for (unsigned i = p->nhdrs; !ret && i-- > 0; ) {
-		if (db_hdr_promote(pool, i, hdr0.uuid))
+		if (db_hdr_promote(pool, i, link))
 			ret = 1;
 		else
 			wrote(p);
+	}
+	if (!ret && p->pair) {
+		marker_uuid_str(link, p->mark.pair);
+		ret = mark(p);
 	}
 	return ret;
 }
@@ -217,7 +265,8 @@ promote(struct promote *p, struct db_pool *pool)
  * shutdown state and the checksum differ between the two, so with the
  * marker present (a promote was under way) a header whose poolset uuid
  * is the marker's is finished as promote would have written it; any
- * other invalid header is left for db_hdrs_verify to refuse.
+ * other invalid header is left for db_hdrs_verify to refuse (and all of
+ * them to promote's refusal when a pair's part 0 names no other copy).
  */
 static int
 repair_torn(struct promote *p, struct db_pool *pool)
@@ -225,14 +274,15 @@ repair_torn(struct promote *p, struct db_pool *pool)
 	struct pool_hdr hdr0, hdr;
 	if (db_hdr_read(pool, 0, &hdr0))
 		return 1;
-	for (unsigned i = 0; i < p->nhdrs; i++) {
+	const uint8_t *link = link_of(p, &hdr0);
+	for (unsigned i = 0; link && i < p->nhdrs; i++) {
 		char ps[MARKER_UUID_STR];
 		if (db_hdr_read(pool, i, &hdr))
 			return 1;
 		marker_uuid_str(hdr.poolset_uuid, ps);
 		if (pool_hdr_valid(&hdr) || strcmp(ps, p->mark.poolset))
 			continue;
-		if (db_hdr_promote(pool, i, hdr0.uuid))
+		if (db_hdr_promote(pool, i, link))
 			return 1;
 		wrote(p);
 		fprintf(stderr, "rpmem promote: %s: header of part %u torn by "
@@ -252,12 +302,15 @@ report_text(const struct promote *p, double secs)
 		printf("%s: already a master (it was never promoted); "
 			"nothing to do\n", p->path);
 	else if (strcmp(p->outcome, "already-promoted") == 0)
-		printf("%s: already %s; nothing to do\n", p->path, what);
+		printf("%s: already %s; %s\n", p->path, what, p->pair ?
+			"the headers are left as they are" : "nothing to do");
 	else
 		printf("%s: %s%s; %u header(s) rewritten in %.3f s\n",
 			p->path, strcmp(p->outcome, "completed") ? "" :
 			"the interrupted promotion finished: ", what,
 			p->nhdrs, secs);
+	if (p->pair)
+		pair_text(p->pair);
 }
 
 /* report_json -- the same for scripts */
@@ -283,7 +336,9 @@ report_json(const struct promote *p, double secs)
 			NULL);
 		printf("}");
 	}
-	printf("], \"headers_written\": %u, \"writes\": %u, "
+	printf("]");
+	pair_json(p->pair);
+	printf(", \"headers_written\": %u, \"writes\": %u, "
 		"\"seconds\": %.6f}\n", strncmp(p->outcome, "already", 7) ?
 		p->nhdrs : 0, p->writes, secs);
 }
@@ -347,12 +402,65 @@ outdated(const struct promote *p, bool force, bool *marked)
 	return EXIT_REFUSED;
 }
 
-/* run_promote -- fence, mark, rewrite, report */
+/*
+ * rewrite -- open the pool (taking `set` over), finish a torn header,
+ * verify, promote, close; then the outdated mark goes
+ */
+static int
+rewrite(struct promote *p, struct poolset *set, bool marked)
+{
+	struct db_pool *pool;
+	int e = db_parts_open(set, false, &pool);
+	if (e) {
+		fprintf(stderr, "rpmem promote: %s: %s\n", p->path,
+			e == -EBUSY ? "a session took the pool meanwhile; "
+			"run promote again" : strerror(-e));
+		return e == -EBUSY ? EXIT_REFUSED : 1;
+	}
+	int ret = 0;
+	p->nhdrs = ((struct db_priv *)pool->priv)->nhdrs;
+	e = marker_read(MARKER_PROMOTED, p->path, &p->mark);
+	if (e && e != -ENOENT) {
+		fprintf(stderr, "rpmem promote: %s%s: %s\n", p->path,
+			MARKER_PROMOTED_SUFFIX, strerror(-e));
+		ret = 1;
+		goto out;
+	}
+	p->has_mark = e == 0;
+	if (p->has_mark && (ret = repair_torn(p, pool)) != 0)
+		goto out;
+	e = db_hdrs_verify(pool);
+	if (e) {
+		fprintf(stderr, "rpmem promote: %s: the headers do not "
+			"verify (%s); nothing changed\n", p->path,
+			strerror(-e));
+		ret = 1;
+		goto out;
+	}
+	ret = promote(p, pool);
+out:
+	if (db_parts_close(pool, false, false) && !ret)
+		ret = 1;
+	if (ret)
+		return ret;
+	e = marked ? marker_remove(MARKER_OUTDATED, p->path) : 0;
+	if (e && e != -ENOENT) {
+		fprintf(stderr, "rpmem promote: %s: promoted, but removing "
+			"%s%s failed: %s\n", p->path, p->path,
+			MARKER_OUTDATED_SUFFIX, strerror(-e));
+		return 1;
+	}
+	return 0;
+}
+
+/* run_promote -- check, fence, mark, rewrite, record, report */
 static int
 run_promote(const struct cli_args *a)
 {
 	struct promote p;
+	struct pair pair;
 	memset(&p, 0, sizeof(p));
+	memset(&pair, 0, sizeof(pair));
 	clock_gettime(CLOCK_MONOTONIC, &p.t0);
 	p.cmd = "promote";
 	p.path = a->operand[0];
@@ -360,68 +468,40 @@ run_promote(const struct cli_args *a)
 	const char *stop = getenv("RPMEM_PROMOTE_STOP_AFTER");
 	if (stop)
 		p.stop_after = (unsigned)strtoul(stop, NULL, 10);
+	bool force = cli_flag(a, "force");
+	const char *mset = cli_value(a, "master-set");
 
 	bool marked;
-	int ret = outdated(&p, cli_flag(a, "force"), &marked);
+	int ret = outdated(&p, force, &marked);
 	if (ret)
 		return ret;
 	struct poolset *set = load(p.cmd, p.path);
 	if (set == NULL)
 		return 1;
-	ret = fence(&p, set, cli_flag(a, "force"));
+	if (mset) {
+		p.pair = &pair;
+		ret = pair_load(&pair, mset, p.path, set);
+	}
+	if (!ret)
+		ret = fence(&p, set, force || cli_flag(a, "end-sessions"));
 	if (ret) {
 		if (ret == EXIT_REFUSED && p.json)
 			report_refused(&p);
 		poolset_free(set);
-		return ret;
+	} else {
+		ret = rewrite(&p, set, marked);
 	}
-
-	struct db_pool *pool;
-	int e = db_parts_open(set, false, &pool);	/* takes set over */
-	if (e) {
-		fprintf(stderr, "rpmem promote: %s: %s\n", p.path,
-			e == -EBUSY ? "a session took the pool meanwhile; "
-			"run promote again" : strerror(-e));
-		return e == -EBUSY ? EXIT_REFUSED : 1;
+	if (!ret && p.pair && (ret = pair_record(p.pair, &p.hdr0)) == 0)
+		wrote(&p);
+	if (!ret) {
+		double secs = seconds(&p);
+		if (p.json)
+			report_json(&p, secs);
+		else
+			report_text(&p, secs);
 	}
-	p.nhdrs = ((struct db_priv *)pool->priv)->nhdrs;
-	e = marker_read(MARKER_PROMOTED, p.path, &p.mark);
-	if (e && e != -ENOENT) {
-		fprintf(stderr, "rpmem promote: %s%s: %s\n", p.path,
-			MARKER_PROMOTED_SUFFIX, strerror(-e));
-		ret = 1;
-		goto out;
-	}
-	p.has_mark = e == 0;
-	if (p.has_mark && (ret = repair_torn(&p, pool)) != 0)
-		goto out;
-	e = db_hdrs_verify(pool);
-	if (e) {
-		fprintf(stderr, "rpmem promote: %s: the headers do not "
-			"verify (%s); nothing changed\n", p.path,
-			strerror(-e));
-		ret = 1;
-		goto out;
-	}
-	ret = promote(&p, pool);
-out:
-	if (db_parts_close(pool, false, false) && !ret)
-		ret = 1;
-	if (ret)
-		return ret;
-	int e2 = marked ? marker_remove(MARKER_OUTDATED, p.path) : 0;
-	if (e2 && e2 != -ENOENT) {
-		fprintf(stderr, "rpmem promote: %s: promoted, but removing "
-			"%s%s failed: %s\n", p.path, p.path,
-			MARKER_OUTDATED_SUFFIX, strerror(-e2));
-		return 1;
-	}
-	double secs = seconds(&p);
-	if (p.json)
-		report_json(&p, secs);
-	else
-		report_text(&p, secs);
-	return 0;
+	pair_free(&pair);
+	return ret;
 }
 
 /* run_demote -- the marker goes, nothing else changes */

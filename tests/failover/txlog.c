@@ -9,7 +9,10 @@
  *                             killed, or until the file TXLOG_STOP names
  *                             exists), appending "n\n" to LOG after each
  *                             commit returns; TXLOG_PAUSE_US between two
- *                             (an application that does other work too)
+ *                             (an application that does other work too);
+ *                             none while the file TXLOG_HOLD names exists
+ *                             (the pool stays open, idle: it says so by
+ *                             making the file TXLOG_HOLD.held)
  *   txlog check SET LOG       open it: every transaction LOG names is in
  *                             it (at most the one in flight more), and
  *                             every one is whole: the count, the sum, the
@@ -168,6 +171,18 @@ check(const struct root *rp, uint64_t logged)
 		" logged as committed\n", Set, c, logged);
 }
 
+/* held -- make the file HOLD.held: no transaction until HOLD goes */
+static void
+held(const char *hold)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s.held", hold);
+	int fd = open(path, O_WRONLY | O_CREAT, 0644);
+	if (fd < 0)
+		fail("%s: %s", path, strerror(errno));
+	close(fd);
+}
+
 /* open_pool -- pmemobj_open and the root */
 static PMEMobjpool *
 open_pool(struct root **rpp)
@@ -210,11 +225,18 @@ main(int argc, char *argv[])
 		if (log < 0)
 			fail("%s: %s", argv[3], strerror(errno));
 		const char *stop = getenv("TXLOG_STOP");
+		const char *hold = getenv("TXLOG_HOLD");
+		struct timespec idle = { 0, 10000000 };
 		const char *pause = getenv("TXLOG_PAUSE_US");
 		long us = pause ? atol(pause) : 0;
 		struct timespec ts = { us / 1000000, us % 1000000 * 1000 };
 		pop = open_pool(&rp);
 		for (uint64_t i = 0; n == 0 || i < n; i++) {
+			if (hold && access(hold, F_OK) == 0)
+				held(hold);
+			while (hold && access(hold, F_OK) == 0 &&
+					!(stop && access(stop, F_OK) == 0))
+				nanosleep(&idle, NULL);
 			if (stop && access(stop, F_OK) == 0)
 				break;
 			if (us > 0)

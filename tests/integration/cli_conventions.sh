@@ -75,6 +75,9 @@ cases=$(cat <<'EOF'
 0 | "strict": false, "skipped_bytes": 0, | - | verify --json {set}
 0 | ^sync: all 1 replica\(s\) of | - | sync {set} --strict
 0 | ^sync: all 1 replica\(s\) of | - | sync -- {set}
+2 | - | @usage option '--master-set' needs an argument | promote {set} -e --master-set
+1 | - | 0 REPLICA lines .* nothing written$ | promote -e --master-set={set} {set}
+1 | - | 0 REPLICA lines .* nothing written$ | promote {set} -m {set} --end-sessions
 2 | - | @usage option '--lanes' needs an argument | bench {set} --lanes
 2 | - | @usage --lanes wants a number from 1 to 64 | bench {set} --lanes=0
 2 | - | ^rpmem bench: --lanes wants .*, not '0'$ | bench {set} --lanes=0
@@ -98,7 +101,7 @@ lines_are() {
 }
 
 # an option in a help: [-c, ]--name [ARG]  what it does
-opt_line='^  (-[a-zA-Z], |    )--[a-z]+( [A-Z]+)? +[a-z]'
+opt_line='^  (-[a-zA-Z], |    )--[a-z][-a-z]*( [A-Z]+)? +[a-z]'
 
 # help_ok -- file $1 is the help of subcommand $2
 help_ok() {

@@ -71,6 +71,20 @@ START_TEST(test_promoted_marker_text_is_what_it_always_was)
 }
 END_TEST
 
+START_TEST(test_pair_promote_marker_names_the_other_copy_last)
+{
+	struct marker m = sample(MARKER_PROMOTED), q;
+	snprintf(m.pair, sizeof(m.pair), "%s", U1);
+	char buf[MARKER_MAX];
+	int n = marker_format(&m, buf, sizeof(buf));
+	ck_assert_int_gt(n, 0);
+	ck_assert_str_eq(buf, HEAD "time 1795667870\nmaster " U1
+		"\npoolset " U2 "\nclient 198.18.0.1\npair " U1 "\n");
+	ck_assert_int_eq(marker_parse(MARKER_PROMOTED, buf, (size_t)n, &q), 0);
+	ck_assert_str_eq(q.pair, U1);
+}
+END_TEST
+
 struct text_case {
 	enum marker_kind kind;
 	const char *text;
@@ -96,6 +110,8 @@ static const struct text_case text_cases[] = {
 	{P, HEAD "time 1\nmaster \n", -EINVAL},
 	{P, HEAD "time 1\nmaster \x01\n", -EINVAL},
 	{P, HEAD "time 1\nmaster " U1 "\nnoblank\n", -EINVAL},
+	{P, HEAD "time 1\nmaster " U1 "\npair two words\n", -EINVAL},
+	{P, HEAD "time 1\nmaster " U1 "\npair " U1 U1 "\n", -EINVAL},
 	{P, HEAD "time 1\nmaster " U1 U1 "\n", -EINVAL},	/* too long */
 	{P, OHEAD "time 1\nmaster " U1 "\n", -EINVAL},	/* other kind */
 	{O, OHEAD "time 1\nhost primary-a\n", 0},	/* no uuid known */
@@ -216,6 +232,7 @@ marker_suite(void)
 		test_formatted_marker_parses_back_to_the_same_fields, 0,
 		MARKER_KINDS);
 	tcase_add_test(tc, test_promoted_marker_text_is_what_it_always_was);
+	tcase_add_test(tc, test_pair_promote_marker_names_the_other_copy_last);
 	tcase_add_loop_test(tc, test_format_refuses_a_buffer_too_small, 0,
 		MARKER_KINDS);
 	tcase_add_test(tc, test_uuid_text_is_pmempools);
