@@ -80,45 +80,46 @@ rpmem_settle_ms() {
 	echo $(( ${_t:-3000} + ${_c:-3600} ))
 }
 
-# rpmem_fence CLONE [settle] -- fence every node but this one: placed (or
-# already there for this node); with `settle`, still so with quorum after
-# membership has had time to settle, so that a node cut off just now
-# cannot believe it fenced the majority (the handler: a replica lost may
-# be the first sign of this node's own isolation; a promote comes from a
-# settled transition).  0 fenced; 1 refused (no quorum, another node
-# holds the fence, the CIB cannot be written), the reason on stderr
+# rpmem_fence CLONE [settle] -- fence every node but this one: already so
+# (placed by a quorate partition earlier), or placed now.  With `settle`
+# (the handler: a replica lost may be the first sign of this node's own
+# isolation), membership is first given the time corosync takes to see a
+# member gone, and the fence is placed only if quorum is still there: a
+# node being cut off must write nothing to the CIB, whose copy could win
+# over the majority's when the partitions merge again.  A promote comes
+# from a settled transition and places at once.  0 fenced; 1 refused (no
+# quorum, another node holds the fence, the CIB cannot be written), the
+# reason on stderr
 rpmem_fence() {
 	_me=$(rpmem_node)
 	if [ -z "$_me" ]; then
 		echo "cannot learn this node's name (crm_node -n)" >&2
 		return 1
 	fi
-	if ! rpmem_quorate; then
-		echo "$_me has no quorum: it may be the node cut off" >&2
-		return 1
-	fi
-	if ! _h=$(rpmem_fence_holder "$1"); then
-		echo "cannot read the CIB's constraints" >&2
-		return 1
-	fi
-	if [ -z "$_h" ]; then
-		if ! rpmem_fence_place "$1" "$_me"; then
-			_h=$(rpmem_fence_holder "$1")
-			[ "$_h" = "$_me" ] || {
-				echo "cannot place $RPMEM_FENCE_PREFIX$1 for $_me" >&2
-				return 1
-			}
+	for _pass in 1 2; do
+		if ! rpmem_quorate; then
+			echo "$_me has no quorum: it may be the node cut off" >&2
+			return 1
 		fi
-	elif [ "$_h" != "$_me" ]; then
-		echo "$RPMEM_FENCE_PREFIX$1 keeps $_h promotable, not $_me: the copy here is the stale one" >&2
-		return 1
-	fi
-	[ "${2:-}" = settle ] || return 0
-	# a cut that began before the placement shows within the settle time
-	_ms=$(rpmem_settle_ms)
-	sleep "$((_ms / 1000)).$(printf '%03d' $((_ms % 1000)))"
-	if ! rpmem_quorate || [ "$(rpmem_fence_holder "$1")" != "$_me" ]; then
-		echo "$_me lost quorum or the fence while it settled" >&2
+		if ! _h=$(rpmem_fence_holder "$1"); then
+			echo "cannot read the CIB's constraints" >&2
+			return 1
+		fi
+		if [ "$_h" = "$_me" ]; then
+			return 0
+		elif [ -n "$_h" ]; then
+			echo "$RPMEM_FENCE_PREFIX$1 keeps $_h promotable, not $_me: the copy here is the stale one" >&2
+			return 1
+		fi
+		if [ "${2:-}" != settle ] || [ $_pass = 2 ]; then
+			break
+		fi
+		_ms=$(rpmem_settle_ms)
+		sleep "$((_ms / 1000)).$(printf '%03d' $((_ms % 1000)))"
+	done
+	if ! rpmem_fence_place "$1" "$_me" &&
+			[ "$(rpmem_fence_holder "$1")" != "$_me" ]; then
+		echo "cannot place $RPMEM_FENCE_PREFIX$1 for $_me" >&2
 		return 1
 	fi
 	return 0
