@@ -156,6 +156,27 @@ unreachable(int err)
 	}
 }
 
+/* repl_open_behind -- need rpmem_open wait for its replica? */
+bool
+repl_open_behind(RPMEMpool *rpp, enum proto_msg_type type)
+{
+	struct repl *rp = rpp->repl;
+	if (type != PROTO_MSG_OPEN || rp->policy == REPL_POLICY_FAIL ||
+			!rp->recorded || rp->rec.in_sync)
+		return false;
+	rp->behind = true;
+	char since[32];
+	struct tm tm;
+	time_t t = (time_t)rp->rec.since;
+	if (!gmtime_r(&t, &tm) ||
+			!strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(since, sizeof(since), "%lld", (long long)t);
+	(void) fail(EAGAIN, "the replica is behind since %s (%s): caught up "
+		"in the background", since, rp->rec.reason[0] ?
+		rp->rec.reason : "no reason recorded");
+	return true;
+}
+
 /* repl_open_away -- may rpmem_open open without its replica? */
 int
 repl_open_away(RPMEMpool *rpp, unsigned *nlanes,
@@ -163,7 +184,9 @@ repl_open_away(RPMEMpool *rpp, unsigned *nlanes,
 {
 	struct repl *rp = rpp->repl;
 	int err = errno;
-	if (rp->policy == REPL_POLICY_FAIL || !unreachable(err))
+	bool behind = rp->behind;	/* once: a refusal then waits for it */
+	rp->behind = false;
+	if (rp->policy == REPL_POLICY_FAIL || !(behind || unreachable(err)))
 		return -1;
 	if (!rp->recorded) {
 		char was[ERRMSG_MAX];
@@ -183,7 +206,8 @@ repl_open_away(RPMEMpool *rpp, unsigned *nlanes,
 	}
 	repl_load_ranges(rpp);
 	/* ranges now live in memory: a crash leaves only "compare" */
-	if (repl_record(rpp, false, why, false))
+	/* behind: the record keeps the reason it went out of sync */
+	if (repl_record(rpp, false, behind ? NULL : why, false))
 		return fail(EIO, "%s; and the record of the replica cannot "
 			"be written", why);
 	if (oattr)

@@ -65,9 +65,20 @@ int repl_connected(struct rpmem_pool *rpp, enum proto_msg_type type,
 		const struct rpmem_pool_attr *cattr);
 
 /*
+ * repl_open_behind -- rpmem_open under continue or fence whose record
+ * says the replica lacks something: the open need not wait for it (ssh,
+ * rpmemd, a hash comparison) but may go degraded at once through
+ * repl_open_away (whose fence-peer handler may still refuse: then the
+ * open waits for it), the worker catching the replica up in the
+ * background, as after a loss
+ */
+bool repl_open_behind(struct rpmem_pool *rpp, enum proto_msg_type type);
+
+/*
  * repl_open_away -- rpmem_open could not start a session: may the handle
  * open without its replica?  Yes under continue or fence, for an error
- * that means the replica cannot be reached, when its record gives its
+ * that means the replica cannot be reached (or repl_open_behind's
+ * choice not to try), when its record gives its
  * attributes (into *oattr) and size; *nlanes is set.  0, or -1 with the
  * original message kept (or a new one saying why not).
  */

@@ -612,6 +612,12 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 		goto err_free;
 
 	unsigned n = *nlanes;
+	/* a replica behind is caught up in the background, unless fenced */
+	if (repl_open_behind(rpp, type)) {
+		if (repl_open_away(rpp, &n, oattr) == 0)
+			goto away;
+		n = *nlanes;	/* the handler refused: wait for it */
+	}
 	if (rpp_connect(rpp, type, &n, cattr) == 0) {
 		if (oattr && type == PROTO_MSG_OPEN)
 			*oattr = rpp->resp.attr;
@@ -623,6 +629,7 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 	/* rpmem_create never degrades: there is no replica to miss yet */
 	if (type == PROTO_MSG_CREATE || repl_open_away(rpp, &n, oattr))
 		goto err_free;
+away:
 	if (rpp_lanes(rpp, n) || repl_start_away(rpp))
 		goto err_free;
 	*nlanes = n;

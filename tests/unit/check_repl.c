@@ -261,6 +261,70 @@ START_TEST(test_open_without_a_record_fails_and_says_why)
 }
 END_TEST
 
+/* an open whose record says the replica is behind, by policy */
+static const struct {
+	const char *policy;
+	const char *handler;		/* RPMEM_FENCE_PEER_CMD, or none */
+	bool opens;
+	const char *says;		/* when it does not */
+} Behind[] = {
+	{ "continue", NULL, true, NULL },
+	{ "fence", "exit 0", true, NULL },
+	{ "fence", "exit 1", false, "fence-peer handler refused" },
+	{ "fail", NULL, false, "ssh" },
+};
+
+/*
+ * under continue or fence a replica recorded as behind is not waited
+ * for: the open goes degraded at once and the record keeps why it went
+ * out of sync; a handler that refuses, or fail, has the open try it
+ */
+START_TEST(test_open_behind_goes_on_without_waiting)
+{
+	char dir[] = "/tmp/check_repl.XXXXXX", path[4096];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	setenv("RPMEM_STATE_DIR", dir, 1);
+	setenv("RPMEM_ON_REPLICA_LOSS", Behind[_i].policy, 1);
+	if (Behind[_i].handler)
+		setenv("RPMEM_FENCE_PEER_CMD", Behind[_i].handler, 1);
+	setenv("RPMEM_SSH", "/bin/false", 1);	/* the replica: unreachable */
+	size_t size = 1 << 20;
+	ck_assert_int_eq(rstate_record_path(dir, "127.0.0.1", "b.set", path,
+		sizeof(path)), 0);
+	struct rstate_record rec = {
+		.pool_size = size, .in_sync = false, .since = 1000,
+	};
+	snprintf(rec.target, sizeof(rec.target), "127.0.0.1");
+	snprintf(rec.pool_set, sizeof(rec.pool_set), "b.set");
+	snprintf(rec.reason, sizeof(rec.reason), "promoted elsewhere");
+	ck_assert_int_eq(rstate_record_write(path, &rec), 0);
+
+	void *pool = tu_pool_map(size);
+	unsigned nlanes = 1;
+	RPMEMpool *rpp = rpmem_open("127.0.0.1", "b.set", pool, size,
+		&nlanes, NULL);
+	if (Behind[_i].opens) {
+		ck_assert_msg(rpp != NULL, "%s", rpmem_errormsg());
+		ck_assert_int_eq(rpmem_close(rpp), 0);
+		struct rstate_record back;
+		memset(&back, 0, sizeof(back));
+		ck_assert_int_eq(rstate_record_read(path, &back), 0);
+		ck_assert(!back.in_sync);
+		ck_assert_str_eq(back.reason, "promoted elsewhere");
+		rstate_record_free(&back);
+	} else {
+		ck_assert_ptr_null(rpp);
+		ck_assert_msg(strstr(rpmem_errormsg(), Behind[_i].says),
+			"'%s' does not say '%s'", rpmem_errormsg(),
+			Behind[_i].says);
+	}
+	unsetenv("RPMEM_FENCE_PEER_CMD");
+	unsetenv("RPMEM_ON_REPLICA_LOSS");
+	unsetenv("RPMEM_STATE_DIR");
+	ck_assert_int_eq(tu_rmtree(dir), 0);
+}
+END_TEST
+
 /* repl_suite -- every case above */
 static Suite *
 repl_suite(void)
@@ -275,6 +339,7 @@ repl_suite(void)
 	tcase_add_test(tc, test_outdate_needs_a_handle);
 	tcase_add_test(tc, test_record_in_sync_after_a_sync);
 	TU_LOOP(tc, test_open_without_a_record_fails_and_says_why, Away);
+	TU_LOOP(tc, test_open_behind_goes_on_without_waiting, Behind);
 	return tu_suite_add(s, tc);
 }
 
