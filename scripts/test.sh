@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # test.sh -- set up, build with coverage counters and run the whole test
 # suite (make check; as root with the Debian packages built, installed
-# and purged), print the coverage of src/, then run the sanitizer leg
+# and purged), print the coverage of src/, then the cluster leg (make
+# check-cluster: P1-P6 on a real Pacemaker cluster), then the sanitizer leg
 # (tests/sanitize/run.sh: a copy built with ASan and UBSan running the
 # unit suites, the daemon protocol tests and a soak).
 #
@@ -35,6 +36,13 @@ make -j"$(nproc)" check
 rc=$?
 echo "test.sh: make check: $((SECONDS - t0)) s"
 
+# the cluster leg: a real Pacemaker and Corosync cluster, alone on the
+# cores (its token is 1 s); as root with the cluster packages, else skipped
+t0=$SECONDS
+make check-cluster
+rc_cluster=$?
+echo "test.sh: cluster leg: $((SECONDS - t0)) s"
+
 # the sanitizer leg: a copy of the tree built with ASan and UBSan; it
 # prints its own failures
 t0=$SECONDS
@@ -55,6 +63,11 @@ if [ $rc -ne 0 ]; then
 	[ -f test-suite.log ] && cat test-suite.log
 	[ "$fail" -eq 0 ] && fail=1
 fi
+if [ $rc_cluster -ne 0 ]; then
+	[ -f tests/cluster/cluster-suite.log ] &&
+		cat tests/cluster/cluster-suite.log
+	[ "$fail" -eq 0 ] && fail=1
+fi
 if [ $rc_san -ne 0 ] && [ "$fail" -eq 0 ]; then
 	fail=1
 fi
@@ -65,4 +78,5 @@ if [ -s coverage/summary.txt ]; then
 	cat coverage/summary.txt
 fi
 echo "$pass passed, $fail failed, $skip skipped"
-[ $rc -eq 0 ] && [ $rc_san -eq 0 ] && [ "$fail" -eq 0 ]
+[ $rc -eq 0 ] && [ $rc_cluster -eq 0 ] && [ $rc_san -eq 0 ] &&
+	[ "$fail" -eq 0 ]

@@ -44,6 +44,8 @@
 # Environment read by cluster_start:
 #   CLUSTER_TOKEN        corosync's token in ms (default 1000; corosync adds
 #                        token_coefficient, 650 ms, for each node past 2)
+#   CLUSTER_TOKEN_COEFFICIENT  corosync's token_coefficient (0: the token
+#                        is CLUSTER_TOKEN whatever the number of nodes)
 #   CLUSTER_OCF_OVERLAY  a directory laid out like an OCF root, with
 #                        resource.d/PROVIDER/ and lib/PROVIDER/: each node
 #                        gets a tree of its own over /usr/lib/ocf with the

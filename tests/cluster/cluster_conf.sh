@@ -57,8 +57,10 @@ cluster_corosync_conf() {
 	local node
 	printf 'totem {\n\tversion: 2\n\tcluster_name: rpmem-test\n'
 	printf '\ttransport: knet\n\tcrypto_cipher: aes256\n'
-	printf '\tcrypto_hash: sha256\n\ttoken: %s\n}\n' \
-		"${CLUSTER_TOKEN:-1000}"
+	printf '\tcrypto_hash: sha256\n\ttoken: %s\n' "${CLUSTER_TOKEN:-1000}"
+	[[ -n ${CLUSTER_TOKEN_COEFFICIENT:-} ]] &&
+		printf '\ttoken_coefficient: %s\n' "$CLUSTER_TOKEN_COEFFICIENT"
+	printf '}\n'
 	printf 'nodelist {\n'
 	for node in "${CLUSTER_NODES[@]}"; do
 		printf '\tnode {\n\t\tnodeid: %s\n\t\tname: %s\n' \

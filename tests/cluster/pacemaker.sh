@@ -370,8 +370,10 @@ sc_p2() {
 	cluster_wait_online "$m" || { bad "P2: $m does not come back"; return; }
 	resynced P2 "$r" || return
 	[[ $(master) == "$r" ]] || bad "P2: the master moved to $(master)"
-	cluster_running n3 pool-clone | grep -qx "$m Unpromoted" ||
-		bad "P2: $m is not Unpromoted: $(cluster_running n3 pool-clone)"
+	local roles
+	roles=$(cluster_running n3 pool-clone)
+	grep -qx "$m Unpromoted" <<<"$roles" ||
+		bad "P2: $m is not Unpromoted: $roles"
 	grows "$r" 20 || bad "P2: the application stopped during the resync"
 	P2_BYTES=$(handle_field "$r" resync_total)
 	echo "--- P2: $m resynced by difference: ${P2_BYTES:-?} bytes of $SIZE, no person"
@@ -476,7 +478,9 @@ echo "--- the pool is promoted on $(master), the application commits"
 
 DOWN=
 for sc in $SCENARIOS; do
+	t_sc=$(now)
 	"sc_$sc"
+	echo "--- $sc took $(secs "$t_sc" "$(now)") s"
 done
 
 # the end: the application stopped, every commit there, the copies equal
