@@ -43,7 +43,7 @@ src=$(cd "$here/../.." && pwd)
 # the cluster's directory, seen by every node at the same path: the
 # nodes' own copies in nX/srv, the agent and its helpers as installed
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-pacemaker.XXXXXX")
-fo_exit_trap 'cluster_stop'
+fo_exit_trap '((fails == 0)) || cluster_logs 20; cluster_stop'
 mkdir -p "$tmp/ocf/resource.d/rpmem" "$tmp/ocf/lib/rpmem"
 cp "$src/src/ocf/pool" "$tmp/ocf/resource.d/rpmem/"
 cp "$src/src/ocf/crm-fence-peer" "$src/src/ocf/rpmem-ocf.sh" \
@@ -344,7 +344,7 @@ sc_agent() {
 sc_p1() {
 	local m r t0 t1 first
 	m=$(master) r=$(other "$m")
-	echo "--- P1: $m (master) killed; $r holds the replica"
+	echo "--- P1: $m (master) killed; $r holds the replica; the DC is $(cluster_dc n3)"
 	t0=$(now)
 	cluster_kill "$m"
 	cluster_wait 120 test -s "$tmp/committed.$r" ||
