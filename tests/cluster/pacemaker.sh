@@ -413,17 +413,20 @@ sc_p3() {
 sc_p4() {
 	local m r
 	m=$(master) r=$(other "$m")
+	local t0
 	echo "--- P4: $r (replica) killed"
+	t0=$(now)
 	cluster_kill "$r"
-	grows "$m" 50 || bad "P4: the application stopped without its replica"
 	cluster_wait 60 fenced_for "$m" ||
 		bad "P4: $r's stale copy is not fenced (fence: $(fence_holder))"
+	P4_FENCED=$(secs "$t0" "$(now)")
+	grows "$m" 50 || bad "P4: the application stopped without its replica"
 	[[ $(handle_field "$m" state) == degraded ]] ||
 		bad "P4: the handle is $(handle_field "$m" state), not degraded"
 	cluster_boot "$r"
 	cluster_wait_online "$r" || bad "P4: $r does not come back"
 	resynced P4 "$m"
-	echo "--- P4: the application went on degraded; $r back and resynced, the fence gone"
+	echo "--- P4: fenced $P4_FENCED s after the loss, the application went on degraded; $r back and resynced, the fence gone"
 }
 
 # sc_p5 -- a planned switch-over
