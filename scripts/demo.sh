@@ -12,14 +12,18 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 # the figures are of an optimised build: a tree that scripts/test.sh left
-# built with gcov counters (-O0, atomic counter updates in every loop) is
-# cleaned and configured again without them
-if [ -f "$top/Makefile" ] && grep -q -- '--coverage' "$top/Makefile"; then
-	make -C "$top" clean >/dev/null
-	"$top/scripts/setup.sh" --disable-coverage
-else
-	"$top/scripts/setup.sh"
-fi
+# built with gcov counters (-O0, atomic counter updates in every loop), or
+# one built with sanitizers or without optimisation, is cleaned and
+# configured again with the defaults; rpmem bench refuses what is left
+# shellcheck source=scripts/build_kind.sh
+. "$top/scripts/build_kind.sh"
+case $(build_kind_tree "$top") in
+optimised | unconfigured) "$top/scripts/setup.sh" ;;
+*)	make -C "$top" clean >/dev/null
+	"$top/scripts/setup.sh" --disable-coverage --disable-sanitizers \
+		CFLAGS='-g -O2' ;;
+esac
+build_kind_refuse demo.sh "$top" || exit 2
 
 export top_builddir="$top" top_srcdir="$top"
 # shellcheck source=tests/common/harness.sh

@@ -18,7 +18,9 @@ cd "$top" || exit 1
 # test (tests/coverage.sh) prints the coverage of src/ and holds librpmem
 # and rpmemd to their floor (tests/coverage.floor); a tree built without
 # the counters is cleaned first, so that every object gets them
-if [ -f Makefile ] && ! grep -q -- '--coverage' Makefile; then
+# shellcheck source=scripts/build_kind.sh
+. "$top/scripts/build_kind.sh"
+if [ -f Makefile ] && [ "$(build_kind_tree .)" != coverage ]; then
 	make clean >/dev/null
 fi
 "$top/scripts/setup.sh" --enable-coverage ||

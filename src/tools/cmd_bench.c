@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 
 #include "bench.h"
+#include "build_kind.h"
 #include "db_pool.h"
 #include "fab.h"
 #include "poolset.h"
@@ -272,6 +273,8 @@ run_bench(const struct cli_args *a)
 		return 1;
 	}
 	int r = parse_args(b, a);
+	if (!r && build_kind_check("rpmem bench"))
+		r = EXIT_REFUSED;
 	if (r) {
 		free(b);
 		return r;

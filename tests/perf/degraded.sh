@@ -41,17 +41,9 @@ while (($#)); do
 done
 
 # figures of an instrumented or unoptimised build mean nothing
-mk=$top_builddir/Makefile
-[[ -f $mk ]] || { echo "$me: $top_builddir is not configured" >&2; exit 2; }
-cflags=$(sed -n 's/^CFLAGS = //p' "$mk")
-if grep -q -- '--coverage\|-fprofile-arcs' "$mk" ||
-		[[ $cflags == *-fsanitize* || ! $cflags =~ -O[1-3s]|-Ofast ||
-		$cflags =~ -O0([[:space:]]|$) ]]; then
-	echo "$me: $top_builddir is built with CFLAGS '$cflags' or" \
-		"coverage: not an optimised build; reconfigure it without" \
-		"them (CFLAGS='-g -O2')" >&2
-	exit 2
-fi
+# shellcheck source=../../scripts/build_kind.sh
+. "$top/scripts/build_kind.sh"
+build_kind_refuse "$me" "$top_builddir" || exit 2
 make -s -C "$top_builddir" rpmemd rpmem librpmem.la \
 	tests/perf/degraded_client >/dev/null || exit 1
 client=$top_builddir/tests/perf/.libs/degraded_client

@@ -26,6 +26,8 @@
 # real-time priority (chrt -f 10), on loopback too: figures that other
 # work on the machine barely moves (each of ours and PMDK's alike).  Prints each
 # figure, its ratio and PASS or MISS; exits 0 when it could measure.
+# Exits 2 on a build that is not optimised (coverage, -O0, sanitizers:
+# scripts/build_kind.sh), before anything runs.
 set -uo pipefail
 
 self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -51,6 +53,10 @@ done
 secs=$((quick ? 1 : 3))
 want() { [[ ,$only, == *,$1,* ]]; }
 
+# figures of an instrumented or unoptimised build mean nothing
+# shellcheck source=../../scripts/build_kind.sh
+. "$top/scripts/build_kind.sh"
+build_kind_refuse sidebyside.sh "$top_builddir" || exit 2
 [[ $(id -u) == 0 ]] || { echo "sidebyside.sh: needs root" >&2; exit 77; }
 make -s -C "$top_builddir" rpmemd librpmem.la tests/perf/perf_client \
 	>/dev/null || exit 1
