@@ -164,28 +164,19 @@ repl_open_behind(RPMEMpool *rpp, enum proto_msg_type type)
 	if (type != PROTO_MSG_OPEN || rp->policy == REPL_POLICY_FAIL ||
 			!rp->recorded || rp->rec.in_sync)
 		return false;
-	rp->behind = true;
-	char since[32];
-	struct tm tm;
-	time_t t = (time_t)rp->rec.since;
-	if (!gmtime_r(&t, &tm) ||
-			!strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(since, sizeof(since), "%lld", (long long)t);
-	(void) fail(EAGAIN, "the replica is behind since %s (%s): caught up "
-		"in the background", since, rp->rec.reason[0] ?
-		rp->rec.reason : "no reason recorded");
+	(void) fail(EAGAIN, "the replica is behind (%s): caught up in the "
+		"background", rp->rec.reason[0] ? rp->rec.reason :
+		"no reason recorded");
 	return true;
 }
 
 /* repl_open_away -- may rpmem_open open without its replica? */
 int
-repl_open_away(RPMEMpool *rpp, unsigned *nlanes,
+repl_open_away(RPMEMpool *rpp, bool behind, unsigned *nlanes,
 		struct rpmem_pool_attr *oattr)
 {
 	struct repl *rp = rpp->repl;
 	int err = errno;
-	bool behind = rp->behind;	/* once: a refusal then waits for it */
-	rp->behind = false;
 	if (rp->policy == REPL_POLICY_FAIL || !(behind || unreachable(err)))
 		return -1;
 	if (!rp->recorded) {

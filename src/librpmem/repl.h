@@ -77,12 +77,12 @@ bool repl_open_behind(struct rpmem_pool *rpp, enum proto_msg_type type);
 /*
  * repl_open_away -- rpmem_open could not start a session: may the handle
  * open without its replica?  Yes under continue or fence, for an error
- * that means the replica cannot be reached (or repl_open_behind's
- * choice not to try), when its record gives its
+ * that means the replica cannot be reached (or, `behind`, when
+ * repl_open_behind chose not to try), when its record gives its
  * attributes (into *oattr) and size; *nlanes is set.  0, or -1 with the
  * original message kept (or a new one saying why not).
  */
-int repl_open_away(struct rpmem_pool *rpp, unsigned *nlanes,
+int repl_open_away(struct rpmem_pool *rpp, bool behind, unsigned *nlanes,
 		struct rpmem_pool_attr *oattr);
 
 /* repl_start_away -- DEGRADED from the open on; the worker starts */

@@ -41,7 +41,6 @@ struct repl {
 	bool ranges_known;		/* else: compare hashes first */
 
 	bool recorded;			/* the record file is ours to keep */
-	bool behind;			/* opened without trying (repl_open_behind) */
 	char record_path[PATH_MAX];
 	struct rstate_record rec;	/* as last written */
 	char status_path[PATH_MAX];

@@ -614,7 +614,7 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 	unsigned n = *nlanes;
 	/* a replica behind is caught up in the background, unless fenced */
 	if (repl_open_behind(rpp, type)) {
-		if (repl_open_away(rpp, &n, oattr) == 0)
+		if (repl_open_away(rpp, true, &n, oattr) == 0)
 			goto away;
 		n = *nlanes;	/* the handler refused: wait for it */
 	}
@@ -627,7 +627,8 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 		return rpp;
 	}
 	/* rpmem_create never degrades: there is no replica to miss yet */
-	if (type == PROTO_MSG_CREATE || repl_open_away(rpp, &n, oattr))
+	if (type == PROTO_MSG_CREATE ||
+			repl_open_away(rpp, false, &n, oattr))
 		goto err_free;
 away:
 	if (rpp_lanes(rpp, n) || repl_start_away(rpp))
