@@ -421,11 +421,14 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 	if (r)
 		return r;
 	/*
-	 * With PMDK's rpmemd a deep persist is an RMA write and a deep
-	 * persist of what it wrote (facts 4.7): its inline path has no
-	 * deep mode
+	 * With PMDK's rpmemd a deep persist, and a strict one over its
+	 * inline buffer, is an RMA write and a persist of what it wrote
+	 * (facts 4.7), as its own client does: its inline path has no deep
+	 * mode and takes one piece per round trip.  Those bytes get no
+	 * 8-byte atomicity there (session.c says so at open).
 	 */
-	if ((relaxed || (deep && f->pmdk)) && f->rma_write) {
+	if ((relaxed || (f->pmdk && (deep || len > f->buff_size))) &&
+			f->rma_write) {
 		/* batched flushes first: the replica applies them in order */
 		r = batch_send(f, l);
 		if (!r)

@@ -571,3 +571,9 @@ rpmem_daemon_version(RPMEMpool *rpp, char *buf, size_t len)
 	snprintf(buf, len, "%u.%u.%u", v >> 16, (v >> 8) & 0xff, v & 0xff);
 }
 
+/* rpmem_daemon_limits -- what rpmemd does not guarantee, or NULL */
+const char *
+rpmem_daemon_limits(RPMEMpool *rpp)
+{
+	return rpp->pmdk ? PMDK_PEER_LIMITS : NULL;
+}

@@ -19,6 +19,15 @@
 #include "target.h"
 
 /*
+ * What a session with PMDK 1.12's rpmemd guarantees, logged at open and
+ * shown by `rpmem info` (rpmem_daemon_limits)
+ */
+#define PMDK_PEER_LIMITS "no lane security or lane tokens; strict " \
+	"persists up to its 8 KiB inline buffer applied with 8-byte stores, " \
+	"larger and deep ones as RMA writes without 8-byte atomicity, as " \
+	"PMDK's own client sends them"
+
+/*
  * Handle states.  Every public call first checks the state: data calls
  * go to the replica when READY; a BROKEN handle answers every call but
  * close with its sticky errno.  Only rpmem_create/rpmem_open see an

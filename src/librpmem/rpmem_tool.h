@@ -71,6 +71,12 @@ int rpmem_record_in_sync(const char *target, const char *pool_set);
 void rpmem_daemon_version(RPMEMpool *rpp, char *buf, size_t len);
 
 /*
+ * rpmem_daemon_limits -- for PMDK 1.12's rpmemd, a sentence of what its
+ * sessions do and do not guarantee; NULL for this project's
+ */
+const char *rpmem_daemon_limits(RPMEMpool *rpp);
+
+/*
  * At the end of each session that was ready, librpmem logs at level info
  * (RPMEM_LOG_LEVEL=info, RPMEM_LOG_FILE) one line of the calls made on
  * it, which a program using librpmem.so.1 through another library (rpmem

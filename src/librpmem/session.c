@@ -381,9 +381,8 @@ pmdk_daemon(RPMEMpool *rpp, const char *what, unsigned *max_lanes)
 		rpp->provider = PROTO_PROV_SOCKETS;
 	}
 	log_warn("%s: rpmemd on %s is PMDK 1.12's: speaking protocol 0.1 "
-		"(RPMEM_ALLOW_PMDK_DAEMON) over %s, without lane security or "
-		"lane tokens, strict persists in 8 KiB pieces", what, host,
-		proto_provider_name(rpp->provider));
+		"(RPMEM_ALLOW_PMDK_DAEMON) over %s: %s", what, host,
+		proto_provider_name(rpp->provider), PMDK_PEER_LIMITS);
 	return 0;
 }
 

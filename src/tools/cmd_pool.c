@@ -189,6 +189,7 @@ struct info_rep {
 	struct rpmem_pool_attr attr;
 	char version[32];	/* remote: rpmemd's */
 	unsigned nlanes;	/* remote: lanes granted */
+	const char *limits;	/* remote: what its rpmemd does not give */
 	const char *role;	/* master, replica, promoted...; NULL: unknown */
 	bool promoted;		/* mark holds SET.promoted */
 	struct marker mark;
@@ -332,6 +333,7 @@ info_remote(const struct poolset *set, unsigned i, void *buf, size_t size,
 	ir->attr = r.attr;
 	ir->nlanes = r.nlanes;
 	snprintf(ir->version, sizeof(ir->version), "%s", r.version);
+	ir->limits = r.limits;
 	if (replica_remote_close(&r)) {
 		ir->ok = false;
 		snprintf(ir->msg, sizeof(ir->msg), "%s", r.msg);
@@ -379,6 +381,8 @@ info_text(const char *path, const struct poolset *set, size_t size,
 		if (r > 0)
 			printf("  rpmemd        %s\n  lanes         %u\n",
 				ir[r].version, ir[r].nlanes);
+		if (r > 0 && ir[r].limits)
+			printf("  guarantees    %s\n", ir[r].limits);
 		if (ir[r].has_attr)
 			replica_print_attr(&ir[r].attr);
 		else
@@ -442,6 +446,8 @@ info_json(const char *path, const struct poolset *set, size_t size,
 		json_uuid(&ir[r], ir[r].attr.poolset_uuid);
 		printf(", \"daemon_version\": ");
 		json_str(stdout, r && ir[r].ok ? ir[r].version : NULL);
+		printf(", \"daemon_limits\": ");
+		json_str(stdout, r && ir[r].ok ? ir[r].limits : NULL);
 		if (r && ir[r].ok)
 			printf(", \"nlanes\": %u", ir[r].nlanes);
 		else

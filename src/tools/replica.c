@@ -170,6 +170,7 @@ replica_remote_open(struct remote *r, const struct poolset *set,
 		return;
 	}
 	rpmem_daemon_version(r->rpp, r->version, sizeof(r->version));
+	r->limits = rpmem_daemon_limits(r->rpp);
 	r->state = REPLICA_OK;
 	unsigned bits = ref ? replica_attr_diff(ref, &r->attr) &
 		ATTR_IDENTITY : 0;

@@ -58,6 +58,7 @@ struct remote {
 	unsigned nlanes;
 	struct rpmem_pool_attr attr;	/* as rpmemd returned them */
 	char version[32];	/* rpmemd's */
+	const char *limits;	/* what its rpmemd does not give, or NULL */
 	char msg[REPLICA_MSG_MAX];
 };
 

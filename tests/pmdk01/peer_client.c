@@ -12,7 +12,8 @@
  * A(SEED), uuids and flags non-zero so that any rpmemd keeps them as given;
  * then one thread per lane (up to LANES, as granted) persists its share
  * of the data part in pieces, each piece another way: strict persist,
- * relaxed persist, flush + drain, relaxed flush + drain, deep persist;
+ * relaxed persist, flush + drain, relaxed flush + drain, deep persist,
+ * each way with pieces over and under PMDK's inline buffer;
  * everything read back and compared; rpmem_set_attr(B(SEED));
  * rpmem_close.  The expected image goes to EXPECT_FILE (to compare with
  * the replica's file).  open: rpmem_open must return B(SEED) and the
@@ -32,7 +33,13 @@
 #include "librpmem.h"
 
 #define HDR 4096		/* the pool header, written by create only */
-#define PIECE (24 * 1024 + 8)	/* bytes of one call: strict ones split */
+/*
+ * bytes of one call, each way in turn: over PMDK's 8 KiB inline buffer
+ * (our client sends strict ones to its rpmemd as RMA writes, PMDK's
+ * splits them) and under it (inline, with 8-byte stores)
+ */
+#define PIECE (24 * 1024 + 8)
+#define SMALL_PIECE (4 * 1024 + 8)
 #define MAX_LANES 8		/* threads at most */
 
 /* fail -- the closing line of a failed step */
@@ -114,8 +121,9 @@ lane_work(void *arg)
 {
 	struct share *s = arg;
 	unsigned i = s->lane;
-	for (size_t o = 0; o < s->len; o += PIECE, i++) {
-		size_t len = s->len - o < PIECE ? s->len - o : PIECE;
+	for (size_t o = 0, len; o < s->len; o += len, i++) {
+		size_t want = (i / 5) % 2 ? SMALL_PIECE : PIECE;
+		len = s->len - o < want ? s->len - o : want;
 		const char *step;
 		if (one_piece(s->rpp, s->lane, s->off + o, len, i, &step)) {
 			s->step = step;
