@@ -86,9 +86,16 @@ struct lane_conn {
 	uint8_t token[LANESEC_TOKEN_LEN];
 };
 
-/* inline buffers: slots per lane and the largest buffer we agree to */
+/*
+ * Inline buffers: slots per lane, the buffer a client asks for and the
+ * largest one rpmemd agrees to.  Sealed lanes use at most
+ * LANE_SEALED_BUFF: each end seals or opens a whole message before the
+ * next step, so larger pieces stall the pipeline more than per-message
+ * costs save; unsealed pieces pay mostly per message (tests/perf).
+ */
 #define LANE_SLOTS 4
-#define LANE_BUFF_DEFAULT (256 * 1024)
+#define LANE_BUFF_DEFAULT (512 * 1024)
+#define LANE_SEALED_BUFF (256 * 1024)
 #define LANE_BUFF_MAX (1024 * 1024)
 /* rpmemd's message buffers of one session never exceed this */
 #define LANE_MEM_MAX ((size_t)64 << 20)

@@ -389,20 +389,20 @@ rma(struct fabric *f, struct lane *l, bool write, void *buf, void *desc,
 	return 0;
 }
 
-#define TAPER 4		/* sealed flushes: first and last pieces 1/4 */
+#define TAPER 4		/* first and last pieces of a flush: 1/4 */
 
 /*
- * piece_len -- the next piece of a flush with `len` bytes left.  Sealed,
- * each end of the pipeline waits for the other to seal or open a whole
- * piece, once at the start of a flush and once at its end: a quarter
- * piece first and last shortens both waits; the rest go whole.
+ * piece_len -- the next piece of a flush with `len` bytes left.  Each
+ * end of the pipeline waits for the other to send (and seal) or apply
+ * (and open) a whole piece, once at the start of a flush and once at
+ * its end, while the link idles: a quarter piece first and last
+ * shortens both waits; the rest go whole.  (PMDK's rpmemd is sent no
+ * flush over its buffer inline: one piece each.)
  */
 static size_t
 piece_len(const struct fabric *f, bool first, size_t len)
 {
 	size_t small = f->buff_size / TAPER;
-	if (f->policy == LANESEC_NONE || f->pmdk)
-		return len < f->buff_size ? len : f->buff_size;
 	if (first)
 		return len > f->buff_size ? small : len;
 	if (len > f->buff_size + small)
@@ -461,8 +461,7 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 		size_t chunk = piece_len(f, first, len);
 		if (chunk < len) {
 			chunk = ((off + chunk) & ~(size_t)7) - off;
-			/* PMDK's rpmemd persists each piece on its own */
-			more = f->pmdk ? 0 : LANE_F_MORE;
+			more = LANE_F_MORE;
 		}
 		r = send_msg(f, l, code | more, off, chunk, f->pool_addr + off,
 			chunk, NULL);

@@ -354,7 +354,10 @@ fabric_connect(const struct fabric_attr *attr, struct fabric **fabp)
 	 */
 	f->rma_write = (fab_rma_write_ok(attr->provider) || f->pmdk) &&
 		f->policy == LANESEC_NONE;
+	/* an older rpmemd may grant sealed lanes more than they use well */
 	f->buff_size = attr->buff_size;
+	if (f->policy != LANESEC_NONE && f->buff_size > LANE_SEALED_BUFF)
+		f->buff_size = LANE_SEALED_BUFF;
 	f->timeout_ms = attr->timeout_ms;
 	f->spin_ns = spin_bound_env();
 	f->ssh_fd = attr->ssh_fd;

@@ -407,7 +407,7 @@ START_TEST(strict_persist_never_tears_an_aligned_word)
 	} cut[] = { { 0, 0 }, { 3, 0 }, { 0, 5 }, { 1, 7 }, { 7, 1 },
 		{ 5, 3 } };
 	const size_t ncut = TU_NELEMS(cut);
-	/* longer than two 256 KiB inline buffers: pieces meet inside it */
+	/* longer than any inline buffer (fab.h): pieces meet inside it */
 	const size_t A = MIB, L = 600 * KIB;
 	struct tset s;
 	set_make(&s, "torn", 1, 8 * MIB, NULL);

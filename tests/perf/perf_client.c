@@ -3,13 +3,14 @@
  * perf_client.c -- the client side of tests/perf/sidebyside.sh
  *
  *   perf_client lat TARGET SET SIZE SECONDS
- *   perf_client bw TARGET SET SIZE LANES SECONDS
+ *   perf_client bw TARGET SET SIZE LANES SECONDS [PERSIST]
  *   perf_client obj POOLSET SECONDS
  *
  * Built on the public librpmem API only, so that one binary measures
  * this project's librpmem.so.1 and PMDK 1.12.1's alike (the caller picks
  * one with LD_LIBRARY_PATH): lat times strict 64 B persists on lane 0,
- * bw strict 1 MiB persists on LANES lanes at once (a thread each), obj
+ * bw strict persists of PERSIST bytes (default 1M) on LANES lanes at
+ * once (a thread each), obj
  * 64 B undo-logged libpmemobj transactions on POOLSET (which it creates,
  * replicated through whichever librpmem.so.1 libpmemobj loads).  The
  * CPU time of this process (getrusage) and of the daemon (whose pid the
@@ -35,7 +36,6 @@
 #include "librpmem.h"
 
 #define HDR 4096		/* the pool header, left to rpmem_create */
-#define BIG ((size_t)1 << 20)	/* a bw persist */
 #define SMALL 64		/* a lat persist, a transaction's update */
 #define MAX_LANES 16
 #define MAX_SAMPLES 2000000
@@ -45,6 +45,7 @@ static char *Pool;
 static size_t Size;
 static double Stop_at;		/* bw: threads stop at this time */
 static unsigned Lanes;		/* bw: lanes at once */
+static size_t Big = (size_t)1 << 20;	/* bw: bytes of a persist */
 
 /* now_s -- CLOCK_MONOTONIC in seconds */
 static double
@@ -159,19 +160,19 @@ run_lat(double secs)
 	free(s);
 }
 
-/* bw_lane -- one lane's strict 1 MiB persists: one pass, or until Stop_at */
+/* bw_lane -- a lane's strict persists of Big bytes, a pass or until Stop_at */
 static void *
 bw_lane(void *arg)
 {
 	unsigned lane = (unsigned)(uintptr_t)arg;
-	size_t region = (Size - HDR) / Lanes / BIG * BIG;
+	size_t region = (Size - HDR) / Lanes / Big * Big;
 	size_t base = HDR + lane * region, at = 0;
 	uint64_t bytes = 0;
 	while (Stop_at ? now_s() < Stop_at : bytes < region) {
-		if (rpmem_persist(Rpp, base + at, BIG, lane, 0))
+		if (rpmem_persist(Rpp, base + at, Big, lane, 0))
 			die("rpmem_persist");
-		bytes += BIG;
-		at = (at + BIG) % region;
+		bytes += Big;
+		at = (at + Big) % region;
 	}
 	return (void *)(uintptr_t)bytes;
 }
@@ -194,7 +195,7 @@ bw_round(void)
 }
 
 /*
- * run_bw -- strict 1 MiB persists on `lanes` lanes at once, after a
+ * run_bw -- strict persists of Big bytes on `lanes` lanes at once, after a
  * pass over each lane's region (the replica's pages touched once)
  */
 static void
@@ -209,7 +210,7 @@ run_bw(unsigned lanes, double secs)
 	double t = now_s() - t0, c = cpu_self() - c0, d = cpu_daemon();
 	double gib = (double)bytes / (1 << 30);
 	printf("mibs=%.1f cpu_client_s_gib=%.3f cpu_daemon_s_gib=%.3f\n",
-		(double)bytes / BIG / t, c / gib,
+		(double)bytes / (1 << 20) / t, c / gib,
 		d0 < 0 || d < 0 ? -1.0 : (d - d0) / gib);
 }
 
@@ -273,16 +274,19 @@ main(int argc, char *argv[])
 	if (argc == 4 && !strcmp(argv[1], "obj"))
 		return run_obj(argv[2], atof(argv[3]));
 	bool lat = argc == 6 && !strcmp(argv[1], "lat");
-	bool bw = argc == 7 && !strcmp(argv[1], "bw");
+	bool bw = (argc == 7 || argc == 8) && !strcmp(argv[1], "bw");
 	if (!lat && !bw) {
 		fprintf(stderr, "usage: perf_client lat TARGET SET SIZE SECS\n"
-			"       perf_client bw TARGET SET SIZE LANES SECS\n"
+			"       perf_client bw TARGET SET SIZE LANES SECS "
+			"[PERSIST]\n"
 			"       perf_client obj POOLSET SECS\n");
 		return 2;
 	}
 	Size = parse_size(argv[4]);
 	unsigned want = bw ? (unsigned)atoi(argv[5]) : 1;
-	if (want < 1 || want > MAX_LANES || Size < HDR + want * BIG)
+	if (argc == 8)
+		Big = parse_size(argv[7]);
+	if (want < 1 || want > MAX_LANES || !Big || Size < HDR + want * Big)
 		return 2;
 	unsigned got = open_pool(argv[2], argv[3], want);
 	if (got < want) {
