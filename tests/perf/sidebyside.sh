@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# sidebyside.sh -- issue 15's goals, ours next to PMDK 1.12.1 in one run
+# sidebyside.sh -- ours next to PMDK 1.12.1 in one run, and the goals
+# of performance round 4 (issue 26; G1..G5) and of the rounds before it
+# (K: kept)
 #
 #   tests/perf/sidebyside.sh [--quick] [--pin] [--reps N] [--only SECTION,...]
 #
@@ -11,10 +13,13 @@
 #          daemon) next to `openssl speed`'s AES-256-GCM of this run
 #   obj    libpmemobj 64 B transactions, p50
 #   sync   `pmempool sync` re-creating a lost 1 GiB replica
+#   bench  `rpmem bench --lanes 1` on loopback: strict 64 KiB persists
+#          next to its raw libfabric RMA writes
 #   net    two hosts: the target in a network namespace behind a veth
 #          pair shaped with tbf at 10 and 25 Gbit/s, its sshd and daemons
 #          on core 0, the client on core 1; the link's single-stream TCP
-#          rate measured in the same run (tcp_stream.py)
+#          rate measured in the same run (tcp_stream.py); strict 64 B,
+#          1 MiB and (at 25 Gbit/s) 64 KiB persists
 #   mixed  our client with PMDK's rpmemd, PMDK's client with our rpmemd
 # Every figure of a rep is taken for ours and for PMDK one after the
 # other, each in a session of its own (tests/perf/perf_client); --reps
@@ -24,7 +29,12 @@
 # RPMEM_SPIN_US is passed on to our rpmemd as well as our client.
 # --pin runs every client on core 1 and every daemon on core 0 at a
 # real-time priority (chrt -f 10), on loopback too: figures that other
-# work on the machine barely moves (each of ours and PMDK's alike).  Prints each
+# work on the machine barely moves (each of ours and PMDK's alike).
+# PERF_RECORD=DIR records every session of perf_client system-wide
+# (perf record -a -g: client, daemon, sshd and the kernel) into
+# DIR/CLIENT-DAEMON-POLICY-MODE-ARGS-SITE-SET.data, SITE lo or net10,
+# net25 (the link's Gbit/s), for `perf report --sort comm,dso,sym`;
+# its figures are then not figures.  Prints each
 # figure, its ratio and PASS or MISS; exits 0 when it could measure.
 # Exits 2 on a build that is not optimised (coverage, -O0, sanitizers:
 # scripts/build_kind.sh), before anything runs.
@@ -37,7 +47,7 @@ export top_builddir top_srcdir=$top
 # shellcheck source=../common/harness.sh
 . "$top/tests/common/harness.sh"
 
-quick=0 reps=3 only=lat,bw,obj,sync,net,mixed rt=()
+quick=0 reps=3 only=lat,bw,obj,sync,bench,net,mixed rt=()
 while (($#)); do
 	case $1 in
 	--quick) quick=1 reps=1 ;;
@@ -155,7 +165,15 @@ client() {
 	fi
 	env+=(RPMEM_CMD="$(daemon_cmd "$dm" "${dargs[@]}")")
 	pin_of "$cl" client
-	timeout 300 env "${env[@]}" "${PIN[@]}" "$client_bin" \
+	local -a rec=()
+	if [[ -n ${PERF_RECORD:-} ]]; then
+		local site=lo name
+		[[ $target != "$lo_target" ]] && site=net$Shaped
+		name="$cl-$dm-$pol-$mode-$*-$site-$set"
+		rec=(perf record -q -a -g -o "$PERF_RECORD/${name// /-}.data"
+			--)
+	fi
+	"${rec[@]}" timeout 300 env "${env[@]}" "${PIN[@]}" "$client_bin" \
 		"$mode" "$target" "$set.set" "$size" "$@" 2>"$work/err" ||
 		sed "s/^/  ($cl -> $dm $pol $mode): /" "$work/err" >&2
 	rm -f -- "$psdir/$set.part" "$psdir/$set.set" "$pidf"
@@ -198,6 +216,18 @@ check() {
 		sed 's/(ge /(>= /'
 }
 
+# report -- GOAL, what, ours, other: the ratio, without a verdict
+report() {
+	local goal=$1 what=$2 a=$3 b=$4
+	if [[ -z $a || -z $b || $a == -1 || $b == -1 ]]; then
+		printf '  %-3s %-56s %10s\n' "$goal" "$what" "skipped"
+		return
+	fi
+	printf '  %-3s %-56s %9s / %-9s = %5sx (report)\n' "$goal" "$what" \
+		"$a" "$b" "$(awk -v a="$a" -v b="$b" \
+		'BEGIN { printf "%.2f", b ? a / b : 0 }')"
+}
+
 # sum -- a + b, empty if either is
 sum() {
 	[[ -n $1 && -n $2 && $1 != -1 && $2 != -1 ]] || return 0
@@ -214,15 +244,18 @@ lat_sessions() {
 	done
 }
 
+# bw_sessions -- TAG LANES [PERSIST]: strict persists of PERSIST bytes
+# (1M: figures bwN; 64K: bw64kN) on each number of LANES
 bw_sessions() {
-	local p n tag=$1 lanes=$2
+	local p n tag=$1 lanes=$2 size=${3:-1M} key=bw
+	[[ $size == 64K ]] && key=bw64k
 	for n in $lanes; do
 		for p in none encrypt; do
-			put "$tag.ours.$p.bw$n" \
-				"$(client ours ours "$p" bw 256M "$n" "$secs")"
+			put "$tag.ours.$p.$key$n" "$(client ours ours "$p" bw \
+				256M "$n" "$secs" "$size")"
 		done
-		[[ -n $pmdk ]] && put "$tag.pmdk.bw$n" \
-			"$(client pmdk pmdk - bw 256M "$n" "$secs")"
+		[[ -n $pmdk ]] && put "$tag.pmdk.$key$n" \
+			"$(client pmdk pmdk - bw 256M "$n" "$secs" "$size")"
 	done
 }
 
@@ -276,6 +309,33 @@ sync_session() {
 	rm -f -- "$psdir/$set".* "$work/$set".*
 }
 
+# bench_session -- `rpmem bench --lanes 1` on loopback through our
+# rpmemd (every policy allowed): "MIB_S RAW_MIB_S" of its strict 64 KiB
+# persists under lane security none and of its raw RMA writes
+bench_session() {
+	local set=b$BASHPID$RANDOM out=
+	local -a q=() env=(RPMEM_CMD="$(daemon_cmd ours --lane-security=none)")
+	((quick)) && q=(--quick)
+	printf 'PMEMPOOLSET\n256M %s/%s.part\n' "$psdir" "$set" \
+		>"$psdir/$set.set"
+	printf 'PMEMPOOLSET\n256M %s/%s.local\nREPLICA %s %s.set\n' \
+		"$work" "$set" "$target" "$set" >"$work/$set.set"
+	pin_of ours client
+	if env "${env[@]}" "$top_builddir/rpmem" create "$work/$set.set" \
+			>/dev/null 2>"$work/err"; then
+		out=$(env "${env[@]}" "${PIN[@]}" "$top_builddir/rpmem" bench \
+			--json --lanes 1 "${q[@]}" "$work/$set.set" \
+			2>>"$work/err")
+		out=$(jq -r '.runs[] | select(.lane_security == "none") |
+			.throughput[] | select(.mode == "strict" and
+			.size == 65536 and .lanes == 1) |
+			"\(.mib_s) \(.raw_mib_s)"' <<<"$out" 2>>"$work/err")
+	fi
+	# its warning that it re-creates the replica is no news here
+	[[ -n $out ]] && echo "$out" || sed "s/^/  (bench): /" "$work/err" >&2
+	rm -f -- "$psdir/$set".* "$work/$set".*
+}
+
 openssl_gbs() {
 	openssl speed -evp aes-256-gcm -bytes 1048576 -seconds 1 2>/dev/null |
 		awk '/^(AES|aes)/ { v = $NF } END { sub("k", "", v);
@@ -300,12 +360,17 @@ for ((rep = 1; rep <= reps; rep++)); do
 		V[sync.ours]+="$(sync_session ours) "
 		[[ -n $pmdk ]] && V[sync.pmdk]+="$(sync_session pmdk) "
 	fi
+	if want bench; then
+		read -r b r <<<"$(bench_session)"
+		V[bench.mibs]+="${b:-} " V[bench.raw]+="${r:-} "
+	fi
 done
 
 # ---------------------------------------------------------- two hosts
 # shape -- tbf at $1 Gbit/s on both ends of the veth pair
 shape() {
 	local rate=$1 dev
+	Shaped=$rate
 	for dev in "$HARNESS_NETNS_IF" "ns:${HARNESS_NETNS_IF}n"; do
 		local -a in_ns=()
 		if [[ $dev == ns:* ]]; then
@@ -339,6 +404,7 @@ if want net; then
 					"$secs") "
 				lat_sessions "net$rate"
 				bw_sessions "net$rate" 1
+				((rate == 25)) && bw_sessions net25 1 64K
 			done
 		done
 		core_client=("${saved_client[@]}")
@@ -355,6 +421,7 @@ if want mixed && [[ -n $pmdk ]]; then
 		put mixed.p2o.lat "$(client pmdk ours - lat 64M "$secs")"
 		put mixed.o2p.bw1 "$(client ours pmdk none bw 256M 1 "$secs")"
 		put mixed.p2o.bw1 "$(client pmdk ours - bw 256M 1 "$secs")"
+		put mixed.p2p.bw1 "$(client pmdk pmdk - bw 256M 1 "$secs")"
 	done
 fi
 
@@ -373,15 +440,15 @@ if want lat; then
 			"$(med "$k.cpu_client_us")" "$(med "$k.cpu_daemon_us")"
 	done
 	for p in authenticate encrypt; do
-		check 1 "64 B p50, $p / none" "$(med "lo.ours.$p.lat.p50")" \
+		check K "64 B p50, $p / none" "$(med "lo.ours.$p.lat.p50")" \
 			"$(med lo.ours.none.lat.p50)" 1.1 le
-		check 1 "64 B p99, $p / none" "$(med "lo.ours.$p.lat.p99")" \
+		check K "64 B p99, $p / none" "$(med "lo.ours.$p.lat.p99")" \
 			"$(med lo.ours.none.lat.p99)" 1.2 le
 	done
-	check 2 "64 B p50, encrypt / PMDK" "$(med lo.ours.encrypt.lat.p50)" \
-		"$(med lo.pmdk.lat.p50)" 0.5 le
-	check 2 "64 B p99, encrypt / PMDK" "$(med lo.ours.encrypt.lat.p99)" \
-		"$(med lo.pmdk.lat.p99)" 1.0 le
+	check G5 "64 B p50, encrypt / PMDK" "$(med lo.ours.encrypt.lat.p50)" \
+		"$(med lo.pmdk.lat.p50)" 0.3 le
+	check G5 "64 B p99, encrypt / PMDK" "$(med lo.ours.encrypt.lat.p99)" \
+		"$(med lo.pmdk.lat.p99)" 0.1 le
 fi
 if want bw; then
 	ossl=$(med ossl)
@@ -399,19 +466,19 @@ if want bw; then
 				"$(med "$k.cpu_daemon_s_gib")"
 		done
 	done
-	check 1 "1 MiB 1 lane, encrypt / none" \
+	report G6 "1 MiB 1 lane, encrypt / none" \
 		"$(med lo.ours.encrypt.bw1.mibs)" \
-		"$(med lo.ours.none.bw1.mibs)" 0.8 ge
-	check 2 "1 MiB 1 lane, encrypt / PMDK" \
-		"$(med lo.ours.encrypt.bw1.mibs)" \
-		"$(med lo.pmdk.bw1.mibs)" 0.7 ge
-	check 2 "1 MiB 2 lanes, encrypt / PMDK" \
-		"$(med lo.ours.encrypt.bw2.mibs)" "$(med lo.pmdk.bw2.mibs)" \
-		1.0 ge
-	check 2 "1 MiB 1 lane, none / PMDK" "$(med lo.ours.none.bw1.mibs)" \
+		"$(med lo.ours.none.bw1.mibs)"
+	check K "1 MiB 1 lane, none / PMDK" "$(med lo.ours.none.bw1.mibs)" \
 		"$(med lo.pmdk.bw1.mibs)" 1.0 ge
-	check 2 "1 MiB 2 lanes, none / PMDK" "$(med lo.ours.none.bw2.mibs)" \
+	check K "1 MiB 2 lanes, none / PMDK" "$(med lo.ours.none.bw2.mibs)" \
 		"$(med lo.pmdk.bw2.mibs)" 1.5 ge
+	# G6: CPU-bound on two shared cores, a report against PMDK
+	for n in 1 2; do
+		report G6 "1 MiB $n lane(s), encrypt / PMDK" \
+			"$(med "lo.ours.encrypt.bw$n.mibs")" \
+			"$(med "lo.pmdk.bw$n.mibs")"
+	done
 	ours_cpu=$(sum "$(med lo.ours.encrypt.bw1.cpu_client_s_gib)" \
 		"$(med lo.ours.encrypt.bw1.cpu_daemon_s_gib)")
 	pmdk_cpu=$(sum "$(med lo.pmdk.bw1.cpu_client_s_gib)" \
@@ -419,20 +486,27 @@ if want bw; then
 	allowed=
 	[[ -n $pmdk_cpu && -n $ossl ]] && allowed=$(awk -v p="$pmdk_cpu" \
 		-v g="$ossl" 'BEGIN { printf "%.3f", p + 2 * 1.073741824 / g }')
-	check 2 "CPU s/GiB encrypt / (PMDK + 2 GiB of cipher)" "$ours_cpu" \
+	check G5 "CPU s/GiB encrypt / (PMDK + 2 GiB of cipher)" "$ours_cpu" \
 		"$allowed" 1.0 le
 fi
 if want obj; then
 	echo "-- libpmemobj 64 B transaction p50 (us): ours (encrypt)" \
 		"$(med obj.ours.p50), PMDK $(med obj.pmdk.p50)"
-	check 2 "tx 64 B p50, encrypt / PMDK" "$(med obj.ours.p50)" \
-		"$(med obj.pmdk.p50)" 0.5 le
+	check G5 "tx 64 B p50, encrypt / PMDK" "$(med obj.ours.p50)" \
+		"$(med obj.pmdk.p50)" 0.3 le
 fi
 if want sync; then
 	echo "-- pmempool sync of a lost 1 GiB replica (s): ours" \
 		"$(med sync.ours), PMDK $(med sync.pmdk)"
-	check 2 "sync 1 GiB, ours / PMDK" "$(med sync.ours)" \
+	check K "sync 1 GiB, ours / PMDK" "$(med sync.ours)" \
 		"$(med sync.pmdk)" 0.7 le
+fi
+if want bench; then
+	echo "-- rpmem bench, loopback, lane security none: strict 64 KiB" \
+		"1 lane $(med bench.mibs) MiB/s, raw RMA write" \
+		"$(med bench.raw) MiB/s"
+	check G3 "64 KiB 1 lane, strict / raw RMA write" "$(med bench.mibs)" \
+		"$(med bench.raw)" 0.7 ge
 fi
 if want net && [[ -n ${V[tcp10]:-} ]]; then
 	for rate in 10 25; do
@@ -441,22 +515,33 @@ if want net && [[ -n ${V[tcp10]:-} ]]; then
 		for w in ours.none ours.encrypt pmdk; do
 			printf '  %-13s 64 B p50 %7s us,' "$w" \
 				"$(med "net$rate.$w.lat.p50")"
-			printf ' 1 MiB 1 lane %8s MiB/s\n' \
+			printf ' 1 MiB 1 lane %8s MiB/s' \
 				"$(med "net$rate.$w.bw1.mibs")"
+			[[ $rate == 25 ]] && printf ', 64 KiB %8s MiB/s' \
+				"$(med "net$rate.$w.bw64k1.mibs")"
+			echo
 		done
-		check 3 "64 B p50 @$rate, encrypt / PMDK" \
+		check K "64 B p50 @$rate, encrypt / PMDK" \
 			"$(med "net$rate.ours.encrypt.lat.p50")" \
 			"$(med "net$rate.pmdk.lat.p50")" 0.5 le
 	done
-	check 3 "1 MiB 1 lane @10, encrypt / TCP" \
-		"$(med net10.ours.encrypt.bw1.mibs)" "$(med tcp10)" 0.9 ge
-	check 3 "1 MiB 1 lane @10, encrypt / PMDK" \
+	check G1 "1 MiB 1 lane @25, none / TCP" \
+		"$(med net25.ours.none.bw1.mibs)" "$(med tcp25)" 0.95 ge
+	check G1 "1 MiB 1 lane @25, none / PMDK" \
+		"$(med net25.ours.none.bw1.mibs)" \
+		"$(med net25.pmdk.bw1.mibs)" 1.0 ge
+	check G1 "1 MiB 1 lane @25, encrypt / TCP" \
+		"$(med net25.ours.encrypt.bw1.mibs)" "$(med tcp25)" 0.85 ge
+	check G1 "1 MiB 1 lane @10, encrypt / TCP" \
+		"$(med net10.ours.encrypt.bw1.mibs)" "$(med tcp10)" 0.95 ge
+	check K "1 MiB 1 lane @10, encrypt / PMDK" \
 		"$(med net10.ours.encrypt.bw1.mibs)" \
-		"$(med net10.pmdk.bw1.mibs)" \
-		1.0 ge
-	check 3 "1 MiB 1 lane @25, encrypt / none" \
-		"$(med net25.ours.encrypt.bw1.mibs)" \
-		"$(med net25.ours.none.bw1.mibs)" 0.9 ge
+		"$(med net10.pmdk.bw1.mibs)" 1.0 ge
+	for p in none encrypt; do
+		check G2 "64 KiB 1 lane @25, $p / PMDK" \
+			"$(med "net25.ours.$p.bw64k1.mibs")" \
+			"$(med net25.pmdk.bw64k1.mibs)" 1.0 ge
+	done
 fi
 if want mixed && [[ -n $pmdk ]]; then
 	echo "-- mixed directions, loopback, lane security none"
@@ -475,6 +560,10 @@ if want mixed && [[ -n $pmdk ]]; then
 			printf '  %-28s %s\n' "$name" "$v"
 		done
 	done
+	echo "  PMDK client -> PMDK rpmemd   1 MiB 1 lane" \
+		"$(med mixed.p2p.bw1.mibs) MiB/s"
+	check G4 "1 MiB 1 lane, our client / PMDK's, to PMDK rpmemd" \
+		"$(med mixed.o2p.bw1.mibs)" "$(med mixed.p2p.bw1.mibs)" 0.5 ge
 fi
 echo
 echo "== $passes PASS, $misses MISS"
