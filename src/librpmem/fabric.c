@@ -396,13 +396,15 @@ rma(struct fabric *f, struct lane *l, bool write, void *buf, void *desc,
  * end of the pipeline waits for the other to send (and seal) or apply
  * (and open) a whole piece, once at the start of a flush and once at
  * its end, while the link idles: a quarter piece first and last
- * shortens both waits; the rest go whole.  (PMDK's rpmemd is sent no
- * flush over its buffer inline: one piece each.)
+ * shortens both waits; the rest go whole.  PMDK's rpmemd, one message
+ * at a time, gets whole pieces.
  */
 static size_t
 piece_len(const struct fabric *f, bool first, size_t len)
 {
 	size_t small = f->buff_size / TAPER;
+	if (f->pmdk)
+		return len < f->buff_size ? len : f->buff_size;
 	if (first)
 		return len > f->buff_size ? small : len;
 	if (len > f->buff_size + small)
@@ -421,14 +423,14 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 	if (r)
 		return r;
 	/*
-	 * With PMDK's rpmemd a deep persist, and a strict one over its
-	 * inline buffer, is an RMA write and a persist of what it wrote
-	 * (facts 4.7), as its own client does: its inline path has no deep
-	 * mode and takes one piece per round trip.  Those bytes get no
-	 * 8-byte atomicity there (session.c says so at open).
+	 * With PMDK's rpmemd a deep persist, and over sockets a strict one
+	 * over its inline buffer, is an RMA write and a persist of what it
+	 * wrote (facts 4.7), as its own client does: its inline path has
+	 * no deep mode and takes one piece per round trip.  Those bytes get
+	 * no 8-byte atomicity there (rpmem.h's PMDK_PEER_LIMITS).
 	 */
-	if ((relaxed || (f->pmdk && (deep || len > f->buff_size))) &&
-			f->rma_write) {
+	if ((relaxed || (f->pmdk && deep) ||
+			(f->strict_rma && len > f->buff_size)) && f->rma_write) {
 		/* batched flushes first: the replica applies them in order */
 		r = batch_send(f, l);
 		if (!r)
@@ -461,7 +463,8 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 		size_t chunk = piece_len(f, first, len);
 		if (chunk < len) {
 			chunk = ((off + chunk) & ~(size_t)7) - off;
-			more = LANE_F_MORE;
+			/* PMDK's rpmemd persists each piece on its own */
+			more = f->pmdk ? 0 : LANE_F_MORE;
 		}
 		r = send_msg(f, l, code | more, off, chunk, f->pool_addr + off,
 			chunk, NULL);

@@ -97,6 +97,7 @@ struct fabric {
 	uint32_t pm;
 	enum lanesec_policy policy;	/* how messages are sealed */
 	bool pmdk;			/* rpmemd is PMDK 1.12's (fabric.h) */
+	bool strict_rma;		/* PMDK's, sockets: big strict by RMA */
 	unsigned window;		/* messages in flight per lane */
 	bool rma_write;			/* relaxed persists by RMA write */
 	bool local_mr;			/* provider wants local buffers registered */
