@@ -23,11 +23,10 @@
  * shown by `rpmem info` (rpmem_daemon_limits)
  */
 #define PMDK_PEER_LIMITS "no lane security or lane tokens; strict " \
-	"persists up to its 8 KiB inline buffer applied with 8-byte stores; " \
-	"larger ones over sockets, and deep ones, as RMA writes without " \
-	"8-byte atomicity, as PMDK's own client sends them (over verbs " \
-	"larger strict persists go as 8 KiB inline pieces, one round trip " \
-	"each, as PMDK's own client sends them)"
+	"persists up to its 8 KiB inline buffer (over verbs: in such " \
+	"pieces) applied with 8-byte stores; deep ones, and over sockets " \
+	"larger strict ones, RMA writes without 8-byte atomicity, as PMDK's " \
+	"own client sends them"
 
 /*
  * Handle states.  Every public call first checks the state: data calls

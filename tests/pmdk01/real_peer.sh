@@ -172,7 +172,8 @@ tu_check "rpmem info says what a session with PMDK's rpmemd guarantees" \
 	tu_says 0 "$top_builddir/rpmem" info "$set" -- \
 	"rpmemd        PMDK 1.12 (protocol 0.1)" \
 	"guarantees    no lane security or lane tokens; strict persists up to" \
-	"larger ones over sockets, and deep ones, as RMA writes without 8-byte"
+	"deep ones, and over sockets larger strict ones, RMA writes" \
+	"without 8-byte atomicity"
 tu_check "target swap: our rpmemd serves that replica, 100 more" \
 	tu_says 0 env RPMEM_CMD="$ours_cmd" "$obj" extend "$set" 100 -- \
 	"to 200 transactions"
