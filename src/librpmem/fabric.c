@@ -463,8 +463,8 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 		size_t chunk = piece_len(f, first, len);
 		if (chunk < len) {
 			chunk = ((off + chunk) & ~(size_t)7) - off;
-			/* PMDK's rpmemd persists each piece on its own */
-			more = f->pmdk ? 0 : LANE_F_MORE;
+			/* pmdk_flags drops it: PMDK's rpmemd persists each */
+			more = LANE_F_MORE;
 		}
 		r = send_msg(f, l, code | more, off, chunk, f->pool_addr + off,
 			chunk, NULL);

@@ -199,7 +199,8 @@ med() {
 }
 
 passes=0 misses=0
-# check -- GOAL, what, ours, other, limit, le|ge: print ratio and verdict
+# check -- GOAL, what, ours, other, limit, le|ge|report: print the ratio
+# and the verdict (a report has none)
 check() {
 	local goal=$1 what=$2 a=$3 b=$4 limit=$5 dir=$6 r verdict
 	if [[ -z $a || -z $b || $a == -1 || $b == -1 ]]; then
@@ -207,6 +208,11 @@ check() {
 		return
 	fi
 	r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b ? a / b : 0 }')
+	if [[ $dir == report ]]; then
+		printf '  %-3s %-56s %9s / %-9s = %5sx (report)\n' "$goal" \
+			"$what" "$a" "$b" "$r"
+		return
+	fi
 	verdict=$(awk -v r="$r" -v l="$limit" -v d="$dir" 'BEGIN {
 		ok = d == "le" ? r <= l : r >= l; print ok ? "PASS" : "MISS" }')
 	[[ $verdict == PASS ]] && passes=$((passes + 1)) ||
@@ -218,14 +224,7 @@ check() {
 
 # report -- GOAL, what, ours, other: the ratio, without a verdict
 report() {
-	local goal=$1 what=$2 a=$3 b=$4
-	if [[ -z $a || -z $b || $a == -1 || $b == -1 ]]; then
-		printf '  %-3s %-56s %10s\n' "$goal" "$what" "skipped"
-		return
-	fi
-	printf '  %-3s %-56s %9s / %-9s = %5sx (report)\n' "$goal" "$what" \
-		"$a" "$b" "$(awk -v a="$a" -v b="$b" \
-		'BEGIN { printf "%.2f", b ? a / b : 0 }')"
+	check "$1" "$2" "$3" "$4" - report
 }
 
 # sum -- a + b, empty if either is
@@ -259,14 +258,21 @@ bw_sessions() {
 	done
 }
 
+# pair_sets -- SET SIZE: the target's SET.set and a master SET.set in
+# $work replicated to it
+pair_sets() {
+	local set=$1 size=$2
+	printf 'PMEMPOOLSET\n%s %s/%s.part\n' "$size" "$psdir" "$set" \
+		>"$psdir/$set.set"
+	printf 'PMEMPOOLSET\n%s %s/%s.local\nREPLICA %s %s.set\n' "$size" \
+		"$work" "$set" "$target" "$set" >"$work/$set.set"
+}
+
 obj_sessions() {
 	local cl
 	for cl in ours ${pmdk:+pmdk}; do
 		local set=o$BASHPID$RANDOM
-		printf 'PMEMPOOLSET\n64M %s/%s.part\n' "$psdir" "$set" \
-			>"$psdir/$set.set"
-		printf 'PMEMPOOLSET\n64M %s/%s.local\nREPLICA %s %s.set\n' \
-			"$work" "$set" "$target" "$set" >"$work/$set.set"
+		pair_sets "$set" 64M
 		local lib=$top_builddir/.libs sock=0
 		[[ $cl == pmdk ]] && lib=$pmdk/lib sock=1
 		pin_of "$cl" client
@@ -288,10 +294,7 @@ sync_session() {
 	# RPMEM_ENABLE_SOCKETS=1, which PMDK's client needs, would make ours
 	# prefer sockets to tcp, as PMDK's does
 	[[ $cl == pmdk ]] && lib=$pmdk/lib sock=1
-	printf 'PMEMPOOLSET\n1G %s/%s.part\n' "$psdir" "$set" \
-		>"$psdir/$set.set"
-	printf 'PMEMPOOLSET\n1G %s/%s.local\nREPLICA %s %s.set\n' \
-		"$work" "$set" "$target" "$set" >"$work/$set.set"
+	pair_sets "$set" 1G
 	local -a env=(LD_LIBRARY_PATH="$lib" RPMEM_ENABLE_SOCKETS="$sock"
 		RPMEM_CMD="$(daemon_cmd "$cl")")
 	pin_of "$cl" client
@@ -316,10 +319,7 @@ bench_session() {
 	local set=b$BASHPID$RANDOM out=
 	local -a q=() env=(RPMEM_CMD="$(daemon_cmd ours --lane-security=none)")
 	((quick)) && q=(--quick)
-	printf 'PMEMPOOLSET\n256M %s/%s.part\n' "$psdir" "$set" \
-		>"$psdir/$set.set"
-	printf 'PMEMPOOLSET\n256M %s/%s.local\nREPLICA %s %s.set\n' \
-		"$work" "$set" "$target" "$set" >"$work/$set.set"
+	pair_sets "$set" 256M
 	pin_of ours client
 	if env "${env[@]}" "$top_builddir/rpmem" create "$work/$set.set" \
 			>/dev/null 2>"$work/err"; then
