@@ -137,13 +137,17 @@ upgraded() {
 # --verify holds every file to our md5sums), and no page of the stand-in
 # was left aside
 ours_in_place() {
-	/usr/bin/rpmemd --version 2>&1 | grep -q "rpmemd version $(ver)" &&
-		! zgrep -qs "PMDK 1.10 stand-in" "$page" \
-			/usr/share/man/man1/rpmemd.pmdk.1.gz &&
-		ldconfig -p | grep -q 'librpmem\.so\.1 ' &&
-		! grep -q rpmem_pmdk_stand_in \
-			"/usr/lib/$multiarch/librpmem.so.1" &&
-		dpkg --verify "${pkgs[@]}"
+	/usr/bin/rpmemd --version 2>&1 | grep -q "rpmemd version $(ver)" ||
+		{ echo "    # /usr/bin/rpmemd is not $(ver)"; return 1; }
+	! zgrep -qs "PMDK 1.10 stand-in" "$page" \
+		/usr/share/man/man1/rpmemd.pmdk.1.gz ||
+		{ echo "    # a stand-in's page is left"; return 1; }
+	ldconfig -p | grep -q 'librpmem\.so\.1 ' ||
+		{ echo "    # ldconfig knows no librpmem.so.1"; return 1; }
+	! grep -q rpmem_pmdk_stand_in "/usr/lib/$multiarch/librpmem.so.1" ||
+		{ echo "    # librpmem.so.1 is the stand-in"; return 1; }
+	dpkg --verify "${pkgs[@]}" ||
+		{ echo "    # dpkg --verify: files differ"; return 1; }
 }
 
 # ver -- the upstream version of our package (no epoch, no revision)
