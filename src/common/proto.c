@@ -231,6 +231,8 @@ static const unsigned short msg_base[] = {
 	[PROTO_MSG_STAT_RESP] = PROTO_STAT_RESP_SIZE,
 	[PROTO_MSG_OUTDATE] = PROTO_OUTDATE_SIZE,
 	[PROTO_MSG_OUTDATE_RESP] = PROTO_OUTDATE_RESP_SIZE,
+	[PROTO_MSG_GEN] = PROTO_GEN_SIZE,
+	[PROTO_MSG_GEN_RESP] = PROTO_GEN_RESP_SIZE,
 };
 
 /* base_size -- fixed part of a message of `type`; 0: no such type */
@@ -463,6 +465,8 @@ req_body_decode(const unsigned char *p, size_t len, struct proto_req *req)
 	}
 	if (type == PROTO_MSG_OUTDATE)
 		return proto_outdate_get(p, req);
+	if (type == PROTO_MSG_GEN)
+		return proto_gen_get(p, req);
 	return 0;
 }
 
@@ -528,6 +532,12 @@ proto_resp_decode(const void *buf, size_t len, uint32_t expected,
 	}
 	if (expected == PROTO_MSG_STAT_RESP)
 		GET((const unsigned char *)buf, stat_resp_fields, resp);
+	if (expected == PROTO_MSG_GEN_RESP && proto_gen_block_get(
+			(const unsigned char *)buf + PROTO_HDR_RESP_SIZE,
+			&resp->gen)) {
+		memset(resp, 0, sizeof(*resp));
+		return -EPROTO;
+	}
 	if (!has_ibc(expected))
 		return 0;
 
@@ -621,6 +631,11 @@ proto_req_encode(const struct proto_req *req, void *buf, size_t len)
 		if (ret)
 			return ret;
 	}
+	if (type == PROTO_MSG_GEN) {
+		int ret = proto_gen_put(p, req);
+		if (ret)
+			return ret;
+	}
 
 	return (ssize_t)size;
 }
@@ -670,6 +685,9 @@ proto_resp_encode(const struct proto_resp *resp, void *buf, size_t len)
 		PUT(p + base, ext_fields, &resp->ext);
 	if (type == PROTO_MSG_STAT_RESP)
 		PUT(p, stat_resp_fields, resp);
+	if (type == PROTO_MSG_GEN_RESP &&
+			proto_gen_block_put(p + PROTO_HDR_RESP_SIZE, &resp->gen))
+		return -EINVAL;
 	if (hash) {
 		put32(p, HASH_RESP_COUNT, resp->nhashes);
 		for (uint32_t i = 0; i < resp->nhashes; i++)

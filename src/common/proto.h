@@ -15,7 +15,11 @@
  * compared without moving their bytes, and STAT: the CPU time rpmemd
  * has spent so far, for rpmem bench.  Minor 4 adds OUTDATE: the master
  * marks the replica of the session outdated, or clears the mark
- * (proto_ext.c).  All of it travels inside ssh.
+ * (proto_ext.c).  Minor 5 adds GEN: the data-generation identifiers of
+ * both copies (gen.h), exchanged once the lanes are up and before the
+ * master writes anything, and again when a resync ends; and CLOSE's
+ * flag INSYNC: the master says the replica holds what it holds
+ * (proto_gen.c).  All of it travels inside ssh.
  *
  * Decoders take (buf, len), check every field and never read past len.
  * They return 0 or -errno (-EPROTO for a malformed message, -EMSGSIZE for
@@ -34,13 +38,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "gen.h"
 #include "librpmem.h"
 
 #define PROTO_MAJOR 0
 #define PROTO_MINOR_PMDK 1	/* plain PMDK 1.12 */
 #define PROTO_MINOR_EXT 3	/* ours: extension blocks, tcp, lane security */
 #define PROTO_MINOR_OUTDATE 4	/* ours: OUTDATE */
-#define PROTO_MINOR 4		/* the newest we speak */
+#define PROTO_MINOR_GEN 5	/* ours: GEN, CLOSE's INSYNC */
+#define PROTO_MINOR 5		/* the newest we speak */
 
 enum proto_msg_type {
 	PROTO_MSG_CREATE = 1,
@@ -57,7 +63,23 @@ enum proto_msg_type {
 	PROTO_MSG_STAT_RESP = 12,	/* ours */
 	PROTO_MSG_OUTDATE = 13,		/* ours, minor 4 */
 	PROTO_MSG_OUTDATE_RESP = 14,	/* ours, minor 4 */
+	PROTO_MSG_GEN = 15,		/* ours, minor 5 */
+	PROTO_MSG_GEN_RESP = 16,	/* ours, minor 5 */
 };
+
+/* what a GEN asks (proto_gen.c) */
+enum proto_gen_op {
+	PROTO_GEN_HELLO = 0,	/* the master's identifiers: decide, mark */
+	PROTO_GEN_ADOPT = 1,	/* a resync ended: take the master's current */
+	PROTO_GEN_OPS,
+};
+
+/* GEN's flags */
+#define PROTO_GEN_FLAG_READONLY 0x1U	/* HELLO of a session that writes
+					 * nothing (rpmem info, verify) */
+#define PROTO_GEN_FLAG_CREATED 0x2U	/* HELLO right after this session's
+					 * CREATE */
+#define PROTO_GEN_FLAGS (PROTO_GEN_FLAG_READONLY | PROTO_GEN_FLAG_CREATED)
 
 /* wire status codes (facts 2.7) */
 enum proto_status {
@@ -92,6 +114,8 @@ enum proto_pm {
 };
 
 #define PROTO_CLOSE_FLAG_REMOVE 0x1U
+#define PROTO_CLOSE_FLAG_INSYNC 0x2U	/* minor 5: the replica holds every
+					 * byte the master persisted */
 
 /* fixed wire sizes */
 #define PROTO_HDR_SIZE 12
@@ -119,6 +143,9 @@ enum proto_pm {
 #define PROTO_OUTDATE_SIZE 92		/* hdr, mark, rsvd, time, host */
 #define PROTO_OUTDATE_RESP_SIZE 16	/* the header alone */
 #define PROTO_HOST_MAX 64		/* OUTDATE's host, NUL-padded */
+#define PROTO_GEN_BLOCK_SIZE 296	/* a copy's identifiers */
+#define PROTO_GEN_SIZE 316		/* hdr, op, flags, block */
+#define PROTO_GEN_RESP_SIZE 312		/* hdr, block */
 
 /* caps applied before anything is allocated or read */
 #define PROTO_DESC_MAX 4096		/* descriptor length incl. NUL */
@@ -181,6 +208,9 @@ struct proto_req {
 	uint32_t outdate_mark;			/* OUTDATE: 1 mark, 0 clear */
 	int64_t outdate_time;			/* OUTDATE: since, epoch s */
 	char outdate_host[PROTO_HOST_MAX];	/* OUTDATE: the master's */
+	uint32_t gen_op;			/* GEN: enum proto_gen_op */
+	uint32_t gen_flags;			/* GEN: PROTO_GEN_FLAG_* */
+	struct gen gen;				/* GEN: the master's */
 };
 
 /* a decoded response */
@@ -195,6 +225,7 @@ struct proto_resp {
 	uint64_t hashes[PROTO_HASH_MAX];	/* HASH_RESP */
 	uint64_t cpu_user_us;			/* STAT_RESP: rpmemd's */
 	uint64_t cpu_sys_us;			/* STAT_RESP */
+	struct gen gen;				/* GEN_RESP: the replica's */
 };
 
 /*

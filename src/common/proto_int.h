@@ -19,4 +19,24 @@ int proto_outdate_get(const unsigned char *p, struct proto_req *req);
 /* proto_outdate_put -- encode it; -EINVAL for what the decoder refuses */
 int proto_outdate_put(unsigned char *p, const struct proto_req *req);
 
+/*
+ * proto_gen_get -- decode the body of a GEN whose header is good: 0, or
+ * -EPROTO for an op or flag unknown, or a block proto_gen_block_get
+ * refuses
+ */
+int proto_gen_get(const unsigned char *p, struct proto_req *req);
+
+/* proto_gen_put -- encode it; -EINVAL for what the decoder refuses */
+int proto_gen_put(unsigned char *p, const struct proto_req *req);
+
+/*
+ * proto_gen_block_get -- a copy's identifiers at `p`: -EPROTO for more
+ * peers than GEN_PEERS, bytes set past them or in a reserved field, an
+ * unknown flag, a gap in the history, a peer without an id
+ */
+int proto_gen_block_get(const unsigned char *p, struct gen *g);
+
+/* proto_gen_block_put -- encode them; -EINVAL as the decoder refuses */
+int proto_gen_block_put(unsigned char *p, const struct gen *g);
+
 #endif /* RPMEM_PROTO_INT_H */

@@ -38,6 +38,7 @@ static const char *const Names[RSTATE_MAX] = {
 	[RSTATE_FROZEN] = "frozen",
 	[RSTATE_SPLIT_BRAIN] = "split-brain",
 	[RSTATE_BROKEN] = "broken",
+	[RSTATE_REFUSED] = "refused",
 };
 
 /* rstate_name -- "connected", "degraded", ...; "unknown" past the end */
@@ -82,7 +83,8 @@ static const struct field Record_fields[] = {
 	FR(target, F_STR, true), FR(pool_set, F_STR, true),
 	FR(pool_size, F_U64, true), FR(in_sync, F_BOOL, true),
 	FR(since, F_I64, false), FR(reason, F_STR, false),
-	FR(ranges_known, F_BOOL, false),
+	FR(ranges_known, F_BOOL, false), FR(replica_id, F_U64, false),
+	FR(bitmap_gen, F_U64, false),
 };
 
 static const struct field Status_fields[] = {
@@ -93,7 +95,8 @@ static const struct field Status_fields[] = {
 	FS(out_of_sync, F_U64, false), FS(resync_done, F_U64, false),
 	FS(resync_total, F_U64, false), FS(resync_rate, F_U64, false),
 	FS(reconnects, F_U64, false), FS(last_error, F_STR, false),
-	FS(updated_ms, F_I64, false),
+	FS(updated_ms, F_I64, false), FS(generation, F_STR, false),
+	FS(replica_generation, F_STR, false), FS(refusal, F_STR, false),
 };
 
 #define NFIELDS(t) (sizeof(t) / sizeof((t)[0]))

@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "gen.h"
 #include "librpmem.h"
 
 #define RSTATE_TARGET_MAX 256
@@ -43,8 +44,11 @@ enum rstate_state {
 	RSTATE_DEGRADED,	/* "degraded": away, ranges recorded */
 	RSTATE_RESYNCING,	/* "resyncing": back, out-of-sync ranges copied */
 	RSTATE_FROZEN,		/* "frozen": fence-peer failed, persists held */
-	RSTATE_SPLIT_BRAIN,	/* "split-brain": the replica was promoted */
+	RSTATE_SPLIT_BRAIN,	/* "split-brain": both copies wrote since
+				 * their last common generation */
 	RSTATE_BROKEN,		/* "broken": persists fail (policy fail) */
+	RSTATE_REFUSED,		/* "refused": the replica is newer, mid-resync
+				 * from another copy, or unrelated */
 	RSTATE_MAX,
 };
 
@@ -71,6 +75,9 @@ struct rstate_record {
 	int64_t since;		/* out of sync since (seconds since the epoch) */
 	char reason[RSTATE_TEXT_MAX];		/* why it went out of sync */
 	bool ranges_known;	/* else: compare hashes to find them */
+	uint64_t replica_id;	/* the replica's copy id (gen.h); 0: unknown */
+	uint64_t bitmap_gen;	/* the master's generation the ranges start
+				 * from (its bitmap for the replica) */
 	size_t nranges;
 	struct rstate_range *ranges;	/* malloc'ed, in offset order */
 };
@@ -119,6 +126,11 @@ struct rstate_status {
 	uint64_t reconnects;			/* attempts so far */
 	char last_error[RSTATE_TEXT_MAX];	/* or "" */
 	int64_t updated_ms;			/* when written (epoch ms) */
+	char generation[GEN_STR];		/* the master copy's current */
+	char replica_generation[GEN_STR];	/* the replica's, at its
+						 * session's start */
+	char refusal[24];			/* the last session start the
+						 * generations refused, or "" */
 };
 
 /* rstate_status_path -- DIR/run/PID-SEQ.status */

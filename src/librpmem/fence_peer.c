@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -97,28 +98,37 @@ env_free(char **env)
 
 /*
  * wait_child -- its exit status within timeout_ms (pidfd), else it is
- * killed: -ETIMEDOUT
+ * killed: -ETIMEDOUT; killed too when `stop_fd` turns readable (the
+ * handle closes): -ECANCELED
  */
 static int
-wait_child(pid_t pid, int timeout_ms)
+wait_child(pid_t pid, int timeout_ms, int stop_fd)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	bool stopped = false;
 	if (pfd >= 0) {
-		struct pollfd p = { .fd = pfd, .events = POLLIN };
+		struct pollfd p[2] = {
+			{ .fd = pfd, .events = POLLIN },
+			{ .fd = stop_fd, .events = POLLIN },
+		};
 		long long deadline = clock_ms() + timeout_ms;
 		int r;
 		do {
 			long long left = deadline - clock_ms();
-			r = left > 0 ? poll(&p, 1, (int)left) : 0;
+			r = left > 0 ? poll(p, stop_fd >= 0 ? 2 : 1,
+				(int)left) : 0;
 		} while (r < 0 && errno == EINTR);
 		close(pfd);
-		if (r == 0)
+		stopped = r > 0 && !(p[0].revents & POLLIN);
+		if (r == 0 || stopped)
 			kill(pid, SIGKILL);
 	}
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
+	if (stopped)
+		return -ECANCELED;
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
 		return -ETIMEDOUT;
 	return status;
@@ -155,7 +165,7 @@ fence_peer(RPMEMpool *rpp, const char *reason, char *msg, size_t len)
 		log_err("%s", msg);
 		return -1;
 	}
-	int status = wait_child(pid, rp->freeze_ms);
+	int status = wait_child(pid, rp->freeze_ms, rp->stop_fd);
 	if (status == 0) {
 		log_notice("'%s' on %s: the fence-peer handler fenced the "
 			"replica", rpp->desc, rpp->target.node);

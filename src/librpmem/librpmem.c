@@ -123,24 +123,44 @@ check_ready(RPMEMpool *rpp)
 
 /*
  * control_call -- one request over ssh in a ready session: a dead
- * channel breaks the handle (ETIMEDOUT or ECONNRESET from then on), a
- * refusal sets the status's errno; `what` names the request in both
+ * channel is said in *lost (ETIMEDOUT or ECONNRESET), a refusal sets the
+ * status's errno; `what` names the request in both
  */
 int
 control_call(RPMEMpool *rpp, const struct proto_req *req,
-		struct proto_resp *resp, const char *what)
+		struct proto_resp *resp, const char *what, int *lost)
 {
+	*lost = 0;
 	int r = obc_call(rpp->ssh, req, resp, Env.timeout_ms);
 	if (r) {
-		int err = rpp_break(rpp, r == -ETIMEDOUT ? ETIMEDOUT :
-			ECONNRESET);
-		return channel_fail(-err, what, ssh_last_error(rpp->ssh));
+		*lost = r == -ETIMEDOUT ? ETIMEDOUT : ECONNRESET;
+		return channel_fail(-*lost, what, ssh_last_error(rpp->ssh));
 	}
 	if (resp->status)
 		return fail(proto_status_errno(resp->status), "%s ('%s' on "
 			"%s) failed: %s", what, rpp->desc, rpp->target.node,
 			proto_status_str(resp->status));
 	return 0;
+}
+
+/*
+ * tool_call -- control_call of the rpmem tool's calls on a ready
+ * session; a dead channel breaks the handle
+ */
+static int
+tool_call(RPMEMpool *rpp, const struct proto_req *req,
+		struct proto_resp *resp, const char *what)
+{
+	int lost;
+	int r = control_call(rpp, req, resp, what, &lost);
+	if (lost) {
+		char msg[ERRMSG_MAX];
+		rpmem_errmsg_save(msg);
+		repl_break(rpp, lost, what);
+		rpmem_errmsg_restore(msg);
+		errno = lost;
+	}
+	return r;
 }
 
 static unsigned lane_hold(RPMEMpool *rpp, unsigned lane);
@@ -159,10 +179,19 @@ rpmem_set_attr(RPMEMpool *rpp, const struct rpmem_pool_attr *attr)
 	struct proto_resp resp;
 	/* lane 0 held: the session cannot be dropped under the call */
 	unsigned i = lane_hold(rpp, 0);
+	int lost = 0;
 	int r = check_ready(rpp);
 	if (!r)
-		r = control_call(rpp, &req, &resp, "setting attributes");
+		r = control_call(rpp, &req, &resp, "setting attributes",
+			&lost);
 	pthread_mutex_unlock(&rpp->calls[i].mu);
+	if (lost) {
+		char msg[ERRMSG_MAX];
+		rpmem_errmsg_save(msg);
+		(void) repl_lost(rpp, lost, lost, "setting attributes", 0);
+		rpmem_errmsg_restore(msg);
+		errno = lost;
+	}
 	if (r)
 		return -1;
 	repl_attr(rpp, attr);
@@ -179,9 +208,10 @@ rpmem_close(RPMEMpool *rpp)
 {
 	if (!rpp)
 		return fail(EINVAL, "invalid pool handle: NULL");
-	repl_close(rpp);
-	int ret = rpp_end(rpp, 0);
+	uint32_t flags = repl_close(rpp);
+	int ret = rpp_end(rpp, flags);
 	int err = errno;
+	repl_ended(rpp, ret == 0);
 	rpp_free(rpp);
 	errno = err;
 	return ret;
@@ -211,32 +241,13 @@ check_data_args(RPMEMpool *rpp, size_t off, size_t len, unsigned lane,
 }
 
 /*
- * data_result -- -1 with errno for a failed data call: a lost connection
- * becomes the handle's sticky error and hangs up the session so rpmemd
- * stops applying anything this client sent (RELIABILITY R3); a remote
- * refusal of one request (EINVAL, EIO) is reported and the lane stays
- * usable.
+ * refused -- -1 with errno for a data call rpmemd refused (EINVAL, EIO):
+ * the session goes on, the lane stays usable
  */
 static int
-data_result(RPMEMpool *rpp, int r, int sticky, const char *what, size_t off,
-		size_t len, unsigned lane)
+refused(RPMEMpool *rpp, int r, const char *what, size_t off, size_t len,
+		unsigned lane)
 {
-	if (sticky) {
-		rpp_break(rpp, sticky);
-		ssh_hangup(rpp->ssh);
-		if (r == ETIMEDOUT)
-			return fail(r, "%s on lane %u: no answer from %s within "
-				"%d s; connection dropped", what, lane,
-				rpp->target.node, Env.timeout_ms / 1000);
-		if (sticky == EBADMSG)
-			return fail(sticky, "%s on lane %u: an answer from %s "
-				"failed authentication (altered, forged, "
-				"replayed, reordered or dropped on the way); "
-				"connection dropped", what, lane,
-				rpp->target.node);
-		return fail(sticky, "!%s on lane %u: connection to %s lost",
-			what, lane, rpp->target.node);
-	}
 	return fail(r, "!%s of %zu bytes at offset %zu on lane %u refused by "
 		"%s", what, len, off, lane, rpp->target.node);
 }
@@ -298,7 +309,8 @@ fabric_op(RPMEMpool *rpp, unsigned i, enum repl_op op, size_t off,
 /*
  * data_call -- a data call in whatever state the handle is: sent while
  * READY; recorded (reads served locally) while the replica is not in
- * sync (repl_away); a lost connection goes where on-replica-loss says
+ * sync (repl_away); a lost session goes where on-replica-loss says
+ * (repl_lost), and the call is made again there
  */
 static int
 data_call(RPMEMpool *rpp, enum repl_op op, const char *what, unsigned lane,
@@ -307,24 +319,21 @@ data_call(RPMEMpool *rpp, enum repl_op op, const char *what, unsigned lane,
 	for (;;) {
 		unsigned i = lane_hold(rpp, lane);
 		int s = atomic_load(&rpp->state);
-		if (s != RPMEM_ST_READY && s != RPMEM_ST_BROKEN)
-			return repl_away(rpp, i, op, off, len, buf);
 		if (s == RPMEM_ST_BROKEN) {
 			pthread_mutex_unlock(&rpp->calls[i].mu);
 			return check_ready(rpp);
 		}
+		if (s != RPMEM_ST_READY)
+			return repl_away(rpp, i, op, off, len, buf);
 		int r = fabric_op(rpp, i, op, off, len, flags, buf);
 		int sticky = r ? fabric_error(rpp->fab) : 0;
-		if (!r || !sticky || repl_policy(rpp) == REPL_POLICY_FAIL) {
-			if (r)
-				r = data_result(rpp, r, sticky, what, off, len,
-					lane);
-			pthread_mutex_unlock(&rpp->calls[i].mu);
-			return r;
-		}
-		/* the replica is lost: the call is made again, away */
 		pthread_mutex_unlock(&rpp->calls[i].mu);
-		repl_lost(rpp, r == ETIMEDOUT ? ETIMEDOUT : sticky);
+		if (!r)
+			return 0;
+		if (!sticky)
+			return refused(rpp, r, what, off, len, lane);
+		if (repl_lost(rpp, r, sticky, what, lane))
+			return -1;
 	}
 }
 
@@ -497,7 +506,7 @@ rpmem_outdate(RPMEMpool *rpp, int mark, const char *master_host)
 	};
 	memcpy(req.outdate_host, master_host, strlen(master_host));
 	struct proto_resp resp;
-	return control_call(rpp, &req, &resp, mark ?
+	return tool_call(rpp, &req, &resp, mark ?
 		"marking the replica outdated" :
 		"clearing the replica's outdated mark");
 }
@@ -520,7 +529,7 @@ rpmem_hash(RPMEMpool *rpp, size_t off, size_t len, size_t chunk,
 			.type = PROTO_MSG_HASH,
 			.hash_off = off, .hash_len = n, .hash_chunk = chunk,
 		};
-		if (control_call(rpp, &req, &resp, "hashing"))
+		if (tool_call(rpp, &req, &resp, "hashing"))
 			return -1;
 		if (resp.nhashes != proto_hash_count(n, chunk))
 			return fail(EPROTO, "rpmemd sent %u hashes for %zu "
@@ -544,7 +553,7 @@ rpmem_daemon_cpu(RPMEMpool *rpp, double *user_s, double *sys_s)
 			rpp->target.node);
 	struct proto_req req = { .type = PROTO_MSG_STAT };
 	struct proto_resp resp;
-	if (control_call(rpp, &req, &resp, "asking rpmemd's CPU time"))
+	if (tool_call(rpp, &req, &resp, "asking rpmemd's CPU time"))
 		return -1;
 	*user_s = (double)resp.cpu_user_us / 1e6;
 	*sys_s = (double)resp.cpu_sys_us / 1e6;
@@ -576,4 +585,26 @@ const char *
 rpmem_daemon_limits(RPMEMpool *rpp)
 {
 	return rpp->pmdk ? PMDK_PEER_LIMITS : NULL;
+}
+
+/* rpmem_tool_adopt -- the replica the tool made equal takes its generation */
+int
+rpmem_tool_adopt(RPMEMpool *rpp)
+{
+	if (check_ready(rpp))
+		return -1;
+	return repl_adopt(rpp);
+}
+
+/* rpmem_tool_gens -- the generations the session's start saw */
+bool
+rpmem_tool_gens(RPMEMpool *rpp, struct gen *m, struct gen *r,
+		struct gen_decision *d)
+{
+	if (!rpp->has_gen)
+		return false;
+	*m = rpp->mgen;
+	*r = rpp->rgen;
+	gen_decide(m, r, false, d);
+	return true;
 }

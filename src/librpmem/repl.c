@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * repl.c -- a replica that comes and goes (repl.h): the transitions,
- * the opens with the replica behind or away, the data calls while it is
- * not in sync, and close; the knobs, record and status are repl_setup.c's
+ * repl.c -- a replica that comes and goes (repl.h): the state machine's
+ * one door and its table, the loss of a session, the data calls while
+ * the replica is not in sync, and close; what a session start decides
+ * is repl_open.c's, the knobs, record and status repl_setup.c's
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +16,29 @@
 #include "log.h"
 #include "repl_int.h"
 
-#define AWAY_LANES_MAX 64	/* granted at an open without the replica */
+#define S(x) (1U << RPMEM_ST_##x)
+
+/* the states each state may move to (repl.h draws them) */
+static const unsigned Legal[] = {
+	[RPMEM_ST_OPENING] = S(READY) | S(RESYNCING) | S(DEGRADED) |
+		S(FROZEN) | S(BROKEN),
+	[RPMEM_ST_READY] = S(DEGRADED) | S(FROZEN) | S(BROKEN),
+	[RPMEM_ST_DEGRADED] = S(DEGRADED) | S(RESYNCING) | S(BROKEN),
+	[RPMEM_ST_FROZEN] = S(FROZEN) | S(DEGRADED) | S(RESYNCING) |
+		S(READY) | S(BROKEN),
+	[RPMEM_ST_RESYNCING] = S(RESYNCING) | S(READY) | S(DEGRADED) |
+		S(FROZEN) | S(BROKEN),
+	[RPMEM_ST_BROKEN] = S(BROKEN),
+};
+#undef S
+
+/* repl_legal -- may a handle move from `from` to `to`? */
+bool
+repl_legal(int from, int to)
+{
+	return from >= 0 && from <= RPMEM_ST_BROKEN && to >= 0 &&
+		to <= RPMEM_ST_BROKEN && (Legal[from] & (1U << to));
+}
 
 /* lanes_hold_all -- every lane, in order (no caller holds one) */
 void
@@ -33,12 +56,19 @@ lanes_release_all(RPMEMpool *rpp)
 		pthread_mutex_unlock(&rpp->calls[i].mu);
 }
 
-/* repl_enter -- move to state `to` */
-void
+/* repl_enter -- the one door: move to state `to` */
+int
 repl_enter(RPMEMpool *rpp, enum rpmem_state to, const char *why)
 {
 	struct repl *rp = rpp->repl;
 	enum rpmem_state from = (enum rpmem_state)atomic_load(&rpp->state);
+	if (!repl_legal((int)from, (int)to)) {
+		log_err("'%s' on %s: a move from %s to %s refused (%s)",
+			rpp->desc, rpp->target.node,
+			rstate_name(repl_rstate(rpp, from)),
+			rstate_name(repl_rstate(rpp, to)), why ? why : "");
+		return -1;
+	}
 	atomic_store(&rpp->state, to);
 	if (why)
 		snprintf(rp->st.last_error, sizeof(rp->st.last_error), "%s",
@@ -51,6 +81,7 @@ repl_enter(RPMEMpool *rpp, enum rpmem_state to, const char *why)
 		oos_bytes(&rp->oos));
 	repl_status(rpp);
 	pthread_cond_broadcast(&rp->cv);
+	return 0;
 }
 
 /* repl_worker_start -- start the worker if it is not running */
@@ -69,164 +100,6 @@ repl_worker_start(RPMEMpool *rpp)
 	return 0;
 }
 
-/* repl_connected -- the session of rpmem_create/rpmem_open is up */
-int
-repl_connected(RPMEMpool *rpp, enum proto_msg_type type,
-		const struct rpmem_pool_attr *cattr)
-{
-	struct repl *rp = rpp->repl;
-	struct rstate_record *rec = &rp->rec;
-	const struct rpmem_pool_attr *attr = type == PROTO_MSG_CREATE ?
-		cattr : &rpp->resp.attr;
-	bool behind = type == PROTO_MSG_OPEN && rp->recorded &&
-		!rec->in_sync;
-	if (behind && rec->has_attr && attr &&
-			memcmp(&rec->attr, attr, sizeof(*attr))) {
-		/* not the copy the record speaks of: compare it whole */
-		rec->ranges_known = false;
-	}
-	if (behind)
-		repl_load_ranges(rpp);
-	rec->has_attr = attr && !proto_attr_is_zero(attr);
-	if (rec->has_attr)
-		rec->attr = *attr;
-	else
-		memset(&rec->attr, 0, sizeof(rec->attr));
-
-	pthread_mutex_lock(&rp->mu);
-	int ret = 0;
-	/*
-	 * the record is kept under every policy: a later open may be one
-	 * that goes on without the replica, and a replica left behind must
-	 * be caught up even by a handle that will not degrade; while
-	 * resyncing the bitmap lives in memory only
-	 */
-	ret = repl_record(rpp, !behind, NULL, false);
-	if (ret && !behind)
-		ret = 0;	/* a handle in sync works without it */
-	if (ret && behind) {
-		pthread_mutex_unlock(&rp->mu);
-		return fail(-ret, "!%s of '%s' on %s: the replica is behind "
-			"and its record cannot be kept", type ==
-			PROTO_MSG_CREATE ? "create" : "open", rpp->desc,
-			rpp->target.node);
-	}
-	if (behind) {
-		atomic_store(&rpp->state, RPMEM_ST_RESYNCING);
-		repl_enter(rpp, RPMEM_ST_RESYNCING, "behind since the last "
-			"session");
-		ret = repl_worker_start(rpp);
-		/*
-		 * fail acknowledges nothing the replica lacks: the open
-		 * returns once it is resynced, or fails
-		 */
-		while (!ret && rp->policy == REPL_POLICY_FAIL &&
-				atomic_load(&rpp->state) == RPMEM_ST_RESYNCING)
-			pthread_cond_wait(&rp->cv, &rp->mu);
-		if (!ret && atomic_load(&rpp->state) == RPMEM_ST_BROKEN) {
-			pthread_mutex_unlock(&rp->mu);
-			return fail(atomic_load(&rpp->error), "open of '%s' on "
-				"%s: the resync of what the replica lacked "
-				"failed: %s", rpp->desc, rpp->target.node,
-				rp->st.last_error);
-		}
-	} else {
-		atomic_store(&rpp->state, RPMEM_ST_READY);
-		repl_status(rpp);
-	}
-	pthread_mutex_unlock(&rp->mu);
-	return ret ? fail(-ret, "!starting the resync of '%s'", rpp->desc) :
-		0;
-}
-
-/*
- * unreachable -- does a failed open say the replica cannot be reached
- * (rather than refused, misconfigured or out of memory)?
- */
-static bool
-unreachable(int err)
-{
-	switch (err) {
-	case ECONNRESET: case ECONNREFUSED: case ECONNABORTED:
-	case ETIMEDOUT: case EHOSTUNREACH: case EHOSTDOWN: case ENETUNREACH:
-	case ENETDOWN: case EPIPE: case ENOTCONN: case EIO: case ENXIO:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* repl_open_behind -- need rpmem_open wait for its replica? */
-bool
-repl_open_behind(RPMEMpool *rpp, enum proto_msg_type type)
-{
-	struct repl *rp = rpp->repl;
-	if (type != PROTO_MSG_OPEN || rp->policy == REPL_POLICY_FAIL ||
-			!rp->recorded || rp->rec.in_sync)
-		return false;
-	(void) fail(EAGAIN, "the replica is behind (%s): caught up in the "
-		"background", rp->rec.reason[0] ? rp->rec.reason :
-		"no reason recorded");
-	return true;
-}
-
-/* repl_open_away -- may rpmem_open open without its replica? */
-int
-repl_open_away(RPMEMpool *rpp, bool behind, unsigned *nlanes,
-		struct rpmem_pool_attr *oattr)
-{
-	struct repl *rp = rpp->repl;
-	int err = errno;
-	if (rp->policy == REPL_POLICY_FAIL || !(behind || unreachable(err)))
-		return -1;
-	if (!rp->recorded) {
-		char was[ERRMSG_MAX];
-		rpmem_errmsg_save(was);
-		return fail(err, "%s; no record of the replica on this host "
-			"to open without it (%s)", was, rp->record_path[0] ?
-			rp->record_path : "no state directory");
-	}
-	char why[ERRMSG_MAX];
-	snprintf(why, sizeof(why), "%s", rpmem_errormsg());
-	if (rp->policy == REPL_POLICY_FENCE) {
-		char msg[ERRMSG_MAX];
-		if (fence_peer(rpp, why, msg, sizeof(msg)))
-			return fail(err, "%s; the fence-peer handler refused "
-				"to let the pool open without its replica: %s",
-				why, msg);
-	}
-	repl_load_ranges(rpp);
-	/* ranges now live in memory: a crash leaves only "compare" */
-	/* behind: the record keeps the reason it went out of sync */
-	if (repl_record(rpp, false, behind ? NULL : why, false))
-		return fail(EIO, "%s; and the record of the replica cannot "
-			"be written", why);
-	if (oattr)
-		*oattr = rp->rec.attr;
-	rpp->no_headers = !rp->rec.has_attr;
-	unsigned n = *nlanes;
-	if (n > Env.max_nlanes)
-		n = Env.max_nlanes;
-	if (n > AWAY_LANES_MAX)
-		n = AWAY_LANES_MAX;
-	*nlanes = n;
-	log_warn("open of '%s' on %s without its replica (%s): degraded",
-		rpp->desc, rpp->target.node, why);
-	return 0;
-}
-
-/* repl_start_away -- DEGRADED from the open on */
-int
-repl_start_away(RPMEMpool *rpp)
-{
-	struct repl *rp = rpp->repl;
-	pthread_mutex_lock(&rp->mu);
-	repl_enter(rpp, RPMEM_ST_DEGRADED, rp->rec.reason);
-	int r = repl_worker_start(rpp);
-	pthread_mutex_unlock(&rp->mu);
-	return r ? fail(-r, "!starting the reconnect of '%s'", rpp->desc) : 0;
-}
-
 /* pend_record -- what was flushed and not drained on lane i is lost */
 static void
 pend_record(RPMEMpool *rpp, unsigned i)
@@ -238,19 +111,43 @@ pend_record(RPMEMpool *rpp, unsigned i)
 	c->pend_off = c->pend_end = 0;
 }
 
+/* broken -- BROKEN with the sticky errno (mu held) */
+static void
+broken(RPMEMpool *rpp, int err, const char *why)
+{
+	int expected = 0;
+	atomic_compare_exchange_strong(&rpp->error, &expected, err);
+	(void) repl_enter(rpp, RPMEM_ST_BROKEN, why);
+}
+
 /*
  * repl_drop -- the session is lost (caller holds mu, no lane): record
- * what was in flight, end the session, make the record say "not in sync"
- * durably, then DEGRADED (continue, or fence once the handler agreed or
- * the replica carries our outdated mark), FROZEN (fence refused) or
- * BROKEN (the record cannot be written: nothing may be acknowledged)
+ * what was in flight and end the session; under fail, BROKEN (nothing is
+ * acknowledged without the replica, and the master's generations keep
+ * the session open: the next open compares what was in flight); else
+ * the master takes a new generation and the record says "not in sync",
+ * both durably before anything is acknowledged without the replica,
+ * then DEGRADED (continue; a marked replica) or FROZEN (fence: the
+ * worker runs the handler)
  */
 void
-repl_drop(RPMEMpool *rpp, int err, const char *why)
+repl_drop(RPMEMpool *rpp, int err, int sticky, const char *why)
 {
 	struct repl *rp = rpp->repl;
 	if (rpp->fab)	/* calls waiting on other lanes return at once */
 		fabric_break(rpp->fab, err);
+	int error = sticky ? sticky : err == ETIMEDOUT ? ETIMEDOUT :
+		ECONNRESET;
+	if (rp->policy == REPL_POLICY_FAIL) {
+		/*
+		 * hung up, so that rpmemd applies nothing more (R3); the
+		 * session stays for rpmem_close to hear rpmemd's last words
+		 */
+		if (rpp->ssh)
+			ssh_hangup(rpp->ssh);
+		broken(rpp, error, why);
+		return;
+	}
 	lanes_hold_all(rpp);
 	for (unsigned i = 0; i < rpp->nlanes; i++)
 		pend_record(rpp, i);
@@ -259,43 +156,53 @@ repl_drop(RPMEMpool *rpp, int err, const char *why)
 		(void) ssh_close(rp->reap, 0, NULL, 0);
 	if (ssh)
 		rp->reap = ssh;
-	bool fence = rp->policy == REPL_POLICY_FENCE && !rp->marked;
-	int r = rp->policy == REPL_POLICY_FAIL ? -1 :
-		repl_record(rpp, false, why, false);
+	int r = mgen_lost(rpp, rp->peer);
+	if (r && r != -ENOENT)
+		why = "the replica is lost and the master's generations "
+			"cannot be written";
+	else if ((r = repl_record(rpp, false, why, false)) != 0)
+		why = "the replica is lost and its record cannot be written";
 	if (r) {
-		/* fail: nothing is acknowledged without the replica */
-		atomic_store(&rpp->error, err == ETIMEDOUT ? ETIMEDOUT :
-			ECONNRESET);
-		repl_enter(rpp, RPMEM_ST_BROKEN, rp->policy ==
-			REPL_POLICY_FAIL ? why : "the replica is lost and its "
-			"record cannot be written");
-	} else {
-		repl_enter(rpp, fence ? RPMEM_ST_FROZEN : RPMEM_ST_DEGRADED,
-			why);
-	}
-	lanes_release_all(rpp);
-	if (r)
+		broken(rpp, error, why);
+		lanes_release_all(rpp);
 		return;
-	if (fence) {
+	}
+	bool frozen = rp->policy == REPL_POLICY_FENCE && !rp->marked;
+	if (frozen) {
+		rp->fence_due = true;
 		rp->frozen_until = clock_ms() + rp->freeze_ms;
-		char msg[ERRMSG_MAX];
-		if (fence_peer(rpp, why, msg, sizeof(msg)) == 0)
-			repl_enter(rpp, RPMEM_ST_DEGRADED, "fenced: the "
-				"fence-peer handler outdated the replica");
-		else
-			repl_enter(rpp, RPMEM_ST_FROZEN, msg);
 	}
-	if (repl_worker_start(rpp)) {
-		atomic_store(&rpp->error, ECONNRESET);
-		repl_enter(rpp, RPMEM_ST_BROKEN, "no resync thread");
-	}
+	(void) repl_enter(rpp, frozen ? RPMEM_ST_FROZEN : RPMEM_ST_DEGRADED,
+		why);
+	lanes_release_all(rpp);
+	if (repl_worker_start(rpp))
+		broken(rpp, ECONNRESET, "no resync thread");
 }
 
-/* repl_lost -- the session broke with `err` on a data call */
-void
-repl_lost(RPMEMpool *rpp, int err)
+/* lost_msg -- the message of a data call whose session broke */
+static int
+lost_msg(RPMEMpool *rpp, int err, const char *what, unsigned lane)
+{
+	if (err == ETIMEDOUT)
+		return fail(err, "%s on lane %u: no answer from %s within %d "
+			"s; connection dropped", what, lane, rpp->target.node,
+			Env.timeout_ms / 1000);
+	if (err == EBADMSG)
+		return fail(err, "%s on lane %u: an answer from %s failed "
+			"authentication (altered, forged, replayed, reordered "
+			"or dropped on the way); connection dropped", what,
+			lane, rpp->target.node);
+	return fail(err, "!%s on lane %u: connection to %s lost", what, lane,
+		rpp->target.node);
+}
+
+/* repl_lost -- a data call found the session broken */
+int
+repl_lost(RPMEMpool *rpp, int r, int sticky, const char *what,
+		unsigned lane)
 {
 	struct repl *rp = rpp->repl;
+	int err = r == ETIMEDOUT ? ETIMEDOUT : sticky;
 	pthread_mutex_lock(&rp->mu);
 	if (atomic_load(&rpp->state) == RPMEM_ST_READY) {
 		char why[ERRMSG_MAX];
@@ -305,8 +212,22 @@ repl_lost(RPMEMpool *rpp, int err)
 		else
 			snprintf(why, sizeof(why), "connection to %s lost: %s",
 				rpp->target.node, strerror(err));
-		repl_drop(rpp, err, why);
+		repl_drop(rpp, err, sticky, why);
 	}
+	bool gone = atomic_load(&rpp->state) == RPMEM_ST_BROKEN;
+	pthread_mutex_unlock(&rp->mu);
+	/* the call that found it says what broke; later ones the sticky */
+	return gone ? lost_msg(rpp, err, what, lane) : 0;
+}
+
+/* repl_break -- BROKEN with `err`, where nothing goes on without it */
+void
+repl_break(RPMEMpool *rpp, int err, const char *why)
+{
+	struct repl *rp = rpp->repl;
+	pthread_mutex_lock(&rp->mu);
+	if (atomic_load(&rpp->state) != RPMEM_ST_BROKEN)
+		broken(rpp, err, why);
 	pthread_mutex_unlock(&rp->mu);
 }
 
@@ -317,7 +238,6 @@ hold(RPMEMpool *rpp)
 	struct repl *rp = rpp->repl;
 	pthread_mutex_lock(&rp->mu);
 	int s;
-	/* RESYNCING: the replica carries our outdated mark, or is fenced */
 	while ((s = atomic_load(&rpp->state)) == RPMEM_ST_FROZEN)
 		pthread_cond_wait(&rp->cv, &rp->mu);
 	pthread_mutex_unlock(&rp->mu);
@@ -363,13 +283,29 @@ repl_attr(RPMEMpool *rpp, const struct rpmem_pool_attr *attr)
 	pthread_mutex_unlock(&rp->mu);
 }
 
-/* repl_close -- a resync under way may finish; what is left is recorded */
+/* repl_worker_stop -- the worker ends (a handler's wait too), joined */
 void
+repl_worker_stop(RPMEMpool *rpp)
+{
+	struct repl *rp = rpp->repl;
+	pthread_mutex_lock(&rp->mu);
+	rp->stop = true;
+	pthread_cond_broadcast(&rp->cv);
+	pthread_mutex_unlock(&rp->mu);
+	if (rp->stop_fd >= 0) {
+		uint64_t one = 1;
+		(void) !write(rp->stop_fd, &one, sizeof(one));
+	}
+	if (rp->running)
+		pthread_join(rp->worker, NULL);
+	rp->running = false;
+}
+
+/* repl_close -- a resync under way may finish; what is left is recorded */
+uint32_t
 repl_close(RPMEMpool *rpp)
 {
 	struct repl *rp = rpp->repl;
-	if (!rp)
-		return;
 	pthread_mutex_lock(&rp->mu);
 	struct timespec dl;
 	clock_gettime(CLOCK_MONOTONIC, &dl);
@@ -379,15 +315,13 @@ repl_close(RPMEMpool *rpp)
 		dl.tv_sec++;
 		dl.tv_nsec -= 1000000000;
 	}
-	while (rp->running && atomic_load(&rpp->state) == RPMEM_ST_RESYNCING)
+	while (rp->running && (atomic_load(&rpp->state) == RPMEM_ST_RESYNCING ||
+			(atomic_load(&rpp->state) == RPMEM_ST_FROZEN &&
+			rpp->ssh)))
 		if (pthread_cond_timedwait(&rp->cv, &rp->mu, &dl) == ETIMEDOUT)
 			break;
-	rp->stop = true;
-	pthread_cond_broadcast(&rp->cv);
 	pthread_mutex_unlock(&rp->mu);
-	if (rp->running)
-		pthread_join(rp->worker, NULL);
-	rp->running = false;
+	repl_worker_stop(rpp);
 
 	int s = atomic_load(&rpp->state);
 	/*
@@ -406,6 +340,21 @@ repl_close(RPMEMpool *rpp)
 				rp->ranges_known ? "recorded" :
 				"(to be found by comparing hashes)");
 	}
+	/* a replica in sync takes the master's generation with the close */
+	return s == RPMEM_ST_READY && rpp->has_gen && !rp->tool ?
+		PROTO_CLOSE_FLAG_INSYNC : 0;
+}
+
+/* repl_ended -- the session's CLOSE went through, or not */
+void
+repl_ended(RPMEMpool *rpp, bool clean)
+{
+	struct repl *rp = rpp->repl;
+	if (clean && !rp->tool && rp->peer && mgen_closed(rpp, rp->peer) &&
+			mgen_where(rpp)[0])
+		log_warn("'%s' on %s: the master's generations still say a "
+			"session is open: the next open compares the copies",
+			rpp->desc, rpp->target.node);
 	if (rp->status_path[0])
 		(void) unlink(rp->status_path);
 }

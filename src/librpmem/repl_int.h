@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * repl_int.h -- the state shared by repl_setup.c (knobs, record,
- * status), repl.c (transitions, data calls while away, close), resync.c
- * (the worker: reconnect, resync) and fence_peer.c (the handler)
+ * repl_int.h -- the state shared by the files of a replica that comes
+ * and goes: repl.c (the state machine's one door, losses, the data
+ * calls while away, close), repl_open.c (what a session start decides),
+ * repl_setup.c (knobs, record, status), resync.c (the worker: the
+ * fence-peer handler, reconnect, resync), mgen.c (the master copy's
+ * generations) and fence_peer.c (the handler)
  */
 #ifndef RPMEM_REPL_INT_H
 #define RPMEM_REPL_INT_H 1
@@ -12,10 +15,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gen_file.h"
 #include "oos.h"
 #include "repl.h"
 #include "rpmem.h"
 #include "rstate.h"
+
+/* where the master copy's generations live (mgen.c) */
+struct mgen {
+	char path[PATH_MAX];	/* "": none kept (memory of no file) */
+	struct gen_part part;	/* the part 0 they speak of */
+};
 
 struct repl {
 	enum repl_policy policy;
@@ -25,6 +35,8 @@ struct repl {
 	int retry_max_ms;		/* RPMEM_RECONNECT_MAX_MS */
 	uint64_t rate;			/* RPMEM_RESYNC_RATE, bytes/s; 0: none */
 	int close_ms;			/* RPMEM_CLOSE_TIMEOUT */
+	bool tool;			/* the rpmem tool's: no record, no loss */
+	bool readonly;			/* it writes nothing (rpmem info) */
 
 	/* never taken while a lane is held: lanes are taken under it */
 	pthread_mutex_t mu;
@@ -32,15 +44,25 @@ struct repl {
 	pthread_t worker;
 	bool running;			/* the worker was started */
 	bool stop;			/* the worker must end */
+	int stop_fd;			/* eventfd: a handler's wait ends */
 	struct ssh *reap;		/* a dropped session's ssh child */
 	long long frozen_until;		/* FROZEN: clock_ms deadline */
-	bool split_brain;		/* the replica refused: promoted */
-	bool marked;			/* the replica carries our outdated mark */
+	bool fence_due;			/* the handler is to run (worker) */
+	bool marked;			/* the replica carries a mark that keeps
+					 * it from being promoted: a resync
+					 * target (generations) or outdated */
+	enum gen_verdict refusal;	/* the last session start refused,
+					 * GEN_SAME when none was */
+
+	struct mgen mg;			/* the master copy's generations */
+	uint64_t peer;			/* the replica's copy id (legacy: one
+					 * made of its target and pool set) */
 
 	struct oos oos;			/* what the replica lacks */
 	bool ranges_known;		/* else: compare hashes first */
 
 	bool recorded;			/* the record file is ours to keep */
+	bool record_bad;		/* it was there and could not be read */
 	char record_path[PATH_MAX];
 	struct rstate_record rec;	/* as last written */
 	char status_path[PATH_MAX];
@@ -53,13 +75,15 @@ void lanes_hold_all(RPMEMpool *rpp);
 void lanes_release_all(RPMEMpool *rpp);
 
 /*
- * repl_enter -- move to state `to` (the caller holds mu): the live
- * status is rewritten, a line logged, waiters woken; `why` says what
- * happened (kept as the last error when not NULL)
+ * repl_enter -- the one door of the handle's state: move to `to` (the
+ * caller holds mu) when the transition table allows it, rewrite the
+ * live status, log a line and wake waiters; `why` says what happened
+ * (kept as the last error when not NULL).  -1 (logged) for a move the
+ * table refuses: the state stays.
  */
-void repl_enter(RPMEMpool *rpp, enum rpmem_state to, const char *why);
+int repl_enter(RPMEMpool *rpp, enum rpmem_state to, const char *why);
 
-/* repl_rstate -- the rstate name of handle state s (split brain too) */
+/* repl_rstate -- the rstate name of handle state s (refusals too) */
 enum rstate_state repl_rstate(const RPMEMpool *rpp, enum rpmem_state s);
 
 /*
@@ -77,19 +101,80 @@ void repl_status(RPMEMpool *rpp);
  */
 int repl_record(RPMEMpool *rpp, bool in_sync, const char *why, bool ranges);
 
-/* repl_drop -- the session is lost: away as the policy says (mu held) */
-void repl_drop(RPMEMpool *rpp, int err, const char *why);
+/*
+ * repl_drop -- the session is lost with `err` (its fabric's sticky
+ * errno `sticky`, 0 when none): away as the policy says (mu held)
+ */
+void repl_drop(RPMEMpool *rpp, int err, int sticky, const char *why);
+
+/*
+ * repl_begin -- a session started (rpp_connect) with the replica is the
+ * handle's from now on, or is ended: what its generations (or, with a
+ * peer without them, the record) decide: READY, a resync (RESYNCING, or
+ * FROZEN when persists must wait for it), or a refusal.  For rpmem_open
+ * and rpmem_create (`opening`) and for the worker's reconnects alike.
+ * The caller holds mu and no lane; 0, or -1 with the message.
+ */
+int repl_begin(RPMEMpool *rpp, RPMEMpool *session, bool opening);
+
+/*
+ * repl_mark -- put our outdated mark on the replica of the session, or
+ * take it off (a peer of minor 4); does it carry it afterwards?
+ */
+bool repl_mark(RPMEMpool *rpp, bool on);
+
+/*
+ * repl_establish -- a session now in sync whose master copy had no
+ * generations known: new ones, adopted by the replica; 0 or -errno
+ */
+int repl_establish(RPMEMpool *rpp);
 
 /* repl_worker_start -- start the worker if it is not running (mu held) */
 int repl_worker_start(RPMEMpool *rpp);
+
+/* repl_worker_stop -- the worker ends (a handler's wait too), joined */
+void repl_worker_stop(RPMEMpool *rpp);
 
 /* repl_worker -- the worker's body (resync.c) */
 void *repl_worker(void *arg);
 
 /*
- * fence_peer -- run the fence-peer handler for the handle; 0 when it
- * exited 0, else -1 with why in `msg`
+ * fence_peer -- run the fence-peer handler for the handle (mu not held);
+ * 0 when it exited 0, else -1 with why in `msg`; it is killed when the
+ * handle closes (stop_fd)
  */
 int fence_peer(RPMEMpool *rpp, const char *reason, char *msg, size_t len);
+
+/* mgen.c: the master copy's generations */
+
+/*
+ * mgen_locate -- beside the part file mapped at the pool's first byte;
+ * none for memory of no file
+ */
+void mgen_locate(RPMEMpool *rpp);
+
+/* mgen_where -- the file ("" when none is kept) */
+const char *mgen_where(const RPMEMpool *rpp);
+
+/* mgen_get -- the master copy's identifiers; -ENOENT: none known */
+int mgen_get(RPMEMpool *rpp, struct gen *g);
+
+/*
+ * mgen_establish -- a session in sync with `peer` while none were
+ * known: new identifiers, the session open; into *g
+ */
+int mgen_establish(RPMEMpool *rpp, uint64_t peer, struct gen *g);
+
+/* mgen_session -- a session with `peer` begins (its bytes may differ) */
+int mgen_session(RPMEMpool *rpp, uint64_t peer);
+
+/* mgen_lost -- the master goes on without `peer`: a new generation */
+int mgen_lost(RPMEMpool *rpp, uint64_t peer);
+
+/* mgen_synced -- `peer` holds the master's current again */
+int mgen_synced(RPMEMpool *rpp, uint64_t peer);
+
+/* mgen_closed -- the session with `peer` ended cleanly */
+int mgen_closed(RPMEMpool *rpp, uint64_t peer);
 
 #endif /* RPMEM_REPL_INT_H */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +40,9 @@ static _Atomic unsigned Live;
 /* the rpmem tool's handles keep no record (rpmem_tool_untracked) */
 static bool Untracked;
 
+/* and write nothing (rpmem_tool_readonly) */
+static bool Readonly;
+
 /*
  * the pool size of libpmempool's probe of a remote replica (two pool
  * headers in a volatile buffer, facts 6.6): such a handle is no use of
@@ -53,6 +57,13 @@ rpmem_tool_untracked(void)
 	Untracked = true;
 }
 
+/* rpmem_tool_readonly -- this process's handles write nothing */
+void
+rpmem_tool_readonly(void)
+{
+	Readonly = true;
+}
+
 /* repl_live -- handles of this process not closed yet */
 unsigned
 repl_live(void)
@@ -64,10 +75,11 @@ repl_live(void)
 enum rstate_state
 repl_rstate(const RPMEMpool *rpp, enum rpmem_state s)
 {
+	enum gen_verdict v = rpp->repl->refusal;
 	switch (s) {
 	case RPMEM_ST_DEGRADED:
-		return rpp->repl->split_brain ? RSTATE_SPLIT_BRAIN :
-			RSTATE_DEGRADED;
+		return v == GEN_SAME ? RSTATE_DEGRADED : v == GEN_SPLIT ?
+			RSTATE_SPLIT_BRAIN : RSTATE_REFUSED;
 	case RPMEM_ST_FROZEN:
 		return RSTATE_FROZEN;
 	case RPMEM_ST_RESYNCING:
@@ -109,13 +121,6 @@ env_num(const char *name, uint64_t def, uint64_t max, bool sized,
 			"%s)", name, s, max, sized ? ", K, M or G" : "");
 	*out = (uint64_t)v << shift;
 	return 0;
-}
-
-/* repl_policy -- the handle's */
-enum repl_policy
-repl_policy(const RPMEMpool *rpp)
-{
-	return rpp->repl->policy;
 }
 
 /* knobs -- the policy and its knobs from the environment */
@@ -185,7 +190,7 @@ paths(RPMEMpool *rpp)
 	rp->st.seq = seq;
 }
 
-/* repl_init -- the handle's policy, knobs and record */
+/* repl_init -- the handle's policy, knobs, record and generations */
 int
 repl_init(RPMEMpool *rpp, enum proto_msg_type type)
 {
@@ -193,6 +198,8 @@ repl_init(RPMEMpool *rpp, enum proto_msg_type type)
 	if (!rp)
 		return fail(ENOMEM, "!allocating pool handle");
 	rpp->repl = rp;
+	rp->stop_fd = -1;
+	rp->refusal = GEN_SAME;
 	atomic_fetch_add(&Live, 1);
 	pthread_mutex_init(&rp->mu, NULL);
 	pthread_condattr_t ca;
@@ -205,10 +212,16 @@ repl_init(RPMEMpool *rpp, enum proto_msg_type type)
 	if (oos_init(&rp->oos, rpp->pool_size))
 		return fail(ENOMEM, "!allocating the out-of-sync record of "
 			"a %zu-byte pool", rpp->pool_size);
+	rp->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (rp->stop_fd < 0)
+		return fail(errno, "!making the handle's stop event");
 	rp->ranges_known = true;
 	if (Untracked || rpp->pool_size <= PROBE_SIZE) {
 		/* a tool's or a probe's handle: the replica as it is */
 		rp->policy = REPL_POLICY_FAIL;
+		rp->tool = true;
+		rp->readonly = Readonly || rpp->pool_size <= PROBE_SIZE;
+		mgen_locate(rpp);
 		return 0;
 	}
 	paths(rpp);
@@ -218,19 +231,26 @@ repl_init(RPMEMpool *rpp, enum proto_msg_type type)
 		if (r == 0)
 			rp->recorded = true;
 		else if (r != -ENOENT)
-			log_warn("ignoring the record %s: %s",
-				rp->record_path, strerror(-r));
+			log_warn("the record %s cannot be read (%s): the "
+				"replica is compared whole", rp->record_path,
+				strerror(-r));
+		rp->record_bad = r && r != -ENOENT;
 		if (r == 0 && rp->rec.pool_size != rpp->pool_size) {
 			/* another use of the set than the recorded one */
 			log_warn("'%s' on %s: opened with %zu bytes, its record "
-				"says %llu: the record is left alone", rpp->desc,
-				rpp->target.node, rpp->pool_size,
+				"says %llu: it is not this pool's, the replica "
+				"is compared whole", rpp->desc, rpp->target.node,
+				rpp->pool_size,
 				(unsigned long long)rp->rec.pool_size);
+			rp->record_bad = true;
+		}
+		if (rp->record_bad) {
+			rstate_record_free(&rp->rec);
+			memset(&rp->rec, 0, sizeof(rp->rec));
 			rp->recorded = false;
-			rp->record_path[0] = '\0';
-			rp->policy = REPL_POLICY_FAIL;
 		}
 	}
+	mgen_locate(rpp);
 	struct rstate_status *st = &rp->st;
 	st->pid = getpid();
 	snprintf(st->target, sizeof(st->target), "%s", rpp->target_str);
@@ -241,13 +261,16 @@ repl_init(RPMEMpool *rpp, enum proto_msg_type type)
 	return 0;
 }
 
-/* repl_fini -- free what repl_init made */
+/* repl_fini -- the worker stopped and joined, then what repl_init made */
 void
 repl_fini(RPMEMpool *rpp)
 {
 	struct repl *rp = rpp->repl;
 	if (!rp)
 		return;
+	repl_worker_stop(rpp);
+	if (rp->stop_fd >= 0)
+		close(rp->stop_fd);
 	if (rp->reap)
 		(void) ssh_close(rp->reap, 0, NULL, 0);
 	oos_fini(&rp->oos);
@@ -303,7 +326,15 @@ repl_record(RPMEMpool *rpp, bool in_sync, const char *why, bool ranges)
 	rec->ranges = NULL;
 	rec->nranges = 0;
 	rec->ranges_known = in_sync || (ranges && rp->ranges_known);
+	rec->replica_id = rp->peer;
+	rec->bitmap_gen = 0;
 	if (rec->ranges_known && !in_sync) {
+		/* the ranges start from the master's bitmap for the replica */
+		struct gen m;
+		const struct gen_peer *mp = NULL;
+		if (mgen_where(rpp)[0] && mgen_get(rpp, &m) == 0)
+			mp = gen_peer_find(&m, rp->peer);
+		rec->bitmap_gen = mp ? mp->bitmap : 0;
 		int r = oos_ranges(&rp->oos, &rec->ranges, &rec->nranges);
 		if (r)
 			rec->ranges_known = false;

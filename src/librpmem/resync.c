@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * resync.c -- the worker of a handle whose replica is away: it
- * reconnects with a capped back-off, marks the replica outdated, finds
- * what it lacks (the bitmap, or hashes computed by rpmemd next to the
- * replica when the bitmap was lost), copies that from the local pool
- * while the application goes on, and makes the handle READY again
+ * resync.c -- the worker of a handle whose replica is away: it runs the
+ * fence-peer handler of a loss, reconnects with a capped back-off (the
+ * session's start decides, repl_open.c), finds what the replica lacks
+ * (the bitmap, or hashes computed by rpmemd next to the replica), copies
+ * that from the local pool while the application goes on, makes the
+ * replica take the master's generation and the handle READY again
  *
  * Only the worker writes to the replica while RESYNCING, on lane 0,
  * one piece after the other: application persists are recorded, not
@@ -59,35 +60,6 @@ first_byte(const RPMEMpool *rpp)
 }
 
 /*
- * mark_replica -- put our outdated mark on the replica of the session
- * (on) or take it off; true when the replica carries it afterwards.  A
- * peer without OUTDATE (PMDK's, or older) is told nothing; a failure is
- * logged, and found again by the next data call if the channel is gone.
- */
-static bool
-mark_replica(RPMEMpool *rpp, bool on)
-{
-	if (rpp->pmdk || rpp->resp.ext.minor < PROTO_MINOR_OUTDATE)
-		return false;
-	struct proto_req req = {
-		.type = PROTO_MSG_OUTDATE,
-		.outdate_mark = on,
-		.outdate_time = (int64_t)time(NULL),
-	};
-	(void) gethostname(req.outdate_host, sizeof(req.outdate_host) - 1);
-	struct proto_resp resp;
-	int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
-	if (r || resp.status) {
-		log_warn("'%s' on %s: %s the outdated mark failed: %s",
-			rpp->desc, rpp->target.node, on ? "setting" :
-			"clearing", r ? strerror(-r) :
-			proto_status_str(resp.status));
-		return !on;
-	}
-	return on;
-}
-
-/*
  * same_pool -- do the attributes of a reopened replica name the pool
  * the record names?  Its pool set uuid and uuid, where the record has
  * them: rpmemd fills in what a create left zero, and a set_attr may
@@ -107,9 +79,35 @@ same_pool(const struct rpmem_pool_attr *rec, const struct rpmem_pool_attr *a)
 }
 
 /*
- * reconnect -- a new session to the replica, moved into the handle
- * (RESYNCING); -1 when it failed (split brain when the replica says it
- * was promoted)
+ * refused -- a reconnect the replica refused: a verdict of the
+ * generations, or (an rpmemd without them) its promoted marker; noted
+ * once in the record, for rpmem info too (mu held)
+ */
+static void
+refused(RPMEMpool *rpp, enum gen_verdict v, const char *msg)
+{
+	struct repl *rp = rpp->repl;
+	bool was = rp->refusal == v;
+	rp->refusal = v;
+	snprintf(rp->st.refusal, sizeof(rp->st.refusal), "%s",
+		gen_verdict_name(v));
+	if (was)
+		return;
+	char why[RSTATE_TEXT_MAX];
+	snprintf(why, sizeof(why), "%s", v == GEN_SPLIT ? "split brain: the "
+		"replica wrote on its own while this host went on without it" :
+		msg);
+	(void) repl_record(rpp, false, why, false);
+	log_err("%s: '%s' on %s: %s; here it is out of sync since %lld, %zu "
+		"bytes: the reconnect is refused", v == GEN_SPLIT ?
+		"split brain" : gen_verdict_name(v), rpp->desc,
+		rpp->target.node, msg, (long long)rp->rec.since,
+		oos_bytes(&rp->oos));
+}
+
+/*
+ * reconnect -- a new session to the replica, decided by repl_begin
+ * (which makes it the handle's); -1 when it failed or was refused
  */
 static int
 reconnect(RPMEMpool *rpp)
@@ -119,7 +117,10 @@ reconnect(RPMEMpool *rpp)
 	if (!tmp)
 		return -1;
 	unsigned n = rpp->nlanes;
-	int r = rpp_connect(tmp, PROTO_MSG_OPEN, &n, NULL);
+	struct rpp_hello hello;
+	int r = repl_hello(rpp, PROTO_MSG_OPEN, &hello);
+	if (!r)
+		r = rpp_connect(tmp, PROTO_MSG_OPEN, &n, NULL, &hello);
 	char msg[RSTATE_TEXT_MAX];
 	snprintf(msg, sizeof(msg), "reconnect: %s", rpmem_errormsg());
 	if (!r && rp->rec.has_attr && !same_pool(&rp->rec.attr,
@@ -129,47 +130,29 @@ reconnect(RPMEMpool *rpp)
 			"(another pool?): left alone");
 		(void) rpp_end(tmp, 0);
 		r = -1;
-		errno = EINVAL;
 	}
-	if (r) {
-		int err = errno;
-		pthread_mutex_lock(&rp->mu);
-		rp->st.reconnects++;
-		bool was = rp->split_brain;
-		rp->split_brain = err == EACCES &&
-			strstr(msg, RPMEMD_SAYS_PROMOTED) != NULL;
-		if (rp->split_brain && !was)	/* for rpmem info, too */
-			(void) repl_record(rpp, false, "split brain: the "
-				"replica was promoted while this host went on "
-				"without it", false);
-		if (rp->split_brain)
-			log_err("split brain: '%s' on %s was promoted while "
-				"this host went on without it (%s); here it "
-				"is out of sync since %lld, %zu bytes: the "
-				"reconnect is refused", rpp->desc,
-				rpp->target.node, msg,
-				(long long)rp->rec.since,
-				oos_bytes(&rp->oos));
-		repl_enter(rpp, (enum rpmem_state)atomic_load(&rpp->state),
-			msg);
-		pthread_mutex_unlock(&rp->mu);
-		rpp_free(tmp);
-		return -1;
-	}
-	bool marked = mark_replica(tmp, true);
+	enum gen_verdict v = tmp->refused;
+	if (r && v == GEN_SAME && errno == EACCES &&
+			strstr(msg, RPMEMD_SAYS_PROMOTED))
+		v = GEN_SPLIT;	/* promoted meanwhile: it wrote too */
 	pthread_mutex_lock(&rp->mu);
 	rp->st.reconnects++;
-	rp->split_brain = false;
-	rp->marked = marked;
-	lanes_hold_all(rpp);
-	rpp_take_session(rpp, tmp);
-	if (rp->rec.has_attr)	/* as the replica says them now */
-		rp->rec.attr = rpp->resp.attr;
-	repl_enter(rpp, RPMEM_ST_RESYNCING, "reconnected");
-	lanes_release_all(rpp);
+	if (!r && repl_begin(rpp, tmp, false)) {
+		snprintf(msg, sizeof(msg), "reconnect: %s", rpmem_errormsg());
+		v = tmp->refused;
+		r = -1;
+	}
+	if (r) {
+		if (v != GEN_SAME)
+			refused(rpp, v, msg);
+		(void) repl_enter(rpp, (enum rpmem_state)atomic_load(
+			&rpp->state), msg);
+	}
 	pthread_mutex_unlock(&rp->mu);
+	if (tmp->ssh)	/* a session repl_begin did not take */
+		(void) rpp_end(tmp, 0);
 	rpp_free(tmp);
-	return 0;
+	return r;
 }
 
 /*
@@ -266,14 +249,59 @@ lost(RPMEMpool *rpp, int err, const char *what)
 	snprintf(why, sizeof(why), "%s: connection to %s lost: %s", what,
 		rpp->target.node, strerror(err));
 	pthread_mutex_lock(&rp->mu);
-	repl_drop(rpp, err, why);
+	repl_drop(rpp, err, 0, why);
 	pthread_mutex_unlock(&rp->mu);
 	return -1;
 }
 
 /*
+ * adopt -- the replica holds what the master holds: with generations it
+ * adopts the master's current (what the master's copy is now: every
+ * lane is held) and the master keeps no bitmap of it; our outdated mark
+ * comes off a peer of minor 4.  0 or a negative errno of the channel.
+ */
+static int
+adopt(RPMEMpool *rpp)
+{
+	struct repl *rp = rpp->repl;
+	if (!rpp->has_gen || !rpp->mgen.current) {
+		rp->marked = repl_mark(rpp, false);
+		return repl_establish(rpp);
+	}
+	struct proto_req req = {
+		.type = PROTO_MSG_GEN,
+		.gen_op = PROTO_GEN_ADOPT,
+		.gen = rpp->mgen,
+	};
+	if (mgen_get(rpp, &req.gen) == 0)
+		rpp->mgen = req.gen;
+	struct proto_resp resp;
+	int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
+	if (r)
+		return r;
+	if (resp.status) {
+		log_err("'%s' on %s: the replica refused its new generation: "
+			"%s", rpp->desc, rpp->target.node,
+			proto_status_str(resp.status));
+		return -proto_status_errno(resp.status);
+	}
+	rpp->rgen = resp.gen;
+	rp->marked = false;
+	gen_str(rpp->rgen.current, rp->st.replica_generation);
+	gen_str(rpp->mgen.current, rp->st.generation);
+	r = mgen_synced(rpp, rp->peer);
+	if (r && r != -ENOENT)
+		log_warn("'%s' on %s is in sync, but the master's generations "
+			"still keep a bitmap of it (%s): the next session "
+			"compares it", rpp->desc, rpp->target.node,
+			strerror(-r));
+	return 0;
+}
+
+/*
  * finish -- the last out-of-sync bytes copied with every lane held, the
- * mark taken off, the record in sync: READY
+ * replica's generation (or mark) made the master's, the record in sync:
+ * READY
  */
 static int
 finish(RPMEMpool *rpp, size_t *done)
@@ -290,19 +318,19 @@ finish(RPMEMpool *rpp, size_t *done)
 		else
 			*done += len;
 	}
+	if (!r)
+		r = adopt(rpp);
 	if (!r) {
-		rp->marked = mark_replica(rpp, false);
 		if (repl_record(rpp, true, NULL, false))
 			log_warn("'%s' on %s is in sync, but its record still "
-				"says it is not: the next open compares it",
-				rpp->desc, rpp->target.node);
+				"says it is not", rpp->desc, rpp->target.node);
 		rp->st.resync_done = *done;
 		rp->st.resync_total = *done;
-		repl_enter(rpp, RPMEM_ST_READY, "in sync");
+		(void) repl_enter(rpp, RPMEM_ST_READY, "in sync");
 	}
 	lanes_release_all(rpp);
 	pthread_mutex_unlock(&rp->mu);
-	return r ? lost(rpp, r, "resync") : 0;
+	return r ? lost(rpp, r < 0 ? -r : r, "resync") : 0;
 }
 
 /*
@@ -346,7 +374,33 @@ resync(RPMEMpool *rpp)
 	}
 }
 
-/* repl_worker -- reconnect while away, resync once back */
+/*
+ * fence -- the fence-peer handler of a loss, run without the handle's
+ * lock (persists are held, rpmem status and close go on); DEGRADED when
+ * it agreed and nothing moved meanwhile (mu held around it)
+ */
+static void
+fence(RPMEMpool *rpp)
+{
+	struct repl *rp = rpp->repl;
+	char why[RSTATE_TEXT_MAX], msg[ERRMSG_MAX];
+	snprintf(why, sizeof(why), "%s", rp->st.last_error);
+	rp->fence_due = false;
+	pthread_mutex_unlock(&rp->mu);
+	int r = fence_peer(rpp, why, msg, sizeof(msg));
+	pthread_mutex_lock(&rp->mu);
+	if (rp->stop || atomic_load(&rpp->state) != RPMEM_ST_FROZEN ||
+			rpp->ssh)
+		return;
+	(void) repl_enter(rpp, r ? RPMEM_ST_FROZEN : RPMEM_ST_DEGRADED,
+		r ? msg : "fenced: the fence-peer handler outdated the "
+		"replica");
+}
+
+/*
+ * repl_worker -- the fence-peer handler of a loss, reconnects while the
+ * replica is away, resyncs once it is back
+ */
 void *
 repl_worker(void *arg)
 {
@@ -364,22 +418,31 @@ repl_worker(void *arg)
 			continue;
 		}
 		int s = atomic_load(&rpp->state);
-		if (s == RPMEM_ST_FROZEN && clock_ms() >= rp->frozen_until) {
-			atomic_store(&rpp->error, ETIMEDOUT);
-			repl_enter(rpp, RPMEM_ST_BROKEN, "freeze timeout: the "
-				"replica was not fenced and did not come back");
+		bool session = rpp->ssh != NULL;
+		if (s == RPMEM_ST_FROZEN && !session && rp->fence_due) {
+			fence(rpp);
 			continue;
 		}
-		if (s != RPMEM_ST_DEGRADED && s != RPMEM_ST_FROZEN &&
-				s != RPMEM_ST_RESYNCING) {
+		if (s == RPMEM_ST_FROZEN && !session &&
+				clock_ms() >= rp->frozen_until) {
+			atomic_store(&rpp->error, ETIMEDOUT);
+			(void) repl_enter(rpp, RPMEM_ST_BROKEN, "freeze timeout: "
+				"the replica was not fenced and did not come "
+				"back");
+			continue;
+		}
+		bool away = (s == RPMEM_ST_DEGRADED || s == RPMEM_ST_FROZEN) &&
+			!session;
+		bool syncing = s == RPMEM_ST_RESYNCING ||
+			(s == RPMEM_ST_FROZEN && session);
+		if (!away && !syncing) {
 			pthread_cond_wait(&rp->cv, &rp->mu);
 			continue;
 		}
 		pthread_mutex_unlock(&rp->mu);
-		int r = s == RPMEM_ST_RESYNCING ? resync(rpp) :
-			reconnect(rpp);
+		int r = syncing ? resync(rpp) : reconnect(rpp);
 		pthread_mutex_lock(&rp->mu);
-		if (r == 0 || s == RPMEM_ST_RESYNCING) {
+		if (r == 0 || syncing) {
 			backoff = rp->retry_min_ms;
 			continue;
 		}

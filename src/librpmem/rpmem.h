@@ -87,7 +87,21 @@ struct rpmem_pool {
 	bool pmdk;			/* rpmemd is PMDK 1.12's (0.1) */
 	uint32_t provider;
 	struct proto_resp resp;		/* create/open answer */
+	bool has_gen;			/* the session said HELLO (minor 5) */
+	struct gen mgen;		/* the master's identifiers it sent */
+	struct gen rgen;		/* the replica's, as it found them */
+	enum gen_verdict refused;	/* rpmemd refused the HELLO: why */
 	struct lane_calls *calls;	/* [nlanes] */
+};
+
+/*
+ * What a session start tells rpmemd of the master copy's generations
+ * (GEN HELLO): its identifiers (a current of 0: it keeps none) and
+ * PROTO_GEN_FLAG_*
+ */
+struct rpp_hello {
+	struct gen m;
+	uint32_t flags;
 };
 
 #define API __attribute__((visibility("default")))
@@ -120,11 +134,13 @@ void rpmem_errmsg_restore(const char *buf);
 
 /*
  * rpp_connect -- start a session for the handle (ssh, rpmemd, CREATE or
- * OPEN, lanes: up to *nlanes, the number connected on return); 0, or -1
- * with the message and no session left
+ * OPEN, lanes: up to *nlanes, the number connected on return, then with
+ * an rpmemd of minor 5 on the HELLO of the generations); 0, or -1 with
+ * the message and no session left (rpp->refused says why rpmemd refused
+ * the HELLO)
  */
 int rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
-	const struct rpmem_pool_attr *cattr);
+	const struct rpmem_pool_attr *cattr, const struct rpp_hello *hello);
 
 /* rpp_replica -- a handle for the same replica and memory, no session */
 RPMEMpool *rpp_replica(const RPMEMpool *rpp);
@@ -146,15 +162,16 @@ RPMEMpool *rpp_start(enum proto_msg_type type, const char *target,
  */
 int rpp_end(RPMEMpool *rpp, uint32_t flags);
 
-/* rpp_break -- make `err` the handle's sticky error; returns it */
-int rpp_break(RPMEMpool *rpp, int err);
-
 /* rpp_free -- release a handle whose channel is closed */
 void rpp_free(RPMEMpool *rpp);
 
-/* control_call -- one request over a ready session's channel */
+/*
+ * control_call -- one request over a ready session's channel: 0, or -1
+ * with the message; *lost is set when the channel itself failed (the
+ * caller, holding no lane, then tells repl_lost or repl_break)
+ */
 int control_call(RPMEMpool *rpp, const struct proto_req *req,
-	struct proto_resp *resp, const char *what);
+	struct proto_resp *resp, const char *what, int *lost);
 
 #include "repl.h"
 

@@ -8,9 +8,11 @@
 #ifndef RPMEM_TOOL_H
 #define RPMEM_TOOL_H 1
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gen.h"
 #include "librpmem.h"
 
 /*
@@ -60,6 +62,28 @@ int rpmem_outdate_remote(const char *target, const char *pool_set,
  * look at them or copy to them, and is no application of the pool
  */
 void rpmem_tool_untracked(void);
+
+/*
+ * rpmem_tool_readonly -- the handles this process opens from now on
+ * write nothing to their replica (rpmem info, verify, status): their
+ * session neither marks the replica nor changes its generations
+ */
+void rpmem_tool_readonly(void);
+
+/*
+ * rpmem_tool_adopt -- the rpmem tool made the replica of `rpp` equal to
+ * its master (rpmem sync): the replica takes the master's generation;
+ * 0, or -1 with errno and the message (a peer without generations: 0)
+ */
+int rpmem_tool_adopt(RPMEMpool *rpp);
+
+/*
+ * rpmem_tool_gens -- the generations the session's start saw: the
+ * master's (as told) and the replica's (as found), and what they
+ * decide; false when the session has none (a peer without them)
+ */
+bool rpmem_tool_gens(RPMEMpool *rpp, struct gen *m, struct gen *r,
+		struct gen_decision *d);
 
 /*
  * rpmem_record_in_sync -- a replica the rpmem tool made equal to its

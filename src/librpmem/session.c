@@ -97,6 +97,9 @@ rpp_take_session(RPMEMpool *dst, RPMEMpool *src)
 	dst->provider = src->provider;
 	dst->pmdk = src->pmdk;
 	dst->resp = src->resp;
+	dst->has_gen = src->has_gen;
+	dst->mgen = src->mgen;
+	dst->rgen = src->rgen;
 	dst->fab_nlanes = src->fab_nlanes;
 	src->ssh = NULL;
 	src->fab = NULL;
@@ -120,16 +123,6 @@ rpp_drop_session(RPMEMpool *rpp)
 	rpp->ssh = NULL;
 	rpp->fab_nlanes = 0;
 	return ssh;
-}
-
-/* rpp_break -- make `err` the handle's sticky error */
-int
-rpp_break(RPMEMpool *rpp, int err)
-{
-	int expected = 0;
-	atomic_compare_exchange_strong(&rpp->error, &expected, err);
-	atomic_store(&rpp->state, RPMEM_ST_BROKEN);
-	return atomic_load(&rpp->error);
 }
 
 /*
@@ -167,8 +160,8 @@ rpp_end(RPMEMpool *rpp, uint32_t flags)
 		return 0;
 	if (rpp->fab) {
 		int err = fabric_error(rpp->fab);
-		if (err)
-			rpp_break(rpp, err);
+		if (err && rpp->repl)
+			repl_break(rpp, err, "a lane failed before the close");
 		fabric_close(rpp->fab);
 		rpp->fab = NULL;
 	}
@@ -403,13 +396,46 @@ end_failed(RPMEMpool *rpp, enum proto_msg_type type)
 }
 
 /*
+ * hello -- the generations' HELLO of a session whose lanes are up, before
+ * the master writes a byte: rpmemd decides with the master's identifiers
+ * and marks the replica, or refuses (and ends the session); 0, or -1
+ * with the message
+ */
+static int
+hello(RPMEMpool *rpp, const struct rpp_hello *h)
+{
+	struct proto_req req = {
+		.type = PROTO_MSG_GEN,
+		.gen_op = PROTO_GEN_HELLO,
+		.gen_flags = h->flags,
+		.gen = h->m,
+	};
+	struct proto_resp resp;
+	int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
+	if (r)
+		return channel_fail(r, "telling rpmemd the master's "
+			"generations", ssh_last_error(rpp->ssh));
+	rpp->has_gen = true;
+	rpp->mgen = h->m;
+	rpp->rgen = resp.gen;
+	if (resp.status == PROTO_ERR_NOACCESS)
+		return repl_refused(rpp);
+	if (resp.status)
+		return fail(proto_status_errno(resp.status), "the generations "
+			"of '%s' on %s: %s", rpp->desc, rpp->target.node,
+			proto_status_str(resp.status));
+	return 0;
+}
+
+/*
  * rpp_connect -- start a session for the handle: ssh, rpmemd, the CREATE
  * or OPEN exchange, lane keys and lanes (up to *nlanes, the number
- * connected on return); 0, or -1 with the message and no session left
+ * connected on return), the HELLO of the generations; 0, or -1 with the
+ * message and no session left
  */
 int
 rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
-		const struct rpmem_pool_attr *cattr)
+		const struct rpmem_pool_attr *cattr, const struct rpp_hello *h)
 {
 	const char *what = type == PROTO_MSG_CREATE ? "create" : "open";
 	const char *desc = rpp->desc;
@@ -538,6 +564,22 @@ rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
 		goto err_close;
 	}
 	rpp->fab_nlanes = n;
+	rpp->refused = GEN_SAME;
+	if (!pmdk && rpp->resp.ext.minor >= PROTO_MINOR_GEN && h &&
+			hello(rpp, h)) {
+		if (rpp->refused == GEN_SAME)
+			goto err_close;
+		/* rpmemd refused and ended the session: nothing to close */
+		fabric_close(rpp->fab);
+		rpp->fab = NULL;
+		rpp->fab_nlanes = 0;
+		char last[ERRMSG_MAX];
+		rpmem_errmsg_save(last);
+		ssh_end(rpp, 0, NULL, 0, NULL);
+		rpmem_errmsg_restore(last);
+		errno = EACCES;
+		return -1;
+	}
 	*nlanes = n;
 	log_info("%s of '%s' on %s: %u lanes, %s, %s", what, desc,
 		rpp->target.node, n, proto_provider_name(rpp->provider),
@@ -615,9 +657,12 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 	if (repl_open_behind(rpp, type)) {
 		if (repl_open_away(rpp, true, &n, oattr) == 0)
 			goto away;
-		n = *nlanes;	/* the handler refused: wait for it */
+		n = *nlanes;	/* the handler refused: try it */
 	}
-	if (rpp_connect(rpp, type, &n, cattr) == 0) {
+	struct rpp_hello h;
+	if (repl_hello(rpp, type, &h))
+		goto err_free;
+	if (rpp_connect(rpp, type, &n, cattr, &h) == 0) {
 		if (oattr && type == PROTO_MSG_OPEN)
 			*oattr = rpp->resp.attr;
 		if (rpp_lanes(rpp, n) || repl_connected(rpp, type, cattr))

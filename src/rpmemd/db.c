@@ -14,6 +14,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "db_gen.h"
 #include "db_int.h"
 #include "log.h"
 #include "range.h"
@@ -461,6 +462,8 @@ db_pool_remove(struct db *db, const char *desc, bool force, bool pool_set)
 
 	if (set != NULL) {
 		ret = parts_remove(&set->replicas[0], force);
+		if (!ret)
+			ret = db_gen_remove(&set->replicas[0]);
 		poolset_free(set);
 		if (ret)
 			return ret;

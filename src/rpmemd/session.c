@@ -15,6 +15,7 @@
 #include "range.h"
 #include "obc.h"
 #include "session.h"
+#include "session_gen.h"
 
 /* the first request, and the rest of any request once begun */
 #define REQUEST_TIMEOUT_MS 30000
@@ -34,6 +35,8 @@ struct session {
 	uint64_t size;			/* the pool size asked for */
 	uint16_t minor;			/* negotiated protocol minor */
 	bool pmdk;			/* a PMDK 1.12 client (0.1) */
+	bool created;			/* CREATE made the pool */
+	struct session_gen gen;		/* the generations, minor 5 on */
 	char desc[PROTO_DESC_MAX];	/* the pool set served, once open */
 };
 
@@ -58,6 +61,8 @@ static const char *const type_names[] = {
 	[PROTO_MSG_STAT_RESP] = "STAT_RESP",
 	[PROTO_MSG_OUTDATE] = "OUTDATE",
 	[PROTO_MSG_OUTDATE_RESP] = "OUTDATE_RESP",
+	[PROTO_MSG_GEN] = "GEN",
+	[PROTO_MSG_GEN_RESP] = "GEN_RESP",
 };
 
 /* type_name -- printable message type */
@@ -401,6 +406,13 @@ handle_pool(struct session *s, const struct proto_req *req)
 	}
 
 	struct db_pool *p = s->pool;
+	s->created = req->type == PROTO_MSG_CREATE;
+	if (s->created)
+		r = session_gen_drop(p);
+	else if (s->pmdk || s->minor < PROTO_MINOR_GEN)
+		r = session_gen_legacy(p);
+	if (r)
+		goto err_close;
 	if (p->size < RPMEM_MIN_POOL) {
 		log_err("pool %s is %zu bytes, smaller than the minimum %zu",
 			log_quote(req->desc).s, p->size, RPMEM_MIN_POOL);
@@ -562,6 +574,35 @@ handle_outdate(struct session *s, const struct proto_req *req)
 	return reply(s, req->type, -r, NULL);
 }
 
+/*
+ * handle_gen -- GEN: HELLO (the replica decides with its master, and
+ * ends the session when it refuses) or ADOPT
+ */
+static int
+handle_gen(struct session *s, const struct proto_req *req)
+{
+	log_notice("request GEN: %s, flags 0x%x", req->gen_op ==
+		PROTO_GEN_HELLO ? "HELLO" : "ADOPT", req->gen_flags);
+	struct proto_resp resp;
+	memset(&resp, 0, sizeof(resp));
+	int r;
+	if (req->gen_op == PROTO_GEN_HELLO && s->gen.hello)
+		r = -EPROTO;
+	else if (req->gen_op == PROTO_GEN_HELLO)
+		r = session_gen_hello(&s->gen, s->pool, req, s->created &&
+			(req->gen_flags & PROTO_GEN_FLAG_CREATED), &resp);
+	else
+		r = session_gen_adopt(&s->gen, s->pool, req, &resp);
+	/* it holds its master's generation: no longer outdated (D6) */
+	if (!r && req->gen_op == PROTO_GEN_ADOPT) {
+		struct db_outdate o = { .mark = false };
+		r = db_outdate(s->db, s->desc, &o);
+	}
+	int sent = reply(s, req->type, -r, &resp);
+	/* a refused replica takes nothing from this master */
+	return sent ? sent : r == -EACCES ? -ECONNRESET : 0;
+}
+
 /* handle_close -- CLOSE: close (and maybe remove) the pool, answer */
 static int
 handle_close(struct session *s, const struct proto_req *req)
@@ -572,6 +613,11 @@ handle_close(struct session *s, const struct proto_req *req)
 		remove ? " (removing the pool)" : "");
 	fabric_fini(s->fab);
 	s->fab = NULL;
+	if (remove)
+		(void) session_gen_drop(s->pool);
+	else
+		(void) session_gen_close(&s->gen, s->pool, req->close_flags &
+			PROTO_CLOSE_FLAG_INSYNC);
 	int r = db_pool_close(s->pool, remove);
 	s->pool = NULL;
 	if (r)
@@ -592,7 +638,8 @@ legal(const struct session *s, uint32_t type)
 			((type == PROTO_MSG_HASH || type == PROTO_MSG_STAT) &&
 			s->minor >= PROTO_MINOR_EXT) ||
 			(type == PROTO_MSG_OUTDATE &&
-			s->minor >= PROTO_MINOR_OUTDATE);
+			s->minor >= PROTO_MINOR_OUTDATE) ||
+			(type == PROTO_MSG_GEN && s->minor >= PROTO_MINOR_GEN);
 	default:
 		return false;
 	}
@@ -704,6 +751,9 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 			break;
 		case PROTO_MSG_OUTDATE:
 			r = handle_outdate(&s, &req);
+			break;
+		case PROTO_MSG_GEN:
+			r = handle_gen(&s, &req);
 			break;
 		default:
 			r = -EPROTO;

@@ -29,6 +29,7 @@
 #include <libpmemobj.h>
 
 #include "bench.h"
+#include "gen_file.h"
 #include "poolset.h"
 #include "rpmem_tool.h"
 
@@ -147,6 +148,10 @@ obj_files_remove(const struct obj_paths *p)
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		if (*f[i])
 			(void) unlink(f[i]);
+	/* the master copy's generations, beside its part (librpmem) */
+	char gen[sizeof(p->part) + sizeof(GEN_FILE_SUFFIX)];
+	if (*p->part && !gen_file_path(p->part, gen, sizeof(gen)))
+		(void) unlink(gen);
 	(void) rmdir(p->dir);
 }
 

@@ -15,6 +15,9 @@
  *   4. a pair's only: this host's record of the other copy, not in sync.
  * libpmemobj trusts part 0's links, so until write 2 of part 0 it sees
  * the replica and refuses it ("wrong replica UUID"); after it, the pool.
+ * The copy's state is checked with its parts locked, after the sessions
+ * holding it ended: a copy mid-resync (inconsistent), discarded, or
+ * outdated is promoted only with --force.
  * A rerun finds the marker and rewrites the headers again (one torn by
  * a power loss within its write too: repair_torn); a pool whose part 0
  * already names itself, or a pair's whose marker names the other copy,
@@ -29,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "db_gen.h"
 #include "db_pool.h"
 #include "fence.h"
 #include "marker.h"
@@ -225,12 +229,64 @@ link_of(const struct promote *p, const struct pool_hdr *hdr0)
 }
 
 /*
- * promote -- the headers, part 0 last; a pair's marker then names the
- * other copy.  Done already: a standalone pool whose part 0 names itself,
- * a pair whose marker names the other copy.
+ * roll -- write 0: the copy's generations say it writes on its own from
+ * now (a new current; its last master's bitmap keeps the old one); a
+ * copy mid-resync or discarded, or whose generations cannot be read, is
+ * refused unless forced.  A rerun that finds the marker rolls nothing:
+ * its first run did.  0, EXIT_REFUSED or 1.
  */
 static int
-promote(struct promote *p, struct db_pool *pool)
+roll(struct promote *p, const struct poolset_replica *rep, bool force)
+{
+	struct gen_file f;
+	int e = db_gen_read(rep, &f, NULL);
+	char what[512] = "";
+	if (e == 0 && (f.g.target || f.g.discarded)) {
+		gen_describe(&f.g, what, sizeof(what));
+		fprintf(stderr, "rpmem promote: %s: the copy is %s (%s)%s\n",
+			p->path, f.g.target ? "mid-resync, inconsistent" :
+			"discarded", what, force ? "; promoting it anyway "
+			"(--force)" : "; it lacks what its master holds "
+			"(promote it with --force, or resync it first)");
+		if (!force)
+			return EXIT_REFUSED;
+	} else if (e && e != -ENOENT) {
+		fprintf(stderr, "rpmem promote: %s: its generations: %s%s\n",
+			p->path, strerror(-e), force ? "; new ones (--force)" :
+			" (promote it with --force)");
+		if (!force || e != -EINVAL)
+			return force ? 1 : EXIT_REFUSED;
+	}
+	if (p->has_mark)
+		return 0;
+	if (e && gen_new(&f.g, 0)) {
+		fprintf(stderr, "rpmem promote: %s: no random bytes\n", p->path);
+		return 1;
+	}
+	for (unsigned i = 0; i < f.g.npeers; i++)
+		f.g.peers[i].open = false;
+	f.g.target = 0;
+	f.g.discarded = false;
+	if ((e = gen_roll(&f.g, f.g.master)) == 0)
+		e = db_gen_write(rep, &f);
+	if (e) {
+		fprintf(stderr, "rpmem promote: %s: writing its generations: "
+			"%s\n", p->path, strerror(-e));
+		return 1;
+	}
+	wrote(p);
+	return 0;
+}
+
+/*
+ * promote -- the generations, the marker, the headers, part 0 last; a
+ * pair's marker then names the other copy.  Done already: a standalone
+ * pool whose part 0 names itself, a pair whose marker names the other
+ * copy.
+ */
+static int
+promote(struct promote *p, struct db_pool *pool,
+		const struct poolset_replica *rep, bool force)
 {
 	struct pool_hdr *hdr0 = &p->hdr0;
 	if (db_hdr_read(pool, 0, hdr0))
@@ -245,7 +301,9 @@ promote(struct promote *p, struct db_pool *pool)
 			"already-promoted" : "already-master";
 		return 0;
 	}
-	int ret = begin(p, hdr0);
+	int ret = roll(p, rep, force);
+	if (!ret)
+		ret = begin(p, hdr0);
 	for (unsigned i = p->nhdrs; !ret && i-- > 0; ) {
 		if (db_hdr_promote(pool, i, link))
 			ret = 1;
@@ -403,13 +461,15 @@ outdated(const struct promote *p, bool force, bool *marked)
 }
 
 /*
- * rewrite -- open the pool (taking `set` over), finish a torn header,
- * verify, promote, close; then the outdated mark goes
+ * rewrite -- open the pool (taking `set` over), check it again now that
+ * it is locked, finish a torn header, verify, roll its generations,
+ * promote, close; then the outdated mark goes
  */
 static int
-rewrite(struct promote *p, struct poolset *set, bool marked)
+rewrite(struct promote *p, struct poolset *set, bool force)
 {
 	struct db_pool *pool;
+	const struct poolset_replica *rep = &set->replicas[0];
 	int e = db_parts_open(set, false, &pool);
 	if (e) {
 		fprintf(stderr, "rpmem promote: %s: %s\n", p->path,
@@ -418,6 +478,7 @@ rewrite(struct promote *p, struct poolset *set, bool marked)
 		return e == -EBUSY ? EXIT_REFUSED : 1;
 	}
 	int ret = 0;
+	bool marked = false;
 	p->nhdrs = ((struct db_priv *)pool->priv)->nhdrs;
 	e = marker_read(MARKER_PROMOTED, p->path, &p->mark);
 	if (e && e != -ENOENT) {
@@ -427,6 +488,9 @@ rewrite(struct promote *p, struct poolset *set, bool marked)
 		goto out;
 	}
 	p->has_mark = e == 0;
+	/* locked and its sessions ended: what marked it meanwhile is seen */
+	if ((ret = outdated(p, force, &marked)) != 0)
+		goto out;
 	if (p->has_mark && (ret = repair_torn(p, pool)) != 0)
 		goto out;
 	e = db_hdrs_verify(pool);
@@ -437,7 +501,7 @@ rewrite(struct promote *p, struct poolset *set, bool marked)
 		ret = 1;
 		goto out;
 	}
-	ret = promote(p, pool);
+	ret = promote(p, pool, rep, force);
 out:
 	if (db_parts_close(pool, false, false) && !ret)
 		ret = 1;
@@ -489,7 +553,7 @@ run_promote(const struct cli_args *a)
 			report_refused(&p);
 		poolset_free(set);
 	} else {
-		ret = rewrite(&p, set, marked);
+		ret = rewrite(&p, set, force);
 	}
 	if (!ret && p.pair && (ret = pair_record(p.pair, &p.hdr0)) == 0)
 		wrote(&p);

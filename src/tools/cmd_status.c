@@ -21,15 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "marker.h"
 #include "replica.h"
 #include "rstate.h"
+#include "status.h"
 #include "tools.h"
 
-/* the exit statuses, the worst of what is listed */
-#define SEV_OK 0		/* connected, in sync */
-#define SEV_ATTENTION 1		/* degraded, resyncing, frozen, out of sync */
-#define SEV_BROKEN 3		/* split-brain, broken, unreadable */
 
 static int run_status(const struct cli_args *a);
 
@@ -45,13 +41,15 @@ const struct cli_cmd cmd_status = {
 	.desc =
 	"Without SET: each pool open through librpmem on this host (pool\n"
 	"set, target, pid, policy and state: connected, degraded, resyncing,\n"
-	"frozen, split-brain or broken, with what belongs to it), then each\n"
-	"replica left out of sync by a pool since closed.  With SET, pool\n"
-	"set files of this host (say, the replica's): whether each was\n"
-	"promoted or outdated.  Exit status 0 when all is connected and in\n"
-	"sync, 1 when something is degraded, resyncing, frozen, out of sync,\n"
-	"promoted or outdated, 3 on split-brain, a broken handle or a file\n"
-	"that cannot be read (2: a usage error).\n",
+	"frozen, split-brain, refused or broken, with what belongs to it,\n"
+	"the master's and the replica's generations), then each replica\n"
+	"left out of sync by a pool since closed.  With SET, pool set files\n"
+	"of this host (say, the replica's): whether each was promoted or\n"
+	"outdated, and its copy's generations.  Exit status 0 when all is\n"
+	"connected and in sync, 1 when something is degraded, resyncing,\n"
+	"frozen, out of sync, promoted, outdated, mid-resync, discarded or\n"
+	"refused a session, 3 on split-brain, a refused or broken handle or\n"
+	"a file that cannot be read (2: a usage error).\n",
 	.opts = Status_opts,
 	.run = run_status,
 };
@@ -73,40 +71,8 @@ static const struct {
 	[RSTATE_FROZEN] = { SEV_ATTENTION, ROW_SINCE | ROW_ERROR },
 	[RSTATE_SPLIT_BRAIN] = { SEV_BROKEN, ROW_SINCE | ROW_ERROR },
 	[RSTATE_BROKEN] = { SEV_BROKEN, ROW_SINCE | ROW_ERROR },
+	[RSTATE_REFUSED] = { SEV_BROKEN, ROW_SINCE | ROW_ERROR },
 };
-
-/* a marker found beside a pool set file */
-struct mark {
-	int64_t time;		/* seconds since the epoch */
-	char date[32];		/* the same as 2026-01-31T12:00:00Z */
-	char text[512];		/* one line of what it says */
-};
-
-/* mark_read -- the marker of `kind` beside `set`; 0, -ENOENT, -errno */
-static int
-mark_read(enum marker_kind kind, const char *set, struct mark *m)
-{
-	struct marker p;
-	int e = marker_read(kind, set, &p);
-	if (e)
-		return e;
-	m->time = p.time;
-	marker_date(&p, m->date, sizeof(m->date));
-	marker_describe(&p, m->text, sizeof(m->text));
-	return 0;
-}
-
-/* the markers a pool set file may have beside it, one row per kind */
-static const struct {
-	const char *name;	/* text label and JSON key */
-	int severity;		/* when present */
-	enum marker_kind kind;
-} Markers[] = {
-	{ "promoted", SEV_ATTENTION, MARKER_PROMOTED },
-	{ "outdated", SEV_ATTENTION, MARKER_OUTDATED },
-};
-
-#define NMARKERS (sizeof(Markers) / sizeof(Markers[0]))
 
 /* a replica out of sync whose pool is closed */
 struct closed {
@@ -130,8 +96,7 @@ struct found {
 static void
 worse(struct found *f, int sev)
 {
-	if (sev > f->worst)
-		f->worst = sev;
+	status_worse(&f->worst, sev);
 }
 
 /* unreadable -- a file we cannot tell anything from */
@@ -293,61 +258,6 @@ by_record(const void *a, const void *b)
 
 /* ---------------------------------------------------------------- text */
 
-/* safe -- `s` for a terminal: other than printable ASCII as \xNN */
-static const char *
-safe(const char *s, char *buf, size_t len)
-{
-	size_t o = 0;
-	for (const unsigned char *p = (const unsigned char *)s;
-			*p && o + 5 < len; p++) {
-		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
-			buf[o++] = (char)*p;
-		else
-			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", *p);
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
-/* row -- one aligned "label: value" line of a block */
-__attribute__((format(printf, 2, 3)))
-static void
-row(const char *label, const char *fmt, ...)
-{
-	va_list ap;
-	printf("  %-13s ", label);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
-
-/* when -- "2026-01-31T12:00:00Z (3h 12m ago)", or "unknown" */
-static const char *
-when(const struct found *f, int64_t t, char *buf, size_t len)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-	char date[32];
-	if (t <= 0 || !gmtime_r(&tt, &tm))
-		return "unknown";
-	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	int64_t ago = (int64_t)f->now - t;
-	if (ago < 0)
-		ago = 0;
-	if (ago >= 86400)
-		snprintf(buf, len, "%s (%lldd %lldh ago)", date,
-			(long long)(ago / 86400),
-			(long long)(ago % 86400 / 3600));
-	else if (ago >= 3600)
-		snprintf(buf, len, "%s (%lldh %lldm ago)", date,
-			(long long)(ago / 3600), (long long)(ago % 3600 / 60));
-	else
-		snprintf(buf, len, "%s (%lldm %llds ago)", date,
-			(long long)(ago / 60), (long long)(ago % 60));
-	return buf;
-}
-
 /* human -- "12582912 bytes (12.0 MiB)" */
 static const char *
 human(uint64_t n, char *buf, size_t len)
@@ -391,17 +301,20 @@ text_handle(const struct found *f, const struct rstate_status *s)
 {
 	char a[1024], b[1024], c[64];
 	unsigned rows = States[s->state].rows;
-	printf("%s on %s\n", safe(s->pool_set, a, sizeof(a)),
-		safe(s->target, b, sizeof(b)));
-	row("state:", "%s", rstate_name(s->state));
-	row("pid:", "%d (handle %u)", (int)s->pid, s->seq);
-	row("policy:", "%s", s->policy[0] ? safe(s->policy, a, sizeof(a)) :
-		"unknown");
+	printf("%s on %s\n", status_safe(s->pool_set, a, sizeof(a)),
+		status_safe(s->target, b, sizeof(b)));
+	status_row("state:", "%s", rstate_name(s->state));
+	status_row("pid:", "%d (handle %u)", (int)s->pid, s->seq);
+	status_row("policy:", "%s", s->policy[0] ? status_safe(s->policy, a,
+		sizeof(a)) : "unknown");
 	if (rows & ROW_SINCE)
-		row("since:", "%s", when(f, s->since, a, sizeof(a)));
+		status_row("since:", "%s", status_when(f->now, s->since, a,
+			sizeof(a)));
 	if (rows & ROW_OOS) {
-		row("out of sync:", "%s", human(s->out_of_sync, a, sizeof(a)));
-		row("reconnects:", "%llu", (unsigned long long)s->reconnects);
+		status_row("out of sync:", "%s", human(s->out_of_sync, a,
+			sizeof(a)));
+		status_row("reconnects:", "%llu",
+			(unsigned long long)s->reconnects);
 	}
 	if (rows & ROW_RESYNC) {
 		double p = percent(s);
@@ -410,21 +323,29 @@ text_handle(const struct found *f, const struct rstate_status *s)
 			snprintf(c, sizeof(c), " (%.1f%%)", p);
 		else
 			c[0] = '\0';
-		row("resynced:", "%llu of %llu bytes%s",
+		status_row("resynced:", "%llu of %llu bytes%s",
 			(unsigned long long)s->resync_done,
 			(unsigned long long)s->resync_total, c);
-		row("rate:", "%.1f MiB/s", (double)s->resync_rate / 1048576);
+		status_row("rate:", "%.1f MiB/s",
+			(double)s->resync_rate / 1048576);
 		if (e < 0)
-			row("eta:", "unknown");
+			status_row("eta:", "unknown");
 		else
-			row("eta:", "%lld:%02lld:%02lld",
+			status_row("eta:", "%lld:%02lld:%02lld",
 				(long long)(e / 3600),
 				(long long)(e % 3600 / 60),
 				(long long)(e % 60));
 	}
 	if (rows & ROW_ERROR)
-		row("last error:", "%s", s->last_error[0] ?
-			safe(s->last_error, a, sizeof(a)) : "none");
+		status_row("last error:", "%s", s->last_error[0] ?
+			status_safe(s->last_error, a, sizeof(a)) : "none");
+	if (s->generation[0])
+		status_row("generation:", "%s (the replica's: %s)",
+			status_safe(s->generation, a, sizeof(a)),
+			status_safe(s->replica_generation, b, sizeof(b)));
+	if (s->refusal[0])
+		status_row("refused:", "%s", status_safe(s->refusal, a,
+			sizeof(a)));
 }
 
 /* text_record -- one block of a replica out of sync, its pool closed */
@@ -433,17 +354,18 @@ text_record(const struct found *f, const struct closed *c)
 {
 	const struct rstate_record *r = &c->r;
 	char a[1024], b[1024];
-	printf("%s on %s\n", safe(r->pool_set, a, sizeof(a)),
-		safe(r->target, b, sizeof(b)));
-	row("state:", "out of sync (closed)");
-	row("since:", "%s", when(f, r->since, a, sizeof(a)));
-	row("reason:", "%s", r->reason[0] ? safe(r->reason, a, sizeof(a)) :
-		"unknown");
+	printf("%s on %s\n", status_safe(r->pool_set, a, sizeof(a)),
+		status_safe(r->target, b, sizeof(b)));
+	status_row("state:", "out of sync (closed)");
+	status_row("since:", "%s", status_when(f->now, r->since, a,
+		sizeof(a)));
+	status_row("reason:", "%s", r->reason[0] ? status_safe(r->reason, a,
+		sizeof(a)) : "unknown");
 	if (r->ranges_known)
-		row("out of sync:", "%zu range(s), %s", c->nranges,
+		status_row("out of sync:", "%zu range(s), %s", c->nranges,
 			human(c->bytes, a, sizeof(a)));
 	else
-		row("out of sync:", "unknown (hashes will be compared)");
+		status_row("out of sync:", "unknown (hashes will be compared)");
 }
 
 /* ---------------------------------------------------------------- json */
@@ -483,6 +405,13 @@ json_handle(const struct rstate_status *s)
 		printf("null");
 	printf(", \"last_error\": ");
 	json_str(stdout, s->last_error[0] ? s->last_error : NULL);
+	printf(", \"generation\": ");
+	json_str(stdout, s->generation[0] ? s->generation : NULL);
+	printf(", \"replica_generation\": ");
+	json_str(stdout, s->replica_generation[0] ? s->replica_generation :
+		NULL);
+	printf(", \"refusal\": ");
+	json_str(stdout, s->refusal[0] ? s->refusal : NULL);
 	printf(", \"updated_ms\": %lld}", (long long)s->updated_ms);
 }
 
@@ -506,62 +435,6 @@ json_record(const struct closed *c)
 			(unsigned long long)c->bytes);
 	else
 		printf("\"ranges\": null, \"out_of_sync\": null}");
-}
-
-/* ---------------------------------------------------------------- sets */
-
-/* show_set -- a pool set file and its markers, as text or JSON */
-static void
-show_set(struct found *f, const char *set, bool json, bool first)
-{
-	char a[1024], err[256] = "";
-	struct stat st;
-	if (stat(set, &st))
-		snprintf(err, sizeof(err), "%s", strerror(errno));
-	if (err[0]) {
-		fprintf(stderr, "rpmem status: %s: %s\n", set, err);
-		worse(f, SEV_BROKEN);
-	}
-	if (json) {
-		printf("%s{\"set\": ", first ? "" : ", ");
-		json_str(stdout, set);
-		printf(", \"error\": ");
-		json_str(stdout, err[0] ? err : NULL);
-	} else {
-		printf("%s%s\n", first ? "" : "\n", safe(set, a, sizeof(a)));
-		if (err[0])
-			row("error:", "%s", err);
-	}
-	for (size_t i = 0; !err[0] && i < NMARKERS; i++) {
-		struct mark m;
-		int e = mark_read(Markers[i].kind, set, &m);
-		if (e && e != -ENOENT) {
-			fprintf(stderr, "rpmem status: %s: %s marker: %s\n",
-				set, Markers[i].name, e == -EINVAL ?
-				"malformed" : strerror(-e));
-			worse(f, SEV_BROKEN);
-		} else if (!e) {
-			worse(f, Markers[i].severity);
-		}
-		if (json) {
-			printf(", \"%s\": ", Markers[i].name);
-			if (e) {
-				printf("null");
-				continue;
-			}
-			printf("{\"time\": %lld, \"date\": \"%s\", "
-				"\"text\": ", (long long)m.time, m.date);
-			json_str(stdout, m.text);
-			printf("}");
-		} else {
-			char label[32];
-			snprintf(label, sizeof(label), "%s:", Markers[i].name);
-			row(label, "%s", e == -ENOENT ? "no" : e ?
-				"unreadable" : safe(m.text, a, sizeof(a)));
-		}
-	}
-	if (json)
-		printf("}");
 }
 
 /* ----------------------------------------------------------------- run */
@@ -639,7 +512,7 @@ run_status(const struct cli_args *a)
 		goto out;
 	show(&f, json, a->noperands > 0);
 	for (unsigned i = 0; i < a->noperands; i++)
-		show_set(&f, a->operand[i], json, i == 0);
+		status_set(&f.worst, f.now, a->operand[i], json, i == 0);
 	if (json)
 		printf("]}\n");
 	else if (!a->noperands && !f.nh && !f.nr)

@@ -8,6 +8,7 @@
 
 #include "pmemobj_skip.h"
 #include "replica.h"
+#include "rpmem_tool.h"
 #include "tools.h"
 
 static int run(const struct cli_args *a);
@@ -282,6 +283,7 @@ print_json(const struct report *rp, int ret)
 static int
 run(const struct cli_args *a)
 {
+	rpmem_tool_readonly();
 	bool json = cli_flag(a, "json");
 	struct report rp = {
 		.path = a->operand[0], .strict = cli_flag(a, "strict"),

@@ -8,6 +8,7 @@
  * replica.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -347,4 +348,43 @@ json_str(FILE *f, const char *s)
 		}
 	}
 	fputc('"', f);
+}
+
+/* json_hex -- a 64-bit identifier as a JSON string, null for 0 */
+static void
+json_hex(FILE *f, uint64_t v)
+{
+	if (v)
+		fprintf(f, "\"%016" PRIx64 "\"", v);
+	else
+		fprintf(f, "null");
+}
+
+/* json_gen -- a copy's data-generation identifiers as a JSON object */
+void
+json_gen(FILE *f, const struct gen *g)
+{
+	fprintf(f, "{\"copy\": ");
+	json_hex(f, g->id);
+	fprintf(f, ", \"current\": ");
+	json_hex(f, g->current);
+	fprintf(f, ", \"history\": [");
+	for (unsigned i = 0; i < GEN_HISTORY && g->history[i]; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_hex(f, g->history[i]);
+	}
+	fprintf(f, "], \"peers\": [");
+	for (unsigned i = 0; i < g->npeers && i < GEN_PEERS; i++) {
+		fprintf(f, "%s{\"copy\": ", i ? ", " : "");
+		json_hex(f, g->peers[i].id);
+		fprintf(f, ", \"bitmap\": ");
+		json_hex(f, g->peers[i].bitmap);
+		fprintf(f, ", \"open\": %s}", g->peers[i].open ? "true" :
+			"false");
+	}
+	fprintf(f, "], \"target\": ");
+	json_hex(f, g->target);
+	fprintf(f, ", \"master\": ");
+	json_hex(f, g->master);
+	fprintf(f, ", \"discarded\": %s}", g->discarded ? "true" : "false");
 }

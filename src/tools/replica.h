@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "db_pool.h"
+#include "gen.h"
 #include "librpmem.h"
 #include "poolset.h"
 
@@ -117,6 +118,12 @@ void replica_uuid_str(const unsigned char *u, char out[37]);
 
 /* replica_print_attr -- what a header says, as rpmem info prints it */
 void replica_print_attr(const struct rpmem_pool_attr *a);
+
+/*
+ * json_gen -- a copy's data-generation identifiers as one JSON object:
+ * copy, current, history, peers (copy, bitmap, open), target, discarded
+ */
+void json_gen(FILE *f, const struct gen *g);
 
 /* json_str -- `s` as a JSON string (valid UTF-8 out, whatever comes in) */
 void json_str(FILE *f, const char *s);

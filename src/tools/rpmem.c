@@ -11,7 +11,7 @@
 
 static const struct cli_cmd *const Cmds[] = {
 	&cmd_create, &cmd_info, &cmd_verify, &cmd_sync, &cmd_rm, &cmd_bench,
-	&cmd_promote, &cmd_demote, &cmd_status, &cmd_outdate,
+	&cmd_promote, &cmd_demote, &cmd_discard, &cmd_status, &cmd_outdate,
 	&cmd_fence_peer,
 };
 

@@ -173,9 +173,13 @@ sync_remote(struct sync *s, unsigned i)
 	if (ret)
 		return ret;
 	/* it equals the master now: no longer outdated (D2, D5); a 0.3
-	 * or PMDK rpmemd knows no mark to clear */
+	 * or PMDK rpmemd knows no mark to clear; it takes the master's
+	 * generation (a peer without generations keeps none) */
 	if (rpmem_outdate(r->rpp, 0, NULL) && errno != ENOTSUP)
 		return sync_fail(s, i, "clearing its outdated mark: %s",
+			rpmem_errormsg());
+	if (rpmem_tool_adopt(r->rpp))
+		return sync_fail(s, i, "giving it the master's generation: %s",
 			rpmem_errormsg());
 	if (replica_remote_close(r))
 		return sync_fail(s, i, "%s", r->msg);

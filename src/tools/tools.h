@@ -15,6 +15,7 @@ extern const struct cli_cmd cmd_rm;
 extern const struct cli_cmd cmd_bench;
 extern const struct cli_cmd cmd_promote;
 extern const struct cli_cmd cmd_demote;
+extern const struct cli_cmd cmd_discard;
 extern const struct cli_cmd cmd_status;
 extern const struct cli_cmd cmd_outdate;
 extern const struct cli_cmd cmd_fence_peer;

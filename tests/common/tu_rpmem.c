@@ -31,6 +31,12 @@ tu_poolset_unlink(const char *path, const char (*part)[PATH_MAX],
 {
 	for (unsigned i = 0; i < nparts; i++)
 		tu_unlink_quiet(part[i]);
+	/* rpmemd keeps the copy's generations beside its part 0 */
+	char gen[PATH_MAX + 8];
+	if (nparts) {
+		snprintf(gen, sizeof(gen), "%s.gen", part[0]);
+		tu_unlink_quiet(gen);
+	}
 	tu_unlink_quiet(path);
 }
 

@@ -8,8 +8,9 @@
 # (its headers link it to the master exactly as a remote replica's do).
 # txlog (Debian's libpmemobj only) runs transactions on the pair first.
 # For each shape of pool in the table, and each write N of the promote
-# (the marker, then each header), a fresh copy of the replica is promoted
-# with RPMEM_PROMOTE_STOP_AFTER=N, which SIGKILLs it right after write N.
+# (the copy's generations, the marker, then each header), a fresh copy
+# of the replica is promoted with RPMEM_PROMOTE_STOP_AFTER=N, which
+# SIGKILLs it right after write N.
 # Then:
 #   - the pool set is either the promoted pool (libpmemobj opens it) or
 #     still the replica (libpmemobj refuses it, its headers still verify
@@ -97,7 +98,7 @@ for row in "${CASES[@]}"; do
 	fi
 	nhdrs=$nparts
 	[[ $hdrs == all ]] || nhdrs=1
-	writes=$((1 + nhdrs))
+	writes=$((2 + nhdrs))
 	for ((stop = 1; stop <= writes; stop++)); do
 		cp "$d"/orig/b[0-9] "$d/"
 		rm -f "$d/b.set.promoted"
@@ -125,7 +126,9 @@ for row in "${CASES[@]}"; do
 		fi
 		"$rpmem" promote "$d/b.set" >"$d/out" 2>&1 ||
 			bad "$case: rerun after stop $stop: $(<"$d/out")"
+		# after the generations alone, a promote of its own
 		want="finished"
+		((stop == 1)) && want="promoted to a master"
 		((stop == writes)) && want="already promoted"
 		grep -q "$want" "$d/out" ||
 			bad "$case: rerun after stop $stop says: $(<"$d/out")"
@@ -142,7 +145,7 @@ for row in "${CASES[@]}"; do
 	# replica link there, the checksum old
 	cp "$d"/orig/b[0-9] "$d/"
 	rm -f "$d/b.set.promoted"
-	(RPMEM_PROMOTE_STOP_AFTER=1 "$rpmem" promote "$d/b.set" \
+	(RPMEM_PROMOTE_STOP_AFTER=2 "$rpmem" promote "$d/b.set" \
 		>/dev/null 2>&1 || :) 2>/dev/null
 	tear "$d/b0"
 	"$txlog" open "$d/b.set" 2>/dev/null && bad "$case: torn header opens"

@@ -166,7 +166,7 @@ END_TEST
 START_TEST(other_major_is_refused_naming_both_versions)
 {
 	struct proto_req r = dtest_open_req(1, 2);
-	dtest_refused_once(&r, PROTO_ERR_BADPROTO, 1, "client 1.2, rpmemd 0.4");
+	dtest_refused_once(&r, PROTO_ERR_BADPROTO, 1, "client 1.2, rpmemd 0.5");
 }
 END_TEST
 
@@ -226,13 +226,13 @@ static const struct {
 } Refused_clients[] = {
 	{ true, { NULL }, "this client is PMDK 1.12's librpmem "
 		"(protocol 0.1); rpmemd " SRCVERSION " needs this "
-		"project's librpmem (protocol 0.4) on the client host, "
+		"project's librpmem (protocol 0.5) on the client host, "
 		"or allow-pmdk-clients = yes in rpmemd.conf" },
 	{ true, { "--allow-pmdk-clients", "--lane-security=encrypt" },
 		"(protocol 0.1), which has no lane security, and "
 		"rpmemd.conf asks lane-security = encrypt" },
 	{ false, { "--protocol=1.0" }, "the client speaks protocol "
-		"1.0, rpmemd " SRCVERSION " speaks 0.4" },
+		"1.0, rpmemd " SRCVERSION " speaks 0.5" },
 };
 
 START_TEST(refused_clients_hear_why)

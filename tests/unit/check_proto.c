@@ -121,6 +121,59 @@ START_TEST(test_outdate_bytes_sit_at_their_offsets)
 }
 END_TEST
 
+/* GEN (minor 5): op, flags, then the block; GEN_RESP: the block */
+START_TEST(test_gen_bytes_sit_at_their_offsets)
+{
+	unsigned char buf[BUF_LEN];
+	ck_assert_uint_eq(enc_req(buf, PROTO_MSG_GEN), PROTO_GEN_SIZE);
+	ck_assert_uint_eq(be_at(buf, 0, 4), 15);
+	ck_assert_uint_eq(be_at(buf, 4, 8), 316);
+	ck_assert_uint_eq(be_at(buf, 12, 4), PROTO_GEN_ADOPT);
+	ck_assert_uint_eq(be_at(buf, 16, 4), PROTO_GEN_FLAG_CREATED);
+	const unsigned b = 20;	/* the block */
+	ck_assert(be_at(buf, b, 8) == 0x0102030405060708ULL);
+	ck_assert(be_at(buf, b + 8, 8) == 0x1112131415161718ULL);
+	ck_assert(be_at(buf, b + 16, 8) == 0x2122232425262728ULL);
+	ck_assert(be_at(buf, b + 24, 8) == 0x3132333435363738ULL);
+	ck_assert(be_at(buf, b + 32, 8) == 0);
+	ck_assert(be_at(buf, b + 80, 8) == 0x4142434445464748ULL);
+	ck_assert(be_at(buf, b + 88, 8) == 0x5152535455565758ULL);
+	ck_assert_uint_eq(be_at(buf, b + 96, 4), 1);
+	ck_assert_uint_eq(be_at(buf, b + 100, 4), 2);
+	ck_assert_uint_eq(be_at(buf, b + 104, 8), 0x61);
+	ck_assert_uint_eq(be_at(buf, b + 112, 8), 0x62);
+	ck_assert_uint_eq(be_at(buf, b + 120, 4), 1);
+	ck_assert_uint_eq(be_at(buf, b + 128, 8), 0x71);
+	ck_assert_uint_eq(be_at(buf, b + 144, 4), 0);
+	ck_assert_uint_eq(enc_resp(buf, PROTO_MSG_GEN_RESP, false),
+		PROTO_GEN_RESP_SIZE);
+	ck_assert_uint_eq(be_at(buf, 4, 4), 16);
+	ck_assert(be_at(buf, 16 + 8, 8) == 0x1112131415161718ULL);
+}
+END_TEST
+
+/* what GEN and GEN_RESP carry reads back the same */
+START_TEST(test_gen_round_trip)
+{
+	unsigned char buf[BUF_LEN];
+	struct proto_req in, out;
+	struct proto_resp rin, rout;
+	sample_req(&in, PROTO_MSG_GEN);
+	ssize_t n = proto_req_encode(&in, buf, sizeof(buf));
+	ck_assert_int_eq(n, PROTO_GEN_SIZE);
+	ck_assert_int_eq(proto_req_decode(buf, (size_t)n, &out), 0);
+	ck_assert_uint_eq(out.gen_op, in.gen_op);
+	ck_assert_uint_eq(out.gen_flags, in.gen_flags);
+	ck_assert(memcmp(&out.gen, &in.gen, sizeof(in.gen)) == 0);
+	sample_resp(&rin, PROTO_MSG_GEN_RESP, false);
+	n = proto_resp_encode(&rin, buf, sizeof(buf));
+	ck_assert_int_eq(n, PROTO_GEN_RESP_SIZE);
+	ck_assert_int_eq(proto_resp_decode(buf, (size_t)n,
+		PROTO_MSG_GEN_RESP, &rout), 0);
+	ck_assert(memcmp(&rout.gen, &rin.gen, sizeof(rin.gen)) == 0);
+}
+END_TEST
+
 /* clearing the mark needs no host; any time from 0 to INT64_MAX */
 START_TEST(test_outdate_clear_without_host_decodes)
 {
@@ -282,7 +335,9 @@ START_TEST(test_resp_type_answers_requests_only)
 	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_STAT), 12);
 	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_OUTDATE), 14);
 	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_OUTDATE_RESP), 0);
-	ck_assert_uint_eq(proto_resp_type(15), 0);
+	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_GEN), 16);
+	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_GEN_RESP), 0);
+	ck_assert_uint_eq(proto_resp_type(17), 0);
 	ck_assert_uint_eq(proto_resp_type(0xffffffff), 0);
 }
 END_TEST
@@ -367,6 +422,8 @@ proto_suite(void)
 	tcase_add_test(tc, test_stat_bytes_sit_at_their_offsets);
 	tcase_add_test(tc, test_outdate_bytes_sit_at_their_offsets);
 	tcase_add_test(tc, test_outdate_clear_without_host_decodes);
+	tcase_add_test(tc, test_gen_bytes_sit_at_their_offsets);
+	tcase_add_test(tc, test_gen_round_trip);
 	tcase_add_test(tc, test_error_response_with_zeroed_ibc_is_accepted);
 	tcase_add_test(tc, test_create_bytes_sit_at_pmdk_offsets);
 	tcase_add_test(tc, test_open_close_set_attr_bytes_sit_at_pmdk_offsets);

@@ -95,6 +95,9 @@ START_TEST(test_header_size_outside_type_bounds_is_refused)
 		{PROTO_MSG_OUTDATE, 91, -EPROTO},
 		{PROTO_MSG_OUTDATE, 92, 0},
 		{PROTO_MSG_OUTDATE, 93, -EPROTO},
+		{PROTO_MSG_GEN, 315, -EPROTO},
+		{PROTO_MSG_GEN, 316, 0},
+		{PROTO_MSG_GEN, 317, -EPROTO},
 	};
 	unsigned char buf[PROTO_HDR_SIZE];
 	uint32_t type;
@@ -271,6 +274,10 @@ START_TEST(test_response_header_checks_type_status_and_size)
 		{0, PROTO_MSG_OUTDATE_RESP, 17, PROTO_MSG_OUTDATE_RESP,
 			-EPROTO},
 		{0, PROTO_MSG_OUTDATE, 16, PROTO_MSG_OUTDATE_RESP, -EPROTO},
+		{0, PROTO_MSG_GEN_RESP, 312, PROTO_MSG_GEN_RESP, 0},
+		{12, PROTO_MSG_GEN_RESP, 312, PROTO_MSG_GEN_RESP, 0},
+		{0, PROTO_MSG_GEN_RESP, 16, PROTO_MSG_GEN_RESP, -EPROTO},
+		{0, PROTO_MSG_GEN_RESP, 313, PROTO_MSG_GEN_RESP, -EPROTO},
 		{14, PROTO_MSG_CLOSE_RESP, 16, PROTO_MSG_CLOSE_RESP, -EPROTO},
 		{0xffffffff, PROTO_MSG_CLOSE_RESP, 16, PROTO_MSG_CLOSE_RESP,
 			-EPROTO},
@@ -409,6 +416,43 @@ START_TEST(test_malformed_outdate_is_refused)
 	n = enc_req(buf, PROTO_MSG_OUTDATE);
 	be_set(buf, 4, 8, n + 1);
 	ck_assert_int_eq(req_ret(buf, n + 1), -EPROTO);
+}
+END_TEST
+
+/* a GEN body spoilt at one place: byte offset, the bytes put there */
+static const struct {
+	const char *what;
+	size_t off;
+	size_t len;
+	const char *bytes;
+} gen_bad[] = {
+	{"op 2", 15, 1, "\x02"},
+	{"an unknown flag", 19, 1, "\x04"},
+	{"a block flag unknown", 20 + 99, 1, "\x02"},
+	{"nine peers", 20 + 103, 1, "\x09"},
+	{"a gap in the history", 20 + 16 + 8 * 3, 1, "\x01"},
+	{"a peer flag unknown", 20 + 104 + 19, 1, "\x02"},
+	{"a peer's reserved word set", 20 + 104 + 23, 1, "\x01"},
+	{"bytes past the peers", 20 + 104 + 24 * 2, 1, "\x01"},
+};
+
+START_TEST(test_malformed_gen_is_refused)
+{
+	unsigned char buf[BUF_LEN];
+	size_t n = enc_req(buf, PROTO_MSG_GEN);
+	ck_assert_int_eq(req_ret(buf, n), 0);
+	memcpy(buf + gen_bad[_i].off, gen_bad[_i].bytes, gen_bad[_i].len);
+	ck_assert_msg(req_ret(buf, n) == -EPROTO, "%s", gen_bad[_i].what);
+	/* the same block in a GEN_RESP */
+	struct proto_resp r;
+	unsigned char rb[BUF_LEN];
+	n = enc_resp(rb, PROTO_MSG_GEN_RESP, false);
+	if (gen_bad[_i].off >= 20) {
+		memcpy(rb + gen_bad[_i].off - 4, gen_bad[_i].bytes,
+			gen_bad[_i].len);
+		ck_assert_msg(proto_resp_decode(rb, n, PROTO_MSG_GEN_RESP,
+			&r) == -EPROTO, "resp: %s", gen_bad[_i].what);
+	}
 }
 END_TEST
 
@@ -563,6 +607,7 @@ proto_add_reject(Suite *s)
 	TCase *tc = tcase_create("reject");
 	tcase_add_test(tc, test_header_shorter_than_12_bytes_is_refused);
 	TU_LOOP(tc, test_malformed_outdate_is_refused, outdate_bad);
+	TU_LOOP(tc, test_malformed_gen_is_refused, gen_bad);
 	tcase_add_test(tc, test_outdate_encoder_refuses_bad_input);
 	tcase_add_test(tc, test_non_request_type_in_header_is_refused);
 	tcase_add_test(tc, test_header_size_over_cap_is_refused_with_emsgsize);

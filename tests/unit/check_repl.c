@@ -19,6 +19,7 @@
 #include "librpmem.h"
 #include "oos.h"
 #include "rpmem_tool.h"
+#include "repl.h"
 #include "rstate.h"
 #include "tu_check.h"
 
@@ -325,6 +326,34 @@ START_TEST(test_open_behind_goes_on_without_waiting)
 }
 END_TEST
 
+/*
+ * the moves repl.h draws, from (row) to (column), in the order of
+ * rpmem.h's enum rpmem_state: OPENING, READY, DEGRADED, FROZEN,
+ * RESYNCING, BROKEN; every other one is refused
+ */
+static const char *const Moves[] = {
+	/* O R D F S B */
+	  "-xxxxx",	/* OPENING */
+	  "--xx-x",	/* READY */
+	  "--x-xx",	/* DEGRADED */
+	  "-xxxxx",	/* FROZEN */
+	  "-xxxxx",	/* RESYNCING */
+	  "-----x",	/* BROKEN */
+};
+
+/* the state machine's table is the diagram, move for move */
+START_TEST(test_transition_table_is_the_diagram)
+{
+	const int n = (int)TU_NELEMS(Moves);
+	for (int from = 0; from < n; from++)
+		for (int to = 0; to < n; to++)
+			ck_assert_msg(repl_legal(from, to) ==
+				(Moves[from][to] == 'x'), "%d -> %d", from,
+				to);
+	ck_assert(!repl_legal(-1, 0) && !repl_legal(0, n) && !repl_legal(n, 0));
+}
+END_TEST
+
 /* repl_suite -- every case above */
 static Suite *
 repl_suite(void)
@@ -340,6 +369,7 @@ repl_suite(void)
 	tcase_add_test(tc, test_record_in_sync_after_a_sync);
 	TU_LOOP(tc, test_open_without_a_record_fails_and_says_why, Away);
 	TU_LOOP(tc, test_open_behind_goes_on_without_waiting, Behind);
+	tcase_add_test(tc, test_transition_table_is_the_diagram);
 	return tu_suite_add(s, tc);
 }
 

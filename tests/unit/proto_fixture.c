@@ -115,6 +115,28 @@ sample_req(struct proto_req *r, enum proto_msg_type type)
 		r->outdate_time = 0x0102030405060708LL;
 		strcpy(r->outdate_host, HOST);
 	}
+	if (type == PROTO_MSG_GEN) {
+		r->gen_op = PROTO_GEN_ADOPT;
+		r->gen_flags = PROTO_GEN_FLAG_CREATED;
+		sample_gen(&r->gen);
+	}
+}
+
+/* sample_gen -- identifiers with every field set */
+void
+sample_gen(struct gen *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->id = 0x0102030405060708ULL;
+	g->current = 0x1112131415161718ULL;
+	g->history[0] = 0x2122232425262728ULL;
+	g->history[1] = 0x3132333435363738ULL;
+	g->target = 0x4142434445464748ULL;
+	g->master = 0x5152535455565758ULL;
+	g->discarded = true;
+	g->npeers = 2;
+	g->peers[0] = (struct gen_peer){ 0x61, 0x62, true };
+	g->peers[1] = (struct gen_peer){ 0x71, 0, false };
 }
 
 /* sample_resp -- a valid successful response of `type` */
@@ -127,6 +149,8 @@ sample_resp(struct proto_resp *r, enum proto_msg_type type, bool ext)
 		r->cpu_user_us = 0x0102030405060708ULL;
 		r->cpu_sys_us = 0x1112131415161718ULL;
 	}
+	if (type == PROTO_MSG_GEN_RESP)
+		sample_gen(&r->gen);
 	if (type != PROTO_MSG_CREATE_RESP && type != PROTO_MSG_OPEN_RESP)
 		return;
 	r->ibc.port = 0x1234;

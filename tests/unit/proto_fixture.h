@@ -46,6 +46,9 @@ void fields_are(const unsigned char *b, const struct field *f, size_t n,
 /* sample_attr -- attributes whose bytes include NUL and '\n' */
 void sample_attr(struct rpmem_pool_attr *a);
 
+/* sample_gen -- data-generation identifiers with every field set */
+void sample_gen(struct gen *g);
+
 /* sample_req -- a valid request of `type` */
 void sample_req(struct proto_req *r, enum proto_msg_type type);
 

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * genclient.c -- a librpmem master whose memory is a file, for the tests
+ * that stage the faults around a reconnect (tests/failover/gens.sh:
+ * RELIABILITY D7-D11)
+ *
+ * Usage: genclient TARGET SET SIZE FILE CMD [ARG...]
+ *   FILE is the master's copy: SIZE bytes mapped shared (made when it is
+ *   missing), so that what this process stores survives its SIGKILL, as
+ *   a libpmemobj pool's part file does.  The pool has headers (test
+ *   attributes): offsets below 4096 are never written.
+ *
+ *   create                 rpmem_create, every byte from 4096 on set
+ *                          to pattern 0 and persisted, rpmem_close
+ *   write SEED OFF LEN [DIR]
+ *                          rpmem_open, pattern SEED into [OFF, OFF+LEN)
+ *                          in persists of at most 1 MiB; with DIR, then
+ *                          DIR/acked is made and the handle stays open
+ *                          until DIR/stop exists; rpmem_close
+ *   loop SEED OFF LEN DIR  rpmem_open, then 64 KiB persists one after
+ *                          the other through [OFF, OFF+LEN), round and
+ *                          round, each a new pattern; the first one
+ *                          acknowledged once DIR/frozen exists is
+ *                          named in DIR/acked ("OFFSET\n"), then the
+ *                          handle stays open until DIR/stop exists
+ *   crash SEED OFF LEN     rpmem_open, pattern SEED stored into the
+ *                          range and never persisted, then SIGKILL:
+ *                          a master host lost between its local and its
+ *                          remote persist
+ *   open                   rpmem_open, rpmem_close
+ *
+ * Prints what it did; "open failed: ERRNO-NAME: MESSAGE" on stderr when
+ * rpmem_open fails.  Exit 0, 2 when rpmem_open failed, 1 otherwise.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <librpmem.h>
+
+#include "tu.h"
+
+#define HDR 4096
+#define PIECE ((size_t)1 << 20)
+#define EXIT_OPEN 2
+#define LOOP_PIECE ((size_t)64 << 10)
+
+static const char *Target, *Set;
+static size_t Size;
+static unsigned char *Pool;
+
+/* attrs -- the test attributes: a header rpmem promote accepts */
+static void
+attrs(struct rpmem_pool_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	memcpy(a->signature, "GENTEST", 7);
+	a->major = 1;
+	for (unsigned i = 0; i < RPMEM_POOL_HDR_UUID_LEN; i++) {
+		a->poolset_uuid[i] = (unsigned char)(0x10 + i);
+		a->uuid[i] = (unsigned char)(0x20 + i);
+		/* the replica links: the master's part 0 */
+		a->prev_uuid[i] = a->next_uuid[i] = (unsigned char)(0x30 + i);
+	}
+}
+
+/* map -- the master's memory: FILE, SIZE bytes, shared */
+static int
+map(const char *file)
+{
+	int fd = open(file, O_RDWR | O_CREAT, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)Size)) {
+		fprintf(stderr, "genclient: %s: %s\n", file, strerror(errno));
+		return -1;
+	}
+	Pool = mmap(NULL, Size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (Pool == MAP_FAILED) {
+		fprintf(stderr, "genclient: mmap %s: %s\n", file,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* pattern -- pattern `seed` into [off, off + len) of the memory */
+static void
+pattern(uint64_t seed, size_t off, size_t len)
+{
+	for (size_t k = 0; k < len; k += 8) {
+		uint64_t v = tu_mix(seed * 0x9e3779b97f4a7c15ULL + off + k);
+		memcpy(Pool + off + k, &v, len - k < 8 ? len - k : 8);
+	}
+}
+
+/* persist -- [off, off + len) in pieces; 0 or -1 with the message */
+static int
+persist(RPMEMpool *rpp, size_t off, size_t len)
+{
+	for (size_t o = off; o < off + len; o += PIECE) {
+		size_t n = off + len - o < PIECE ? off + len - o : PIECE;
+		if (rpmem_persist(rpp, o, n, 0, 0)) {
+			fprintf(stderr, "genclient: persist of %zu at %zu: "
+				"%s\n", n, o, rpmem_errormsg());
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* open_pool -- rpmem_open, timed; NULL after saying why */
+static RPMEMpool *
+open_pool(void)
+{
+	unsigned nlanes = 4;
+	struct rpmem_pool_attr a;
+	long long t0 = tu_now_ms();
+	RPMEMpool *rpp = rpmem_open(Target, Set, Pool, Size, &nlanes, &a);
+	if (!rpp) {
+		int err = errno;
+		fprintf(stderr, "open failed: %s: %s\n", strerrorname_np(err),
+			rpmem_errormsg());
+		return NULL;
+	}
+	printf("opened in %lld ms\n", tu_now_ms() - t0);
+	fflush(stdout);
+	return rpp;
+}
+
+/* close_pool -- rpmem_close; 0 or 1 */
+static int
+close_pool(RPMEMpool *rpp)
+{
+	if (rpmem_close(rpp)) {
+		fprintf(stderr, "genclient: close: %s\n", rpmem_errormsg());
+		return 1;
+	}
+	return 0;
+}
+
+/* cmd_create -- a new pool, every byte of it replicated */
+static int
+cmd_create(void)
+{
+	struct rpmem_pool_attr a;
+	attrs(&a);
+	unsigned nlanes = 4;
+	RPMEMpool *rpp = rpmem_create(Target, Set, Pool, Size, &nlanes, &a);
+	if (!rpp) {
+		fprintf(stderr, "genclient: create: %s\n", rpmem_errormsg());
+		return 1;
+	}
+	pattern(0, HDR, Size - HDR);
+	if (persist(rpp, HDR, Size - HDR))
+		return 1;
+	printf("created\n");
+	return close_pool(rpp);
+}
+
+/* wait_file -- until DIR/name exists */
+static void
+wait_file(const char *dir, const char *name)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	while (access(p, F_OK))
+		tu_nap(10);
+}
+
+/* touch -- make DIR/name */
+static void
+touch(const char *dir, const char *name)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	int fd = open(p, O_WRONLY | O_CREAT, 0600);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* cmd_write -- open, persist a pattern, maybe hold, close */
+static int
+cmd_write(uint64_t seed, size_t off, size_t len, const char *dir)
+{
+	RPMEMpool *rpp = open_pool();
+	if (!rpp)
+		return EXIT_OPEN;
+	long long t0 = tu_now_ms();
+	pattern(seed, off, len);
+	if (persist(rpp, off, len))
+		return 1;
+	printf("acked %zu bytes at %zu in %lld ms\n", len, off,
+		tu_now_ms() - t0);
+	fflush(stdout);
+	if (dir) {
+		touch(dir, "acked");
+		wait_file(dir, "stop");
+	}
+	return close_pool(rpp);
+}
+
+/* cmd_loop -- persists until one is acknowledged after DIR/frozen */
+static int
+cmd_loop(uint64_t seed, size_t off, size_t len, const char *dir)
+{
+	RPMEMpool *rpp = open_pool();
+	if (!rpp)
+		return EXIT_OPEN;
+	char frozen[PATH_MAX];
+	snprintf(frozen, sizeof(frozen), "%s/frozen", dir);
+	for (uint64_t i = 0; ; i++) {
+		size_t o = off + (size_t)(i * LOOP_PIECE % len);
+		size_t n = off + len - o < LOOP_PIECE ? off + len - o :
+			LOOP_PIECE;
+		bool after = access(frozen, F_OK) == 0;
+		pattern(seed + i, o, n);
+		if (persist(rpp, o, n))
+			return 1;
+		if (!after && access(frozen, F_OK))
+			continue;
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "%s/acked", dir);
+		FILE *f = fopen(p, "w");
+		if (!f || fprintf(f, "%zu %zu\n", o, n) < 0 || fclose(f)) {
+			fprintf(stderr, "genclient: %s: %s\n", p,
+				strerror(errno));
+			return 1;
+		}
+		printf("acked %zu bytes at %zu after the freeze\n", n, o);
+		fflush(stdout);
+		break;
+	}
+	wait_file(dir, "stop");
+	return close_pool(rpp);
+}
+
+/* cmd_crash -- stored here, never sent, and the host is gone */
+static int
+cmd_crash(uint64_t seed, size_t off, size_t len)
+{
+	RPMEMpool *rpp = open_pool();
+	if (!rpp)
+		return EXIT_OPEN;
+	pattern(seed, off, len);
+	printf("stored %zu bytes at %zu; crashing\n", len, off);
+	fflush(stdout);
+	raise(SIGKILL);
+	return 1;
+}
+
+int
+main(int argc, char *argv[])
+{
+	if (argc < 6) {
+		fprintf(stderr, "usage: genclient TARGET SET SIZE FILE CMD "
+			"[ARG...]\n");
+		return 1;
+	}
+	Target = argv[1];
+	Set = argv[2];
+	Size = strtoull(argv[3], NULL, 0);
+	const char *cmd = argv[5];
+	if (Size < 2 * HDR || Size % HDR || map(argv[4]))
+		return 1;
+	uint64_t seed = argc > 6 ? strtoull(argv[6], NULL, 0) : 0;
+	size_t off = argc > 7 ? strtoull(argv[7], NULL, 0) : 0;
+	size_t len = argc > 8 ? strtoull(argv[8], NULL, 0) : 0;
+	bool ranged = argc > 8 && off >= HDR && len && off < Size &&
+		len <= Size - off;
+	if (strcmp(cmd, "create") == 0 && argc == 6)
+		return cmd_create();
+	if (strcmp(cmd, "open") == 0 && argc == 6) {
+		RPMEMpool *rpp = open_pool();
+		return rpp ? close_pool(rpp) : EXIT_OPEN;
+	}
+	if (strcmp(cmd, "write") == 0 && ranged && argc <= 10)
+		return cmd_write(seed, off, len, argc == 10 ? argv[9] : NULL);
+	if (strcmp(cmd, "loop") == 0 && ranged && argc == 10)
+		return cmd_loop(seed, off, len, argv[9]);
+	if (strcmp(cmd, "crash") == 0 && ranged && argc == 9)
+		return cmd_crash(seed, off, len);
+	fprintf(stderr, "genclient: bad command or range: %s\n", cmd);
+	return 1;
+}

@@ -1,0 +1,321 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# gens.sh -- the reconnects that must be decided from what each copy
+# holds, each fault placed at its worst moment (RELIABILITY D7-D11):
+# genclient, a librpmem master whose memory is a file, and a replica
+# behind a private sshd on loopback.
+#
+#   d7_open       fence, a handler that refuses, and a record saying the
+#                 replica is behind: the open returns and a persist is
+#                 acknowledged; at that moment the replica either holds
+#                 it or cannot be promoted (rpmem promote --end-sessions)
+#   d7_reconnect  the same on the reconnect, with PMDK's rpmemd as the
+#                 peer (it cannot be marked): the replica lost during
+#                 the open's resync, persists held (frozen), the replica
+#                 back: the first persist acknowledged after the freeze
+#                 is on the replica
+#   d8            the client's record of a replica that lacks 2 MiB made
+#                 unreadable (garbage, torn, another pool size, a
+#                 directory): the next open under fail makes it equal
+#   d9            rpmemd killed during an open's resync under fail: the
+#                 open fails with the reason within a bounded time, no
+#                 hang, and the next open makes the replica equal
+#   d10           split brain, then the promoted copy demoted: the
+#                 reconnect is still refused as split brain (under
+#                 continue and under fail), the promoted copy's bytes
+#                 unchanged; rpmem discard on it, and the next open
+#                 copies the master's difference into it
+#   d11           the master host lost between its local and its remote
+#                 persist: the next open makes the replica equal
+#
+# SCENARIOS=... picks some.  Prints each scenario's outcome.
+set -uo pipefail
+me=gens.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+gc=$top_builddir/tests/failover/genclient
+[[ -x $gc ]] || { echo "$me: $gc not built" >&2; exit 1; }
+
+SIZE=$((32 << 20))
+MIB=$((1 << 20))
+fo_tmp
+# shellcheck disable=SC2016 # expanded at exit
+fo_exit_trap 'harness_stop_sshd "$tmp/b"'
+harness_start_sshd "$tmp/b" || exit 1
+target=$HARNESS_TARGET
+psd=$tmp/psd
+part=$tmp/parts/g.0
+mkdir -p "$psd" "$tmp/parts"
+ours_cmd=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log")
+rpmemd_cmd=$ours_cmd
+
+# gc [VAR=VALUE...] CMD [ARG...] -- genclient as the master, output in
+# $tmp/gc.out; its status, also in rc
+gc() {
+	local vars=()
+	while [[ $1 == *=* ]]; do vars+=("$1"); shift; done
+	rc=0
+	env LD_LIBRARY_PATH="$libs" RPMEM_CMD="$rpmemd_cmd" \
+		RPMEM_STATE_DIR="$tmp/state" RPMEM_LOG_LEVEL=notice \
+		RPMEM_LOG_FILE="$tmp/client.log" RPMEM_RECONNECT_MIN_MS=100 \
+		RPMEM_RECONNECT_MAX_MS=500 "${vars[@]}" \
+		"$gc" "$target" g.set "$SIZE" "$tmp/m.pool" "$@" \
+		>>"$tmp/gc.out" 2>&1 || rc=$?
+	return "$rc"
+}
+
+# gc_bg [VAR=VALUE...] CMD [ARG...] -- the same in the background (pid
+# in app_pid)
+gc_bg() {
+	gc "$@" &
+	app_pid=$!
+}
+
+# fresh -- a new pool and replica, nothing recorded
+fresh() {
+	rm -rf -- "$tmp/state" "$tmp/m.pool"* "$tmp/parts"/* "$psd"/* \
+		"$tmp/gc.out" "$tmp/client.log" "$tmp/w"
+	mkdir -p "$tmp/state" "$tmp/w"
+	printf 'PMEMPOOLSET\n%s %s\n' "$SIZE" "$part" >"$psd/g.set"
+	gc create || bad "create: $(tail -3 "$tmp/gc.out")"
+}
+
+# behind MIB -- the replica away while MIB MiB are persisted at 8 MiB
+# (a record with their ranges left by a clean close), then back
+behind() {
+	harness_stop_sshd "$tmp/b"
+	gc RPMEM_ON_REPLICA_LOSS=continue write 3 $((8 * MIB)) \
+		$(($1 * MIB)) || bad "writing while away: $(tail -3 "$tmp/gc.out")"
+	harness_restart_sshd "$tmp/b" || bad "sshd did not come back"
+}
+
+# equal WHAT -- the replica's bytes past the header are the master's
+equal() {
+	cmp -s -i 4096 "$tmp/m.pool" "$part" || bad "$1: the replica differs" \
+		"from the master: $(cmp -i 4096 "$tmp/m.pool" "$part" 2>&1 |
+		head -1)"
+}
+
+# state -- the live state of the open handle ("" when none)
+state() {
+	local f
+	for f in "$tmp/state/run/"*.status; do
+		[[ -e $f ]] && awk '$1 == "state" { print $2 }' "$f"
+	done
+}
+
+# field NAME -- a field of the live status
+field() {
+	local f
+	for f in "$tmp/state/run/"*.status; do
+		[[ -e $f ]] && awk -v k="$1" '$1 == k { print $2 }' "$f"
+	done
+}
+
+# wait_for TEST SECONDS WHAT -- until TEST (a command) succeeds, while
+# the client runs
+wait_for() {
+	local end=$((SECONDS + $2))
+	while ((SECONDS < end)); do
+		eval "$1" && return 0
+		[[ -n $app_pid ]] && ! kill -0 "$app_pid" 2>/dev/null && break
+		sleep 0.02
+	done
+	bad "$3 not seen in $2 s (state '$(state)'): $(tail -3 "$tmp/gc.out")"
+	return 1
+}
+
+# finish_app [SECONDS] -- stop the background client; its status in rc
+# (124 when it did not end in time)
+finish_app() {
+	: >"$tmp/w/stop"
+	rc=0
+	if tu_pidfd_wait_sh "$app_pid" "${1:-30}"; then
+		wait "$app_pid" || rc=$?
+	else
+		kill -KILL "$app_pid" 2>/dev/null
+		wait "$app_pid" 2>/dev/null
+		rc=124
+	fi
+	app_pid=
+}
+
+# tu_pidfd_wait_sh PID SECONDS -- true once PID has ended
+tu_pidfd_wait_sh() {
+	local end=$((SECONDS + $2))
+	while kill -0 "$1" 2>/dev/null; do
+		((SECONDS < end)) || return 1
+		sleep 0.05
+	done
+}
+
+# kill_rpmemd -- SIGKILL the sessions' rpmemd (by pid)
+kill_rpmemd() {
+	local pids
+	pids=$(harness_rpmemd_pids "$psd")
+	[[ -n $pids ]] || { bad "no rpmemd to kill"; return 1; }
+	# shellcheck disable=SC2086 # a list of pids
+	kill -KILL $pids
+	wait_for '[[ -z $(harness_rpmemd_pids "$psd") ]]' 10 "rpmemd gone"
+}
+
+# promotable_or_holding WHAT -- once something was acknowledged: the
+# replica is refused by `rpmem promote --end-sessions` as not up to date,
+# or, promoted, holds every byte the master acknowledged
+promotable_or_holding() {
+	run "$rpmem" promote --end-sessions "$psd/g.set"
+	if ((rc == 3)) && grep -Eqi 'outdated|inconsistent|behind' "$tmp/err"
+	then
+		echo "--- ok: $1: the replica was not promotable"
+	elif ((rc == 0)); then
+		equal "$1: promoted"
+	else
+		bad "$1: promote: status $rc: $(<"$tmp/err")"
+	fi
+}
+
+sc_d7_open() {
+	fresh
+	behind 8
+	gc_bg RPMEM_ON_REPLICA_LOSS=fence RPMEM_FENCE_PEER_CMD='exit 1' \
+		RPMEM_RESYNC_RATE=1M write 7 $((20 * MIB)) $((64 << 10)) \
+		"$tmp/w"
+	wait_for '[[ -e $tmp/w/acked ]]' 60 "the acknowledgement" || return
+	echo "$me: acknowledged while '$(state)'"
+	promotable_or_holding "fence refused at open"
+	finish_app
+}
+
+sc_d7_reconnect() {
+	local pmdk=${RPMEM_PMDK_PEER:-$top_srcdir/../shared/pmdk-1.12.1}
+	if [[ ! -x $pmdk/bin/rpmemd ]]; then
+		echo "$me: d7_reconnect skipped: no PMDK rpmemd in $pmdk"
+		return
+	fi
+	rpmemd_cmd=$(printf '%q --poolset-dir=%q --log-file=%q' \
+		"$pmdk/bin/rpmemd" "$psd" "$tmp/pmdk.log")
+	export RPMEM_ALLOW_PMDK_DAEMON=1 RPMEM_LANE_SECURITY=none
+	fresh
+	behind 8
+	# the open resyncs 8 MiB at 1 MiB/s (or waits for it); the replica
+	# lost meanwhile, and back while persists are held
+	gc_bg RPMEM_ON_REPLICA_LOSS=fence RPMEM_FENCE_PEER_CMD='exit 1' \
+		RPMEM_RESYNC_RATE=1M loop 5 $((28 * MIB)) $((4 * MIB)) "$tmp/w"
+	wait_for '[[ $(state) == resyncing || $(state) == connected ]]' 60 \
+		"the open" && harness_stop_sshd "$tmp/b" && kill_rpmemd &&
+		wait_for '[[ $(state) == frozen ]]' 30 "frozen"
+	: >"$tmp/w/frozen"
+	harness_restart_sshd "$tmp/b"
+	if wait_for '[[ -e $tmp/w/acked ]]' 60 "the held persist's ack"; then
+		local off len
+		read -r off len <"$tmp/w/acked"
+		echo "$me: acknowledged after the freeze while '$(state)'"
+		cmp -s -i "$off" -n "$len" "$tmp/m.pool" "$part" ||
+			bad "a persist held while frozen was acknowledged" \
+				"before the replica had it (offset $off)"
+	fi
+	finish_app
+	unset RPMEM_ALLOW_PMDK_DAEMON RPMEM_LANE_SECURITY
+	rpmemd_cmd=$ours_cmd
+}
+
+# the ways a record can be unreadable (D8): NAME:command on $1
+record_damage=(
+	'garbage:head -c 300 /dev/urandom >"$1"'
+	'torn:truncate -s $(($(stat -c %s "$1") / 2)) "$1"'
+	'other-size:sed -i "s/^pool_size .*/pool_size 4096/" "$1"'
+	'directory:rm -f "$1" && mkdir "$1"'
+)
+
+sc_d8() {
+	local d
+	for d in "${record_damage[@]}"; do
+		fresh
+		behind 2
+		# the command's $1 is the record
+		set -- "$(echo "$tmp/state/"*.replica)"
+		eval "${d#*:}" || bad "damaging the record: ${d%%:*}"
+		set --
+		gc open || bad "${d%%:*}: open: $(tail -3 "$tmp/gc.out")"
+		equal "record ${d%%:*}"
+	done
+}
+
+sc_d9() {
+	fresh
+	behind 8
+	gc_bg RPMEM_RESYNC_RATE=1M open
+	# under way: its first MiB is on the replica
+	wait_for 'cmp -s -i $((8 * MIB)) -n $MIB "$tmp/m.pool" "$part"' \
+		60 "a resync under way" || return
+	kill_rpmemd
+	finish_app 30
+	((rc == 2)) || bad "the open ended with status $rc, not a failure" \
+		"(124: it hung): $(tail -3 "$tmp/gc.out")"
+	grep -q 'open failed: ' "$tmp/gc.out" ||
+		bad "no reason given: $(tail -3 "$tmp/gc.out")"
+	gc open || bad "the next open: $(tail -3 "$tmp/gc.out")"
+	equal "after the failed open, the next one"
+}
+
+sc_d10() {
+	fresh
+	behind 2
+	run "$rpmem" promote "$psd/g.set"
+	((rc == 0)) || bad "promote: $(<"$tmp/err")"
+	printf 'written on the promoted copy' |
+		dd of="$part" bs=1 seek=$((12 * MIB)) conv=notrunc status=none
+	run "$rpmem" demote "$psd/g.set"
+	((rc == 0)) || bad "demote: $(<"$tmp/err")"
+	local sum
+	sum=$(sha256sum <"$part")
+	gc_bg RPMEM_ON_REPLICA_LOSS=continue write 4 $((16 * MIB)) 4096 \
+		"$tmp/w"
+	wait_for '[[ $(state) == split-brain ]]' 30 "split-brain"
+	finish_app
+	grep -q 'split brain' "$tmp/client.log" ||
+		bad "the client's log does not say split brain"
+	gc open
+	((rc == 2)) && grep -q 'split brain' "$tmp/gc.out" ||
+		bad "an open under fail was not refused as split brain"
+	grep -q 'last common generation [0-9a-f]\{16\}' "$tmp/gc.out" ||
+		bad "the refusal names no common generation: $(tail -1 \
+			"$tmp/gc.out")"
+	[[ $(sha256sum <"$part") == "$sum" ]] ||
+		bad "the promoted copy changed"
+	# the replica's host says it too
+	run "$rpmem" status "$psd/g.set"
+	((rc == 3 || rc == 1)) && grep -q 'refused: *split-brain' "$tmp/out" ||
+		bad "rpmem status on the replica's host: $rc: $(<"$tmp/out")"
+	run "$rpmem" discard "$psd/g.set"
+	((rc == 0)) || bad "discard: $(<"$tmp/err")"
+	gc open || bad "the open after discard: $(tail -3 "$tmp/gc.out")"
+	equal "after discard"
+}
+
+sc_d11() {
+	fresh
+	gc crash 9 $((10 * MIB)) $((64 << 10))
+	((rc == 137)) || bad "the crash ended with status $rc"
+	rm -f -- "$tmp/state/run/"*.status	# the dead handle's
+	gc open || bad "the open after the crash: $(tail -3 "$tmp/gc.out")"
+	equal "after a master crash"
+}
+
+scenarios=${SCENARIOS:-d7_open d7_reconnect d8 d9 d10 d11}
+for sc in $scenarios; do
+	echo "$me: --- $sc"
+	before=$fails
+	app_pid=
+	"sc_$sc"
+	if [[ -n $app_pid ]]; then
+		kill -KILL "$app_pid" 2>/dev/null
+		wait "$app_pid" 2>/dev/null
+		app_pid=
+	fi
+	harness_sshd_pid "$tmp/b" >/dev/null || harness_restart_sshd "$tmp/b"
+	for p in $(harness_rpmemd_pids "$psd"); do kill -KILL "$p"; done
+	((fails == before)) || { echo "$me: $sc failed; client log:"
+		tail -20 "$tmp/client.log" 2>/dev/null; tail -5 "$tmp/gc.out"; }
+done
+fo_end "every reconnect was decided from what the copies hold"
