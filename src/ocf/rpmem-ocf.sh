@@ -179,6 +179,47 @@ rpmem_fence_remove() {
 	[ "$(printf '%s\n' "$_x" | rpmem_xpath "count($_xp)")" = 0 ]
 }
 
+# rpmem_two_node -- is this a corosync two_node cluster?  0 yes, 1 no,
+# 2 cannot tell.  corosync's runtime key first; cmap answers only root
+# and the users of /etc/corosync/uidgid.d, and a handler may run as a
+# member of haclient: then corosync.conf
+rpmem_two_node() {
+	if _tn=$(corosync-cmapctl -g runtime.votequorum.two_node 2>/dev/null)
+	then
+		[ "${_tn##* = }" = 1 ]
+		return
+	fi
+	# cmap answers, without the key: votequorum has no two_node
+	corosync-cmapctl -g runtime.votequorum.this_node_id >/dev/null 2>&1 &&
+		return 1
+	_cf=${COROSYNC_MAIN_CONFIG_FILE:-/etc/corosync/corosync.conf}
+	[ -r "$_cf" ] || return 2
+	sed 's/#.*//' "$_cf" |
+		grep -Eq '^[[:space:]]*two_node[[:space:]]*:[[:space:]]*1[[:space:]]*$'
+}
+
+# rpmem_unsafe_two_node -- true (and why on stdout) when this may be a
+# corosync two_node cluster and Pacemaker may not fence a node: there
+# quorum means nothing (each half of a split keeps it), and only STONITH
+# keeps the other half from promoting or going on.  The configured
+# stonith-enabled is read (its default is true), not whether a fence
+# device works: Pacemaker itself starts nothing without one
+rpmem_unsafe_two_node() {
+	rpmem_two_node
+	case $? in
+	0) _tn="corosync's two_node is set" ;;
+	1) return 1 ;;
+	*) _tn="whether corosync's two_node is set cannot be told (corosync-cmapctl does not answer, ${COROSYNC_MAIN_CONFIG_FILE:-/etc/corosync/corosync.conf} cannot be read)" ;;
+	esac
+	_st=$(crm_attribute --type crm_config --name stonith-enabled \
+		--query --quiet --default=true 2>/dev/null) ||
+		_st="unreadable"
+	case $(echo "$_st" | tr '[:upper:]' '[:lower:]') in
+	true|on|yes|y|1) return 1 ;;
+	esac
+	echo "$_tn and Pacemaker's stonith-enabled is '$_st': in a two_node cluster both halves of a split keep quorum, and only STONITH keeps the other from going on (set stonith-enabled=true with a fence device, or add a third, voting node)"
+}
+
 # rpmem_settle_ms -- how long corosync takes to see a member gone (token
 # plus consensus, as configured), in milliseconds
 rpmem_settle_ms() {
@@ -199,13 +240,19 @@ rpmem_settle_ms() {
 # over the majority's when the partitions merge again.  A fence that
 # names this node already is claimed at once: the claim changes nothing
 # a merge could get wrong (whichever copy wins forbids the same nodes).
-# A promote comes from a settled transition and places at once.  0
-# fenced, the claim on stdout; 1 refused (no quorum, another node holds
-# the fence, the CIB cannot be read or written), the reason on stderr
+# A promote comes from a settled transition and places at once.  Quorum
+# counts only where a split leaves it to one side: a corosync two_node
+# cluster needs stonith-enabled.  0 fenced, the claim on stdout; 1
+# refused (two_node without STONITH, no quorum, another node holds the
+# fence, the CIB cannot be read or written), the reason on stderr
 rpmem_fence() {
 	_me=$(rpmem_node)
 	if [ -z "$_me" ]; then
 		echo "cannot learn this node's name (crm_node -n)" >&2
+		return 1
+	fi
+	if _why=$(rpmem_unsafe_two_node); then
+		echo "$_why" >&2
 		return 1
 	fi
 	for _pass in 1 2; do
