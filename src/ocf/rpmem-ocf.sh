@@ -164,19 +164,21 @@ rpmem_fence_claim() {
 
 # rpmem_fence_remove CLONE NODE [CLAIM] -- remove the fence of CLONE while
 # it still names NODE and, given CLAIM, carries that claim (none, when
-# CLAIM is empty); 0 when no such fence is left
+# CLAIM is empty); 0 when no fence naming NODE is left
 rpmem_fence_remove() {
-	_xp=$(rpmem_fence_mine "$1" "$2")
+	_mine=$(rpmem_fence_mine "$1" "$2")
+	_xp=$_mine
 	_e="rule/expression[@id='$RPMEM_FENCE_PREFIX$1-claim']"
 	if [ $# -ge 3 ] && [ -n "$3" ]; then
 		_xp="${_xp}[${_e}[@value='$3']]"
 	elif [ $# -ge 3 ]; then
 		_xp="${_xp}[not($_e)]"
 	fi
-	# a delete that matches nothing succeeds too: look whether it did
+	# a delete that matches nothing succeeds too: look whether one
+	# is left (the same, or claimed again meanwhile)
 	cibadmin -D --xpath "$_xp" >/dev/null 2>&1 || return 1
 	_x=$(cibadmin -Q -o constraints 2>/dev/null) || return 1
-	[ "$(printf '%s\n' "$_x" | rpmem_xpath "count($_xp)")" = 0 ]
+	[ "$(printf '%s\n' "$_x" | rpmem_xpath "count($_mine)")" = 0 ]
 }
 
 # rpmem_two_node -- is this a corosync two_node cluster?  0 yes, 1 no,
