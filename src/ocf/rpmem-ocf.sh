@@ -10,6 +10,8 @@
 #     <rule id="rpmem-fence-CLONE-rule" role="Promoted" score="-INFINITY">
 #       <expression id="rpmem-fence-CLONE-expr" attribute="#uname"
 #                   operation="ne" value="NODE"/>
+#       <expression id="rpmem-fence-CLONE-claim" attribute="#uname"
+#                   operation="ne" value="claim-TAG"/>
 #     </rule>
 #   </rsc_location>
 #
@@ -17,6 +19,41 @@
 # or is promoted (the agent), and removed by the master's monitor once
 # the other copy is in sync again.  It lives in the CIB, so it outlives
 # a whole-cluster restart, as the staleness it stands for does.
+#
+# The second expression is always true (no node is named claim-TAG): it
+# only carries the claim, a random TAG that each placer writes afresh,
+# so that the monitor can tell whether the fence changed hands between
+# its look at the other copy and its removal.  Without it, a master could
+# lose its replica just after its monitor saw it in sync, and the handler
+# (finding the fence already there) exit 0 just before that monitor
+# removed the fence: librpmem would go on degraded with nothing left in
+# the CIB against promoting the stale copy (issue 31).
+#
+# Why no interleaving of the handler H and the master's monitor M ends
+# with H having exited 0 and no fence in the CIB.  Each CIB operation is
+# atomic and they are serialised.  H writes its fresh claim T (W: a
+# modification that succeeds only while the fence names this node, or
+# the creation of the fence with T) and exits 0 only after W succeeded.
+# M reads the fence and its claim T0 (R), then looks at the other copy
+# (C: `rpmem status`), then deletes the fence only while it still names
+# this node and carries T0 (D, one conditional delete).  librpmem shows
+# no handle connected from before it runs H until H has exited: when a
+# session is lost (repl_drop) the record says "not in sync" and the
+# handle's status FROZEN before H starts, and the handle's lock is held
+# until H has exited; an open that goes on without its replica runs H
+# before it publishes any status.  So no C after H started sees the copy
+# in sync.  Then, for a D that would remove the fence after W:
+#   - D after W with T0 = T: R read T, so R came after W, and C after R,
+#     after H started: C saw the copy out of sync, and M deleted nothing;
+#   - D after W with T0 != T: the fence carries T (or a newer claim), not
+#     T0, and D matches nothing.
+# A D before W removed a fence H had not claimed yet: W then finds none,
+# and creates it (or fails, and H exits 1).  Nothing else removes a fence
+# with H's claim: the agent's promote removes only one with its own claim
+# and only after its own promote failed, on a node that is not the
+# master; the monitors of other nodes remove only a fence naming them.
+# The fence H leaves therefore stands until a monitor whose R read T (or
+# a later claim) sees the copy in sync again, after the resync.
 
 RPMEM_FENCE_PREFIX=rpmem-fence-
 
@@ -48,26 +85,141 @@ rpmem_pool_clones() {
 		sed -n 's/^ *id="\(.*\)"$/\1/p'
 }
 
-# rpmem_fence_holder CLONE -- the node the fence leaves promotable (empty
-# without a fence); non-zero when the CIB cannot be read
-rpmem_fence_holder() {
+# rpmem_fence_read CLONE -- RPMEM_FENCE_HOLDER, the node the fence leaves
+# promotable (empty without a fence), and RPMEM_FENCE_CLAIM, the claim it
+# carries (empty for none: one an older agent placed), from one reading
+# of the CIB; non-zero when the CIB cannot be read
+rpmem_fence_read() {
 	_x=$(cibadmin -Q -o constraints 2>/dev/null) || return 1
-	printf '%s\n' "$_x" | rpmem_xpath "string(//rsc_location[@id='$RPMEM_FENCE_PREFIX$1']//expression/@value)"
+	_l="//rsc_location[@id='$RPMEM_FENCE_PREFIX$1']/rule/expression"
+	RPMEM_FENCE_HOLDER=$(printf '%s\n' "$_x" | rpmem_xpath \
+		"string(${_l}[@id='$RPMEM_FENCE_PREFIX$1-expr']/@value)")
+	# shellcheck disable=SC2034 # read by the agent's monitor
+	RPMEM_FENCE_CLAIM=$(printf '%s\n' "$_x" | rpmem_xpath \
+		"string(${_l}[@id='$RPMEM_FENCE_PREFIX$1-claim']/@value)")
 }
 
-# rpmem_fence_place CLONE NODE -- forbid the Promoted role of CLONE on
-# every node but NODE; 0 when placed, 1 when it could not be
+# rpmem_fence_holder CLONE -- print the node the fence leaves promotable
+# (empty without a fence); non-zero when the CIB cannot be read
+rpmem_fence_holder() {
+	rpmem_fence_read "$1" || return 1
+	printf '%s\n' "$RPMEM_FENCE_HOLDER"
+}
+
+# rpmem_new_claim -- print a fresh claim, never a node's name
+rpmem_new_claim() {
+	_r=$(od -A n -N 8 -t x1 /dev/urandom | tr -d ' \n')
+	[ -n "$_r" ] || _r=$$-$(date +%s%N)
+	echo "claim-$_r"
+}
+
+# rpmem_claim_xml CLONE CLAIM -- the expression that carries CLAIM
+rpmem_claim_xml() {
+	echo "<expression id=\"$RPMEM_FENCE_PREFIX$1-claim\" attribute=\"#uname\" operation=\"ne\" value=\"$2\"/>"
+}
+
+# rpmem_fence_mine CLONE NODE -- XPath of the fence of CLONE while it
+# names NODE
+rpmem_fence_mine() {
+	echo "//rsc_location[@id='$RPMEM_FENCE_PREFIX$1'][rule/expression[@id='$RPMEM_FENCE_PREFIX$1-expr'][@value='$2']]"
+}
+
+# rpmem_fence_place CLONE NODE [CLAIM] -- forbid the Promoted role of
+# CLONE on every node but NODE (a new claim without CLAIM); 0 when
+# placed, 1 when it could not be (one is there already, say)
 rpmem_fence_place() {
 	_id=$RPMEM_FENCE_PREFIX$1
-	cibadmin -C -o constraints -X "<rsc_location id=\"$_id\" rsc=\"$1\"><rule id=\"$_id-rule\" role=\"Promoted\" score=\"-INFINITY\"><expression id=\"$_id-expr\" attribute=\"#uname\" operation=\"ne\" value=\"$2\"/></rule></rsc_location>" \
+	_pc=${3:-$(rpmem_new_claim)}
+	cibadmin -C -o constraints -X "<rsc_location id=\"$_id\" rsc=\"$1\"><rule id=\"$_id-rule\" role=\"Promoted\" score=\"-INFINITY\"><expression id=\"$_id-expr\" attribute=\"#uname\" operation=\"ne\" value=\"$2\"/>$(rpmem_claim_xml "$1" "$_pc")</rule></rsc_location>" \
 		>/dev/null 2>&1
 }
 
-# rpmem_fence_remove CLONE NODE -- remove the fence of CLONE while it
-# still names NODE (one that names another node stays)
+# rpmem_fence_claim CLONE NODE -- the fence of CLONE names NODE and
+# carries a claim written now (see the top): the claim of a fence naming
+# NODE replaced (or added to one without) in one conditional
+# modification, or the fence placed; print the claim.  1 when the fence
+# names another node or the CIB cannot be read or written
+rpmem_fence_claim() {
+	_claim=$(rpmem_new_claim)
+	for _try in 1 2 3; do
+		# update_xml_child merges the rule: the claim's attributes
+		# are replaced, or the claim added
+		if cibadmin -M --xpath "$(rpmem_fence_mine "$1" "$2")/rule" \
+				-X "<rule id=\"$RPMEM_FENCE_PREFIX$1-rule\">$(rpmem_claim_xml "$1" "$_claim")</rule>" \
+				>/dev/null 2>&1 ||
+				rpmem_fence_place "$1" "$2" "$_claim"; then
+			echo "$_claim"
+			return 0
+		fi
+		# neither: another node's fence, or it came or went between
+		# the two; look again
+		rpmem_fence_read "$1" || return 1
+		case $RPMEM_FENCE_HOLDER in
+		""|"$2") ;;
+		*) return 1 ;;
+		esac
+	done
+	return 1
+}
+
+# rpmem_fence_remove CLONE NODE [CLAIM] -- remove the fence of CLONE while
+# it still names NODE and, given CLAIM, carries that claim (none, when
+# CLAIM is empty); 0 when no fence naming NODE is left
 rpmem_fence_remove() {
-	cibadmin -D --xpath "//rsc_location[@id='$RPMEM_FENCE_PREFIX$1'][.//expression/@value='$2']" \
-		>/dev/null 2>&1
+	_mine=$(rpmem_fence_mine "$1" "$2")
+	_xp=$_mine
+	_e="rule/expression[@id='$RPMEM_FENCE_PREFIX$1-claim']"
+	if [ $# -ge 3 ] && [ -n "$3" ]; then
+		_xp="${_xp}[${_e}[@value='$3']]"
+	elif [ $# -ge 3 ]; then
+		_xp="${_xp}[not($_e)]"
+	fi
+	# a delete that matches nothing succeeds too: look whether one
+	# is left (the same, or claimed again meanwhile)
+	cibadmin -D --xpath "$_xp" >/dev/null 2>&1 || return 1
+	_x=$(cibadmin -Q -o constraints 2>/dev/null) || return 1
+	[ "$(printf '%s\n' "$_x" | rpmem_xpath "count($_mine)")" = 0 ]
+}
+
+# rpmem_two_node -- is this a corosync two_node cluster?  0 yes, 1 no,
+# 2 cannot tell.  corosync's runtime key first; cmap answers only root
+# and the users of /etc/corosync/uidgid.d, and a handler may run as a
+# member of haclient: then corosync.conf
+rpmem_two_node() {
+	if _tn=$(corosync-cmapctl -g runtime.votequorum.two_node 2>/dev/null)
+	then
+		[ "${_tn##* = }" = 1 ]
+		return
+	fi
+	# cmap answers, without the key: votequorum has no two_node
+	corosync-cmapctl -g runtime.votequorum.this_node_id >/dev/null 2>&1 &&
+		return 1
+	_cf=${COROSYNC_MAIN_CONFIG_FILE:-/etc/corosync/corosync.conf}
+	[ -r "$_cf" ] || return 2
+	sed 's/#.*//' "$_cf" |
+		grep -Eq '^[[:space:]]*two_node[[:space:]]*:[[:space:]]*1[[:space:]]*$'
+}
+
+# rpmem_unsafe_two_node -- true (and why on stdout) when this may be a
+# corosync two_node cluster and Pacemaker may not fence a node: there
+# quorum means nothing (each half of a split keeps it), and only STONITH
+# keeps the other half from promoting or going on.  The configured
+# stonith-enabled is read (its default is true), not whether a fence
+# device works: Pacemaker itself starts nothing without one
+rpmem_unsafe_two_node() {
+	rpmem_two_node
+	case $? in
+	0) _tn="corosync's two_node is set" ;;
+	1) return 1 ;;
+	*) _tn="whether corosync's two_node is set cannot be told (corosync-cmapctl does not answer, ${COROSYNC_MAIN_CONFIG_FILE:-/etc/corosync/corosync.conf} cannot be read)" ;;
+	esac
+	_st=$(crm_attribute --type crm_config --name stonith-enabled \
+		--query --quiet --default=true 2>/dev/null) ||
+		_st="unreadable"
+	case $(echo "$_st" | tr '[:upper:]' '[:lower:]') in
+	true|on|yes|y|1) return 1 ;;
+	esac
+	echo "$_tn and Pacemaker's stonith-enabled is '$_st': in a two_node cluster both halves of a split keep quorum, and only STONITH keeps the other from going on (set stonith-enabled=true with a fence device, or add a third, voting node)"
 }
 
 # rpmem_settle_ms -- how long corosync takes to see a member gone (token
@@ -80,20 +232,29 @@ rpmem_settle_ms() {
 	echo $(( ${_t:-3000} + ${_c:-3600} ))
 }
 
-# rpmem_fence CLONE [settle] -- fence every node but this one: already so
-# (placed by a quorate partition earlier), or placed now.  With `settle`
-# (the handler: a replica lost may be the first sign of this node's own
+# rpmem_fence CLONE [settle] -- fence every node but this one, with a
+# claim of its own: the fence already names this node (placed by a
+# quorate partition earlier), or is placed now.  With `settle` (the
+# handler: a replica lost may be the first sign of this node's own
 # isolation), membership is first given the time corosync takes to see a
 # member gone, and the fence is placed only if quorum is still there: a
 # node being cut off must write nothing to the CIB, whose copy could win
-# over the majority's when the partitions merge again.  A promote comes
-# from a settled transition and places at once.  0 fenced; 1 refused (no
-# quorum, another node holds the fence, the CIB cannot be written), the
-# reason on stderr
+# over the majority's when the partitions merge again.  A fence that
+# names this node already is claimed at once: the claim changes nothing
+# a merge could get wrong (whichever copy wins forbids the same nodes).
+# A promote comes from a settled transition and places at once.  Quorum
+# counts only where a split leaves it to one side: a corosync two_node
+# cluster needs stonith-enabled.  0 fenced, the claim on stdout; 1
+# refused (two_node without STONITH, no quorum, another node holds the
+# fence, the CIB cannot be read or written), the reason on stderr
 rpmem_fence() {
 	_me=$(rpmem_node)
 	if [ -z "$_me" ]; then
 		echo "cannot learn this node's name (crm_node -n)" >&2
+		return 1
+	fi
+	if _why=$(rpmem_unsafe_two_node); then
+		echo "$_why" >&2
 		return 1
 	fi
 	for _pass in 1 2; do
@@ -101,26 +262,28 @@ rpmem_fence() {
 			echo "$_me has no quorum: it may be the node cut off" >&2
 			return 1
 		fi
-		if ! _h=$(rpmem_fence_holder "$1"); then
+		if ! rpmem_fence_read "$1"; then
 			echo "cannot read the CIB's constraints" >&2
 			return 1
 		fi
-		if [ "$_h" = "$_me" ]; then
-			return 0
-		elif [ -n "$_h" ]; then
+		_h=$RPMEM_FENCE_HOLDER
+		if [ -n "$_h" ] && [ "$_h" != "$_me" ]; then
 			echo "$RPMEM_FENCE_PREFIX$1 keeps $_h promotable, not $_me: the copy here is the stale one" >&2
 			return 1
 		fi
-		if [ "${2:-}" != settle ] || [ $_pass = 2 ]; then
+		if [ -n "$_h" ] || [ "${2:-}" != settle ] || [ $_pass = 2 ]
+		then
 			break
 		fi
 		_ms=$(rpmem_settle_ms)
 		sleep "$((_ms / 1000)).$(printf '%03d' $((_ms % 1000)))"
 	done
-	if ! rpmem_fence_place "$1" "$_me" &&
-			[ "$(rpmem_fence_holder "$1")" != "$_me" ]; then
-		echo "cannot place $RPMEM_FENCE_PREFIX$1 for $_me" >&2
-		return 1
+	rpmem_fence_claim "$1" "$_me" && return 0
+	if rpmem_fence_read "$1" && [ -n "$RPMEM_FENCE_HOLDER" ] &&
+			[ "$RPMEM_FENCE_HOLDER" != "$_me" ]; then
+		echo "$RPMEM_FENCE_PREFIX$1 keeps $RPMEM_FENCE_HOLDER promotable, not $_me: the copy here is the stale one" >&2
+	else
+		echo "cannot place or claim $RPMEM_FENCE_PREFIX$1 for $_me" >&2
 	fi
-	return 0
+	return 1
 }

@@ -14,7 +14,10 @@
 #                            can be made (cluster_start calls it)
 #   cluster_start DIR N      nodes n1..nN (N 2 or 3) under DIR/nX, a switch;
 #                            returns once all are online with a DC, the
-#                            cluster options set; exports CLUSTER_SSH
+#                            cluster options set; exports CLUSTER_SSH.
+#                            2 nodes: corosync's two_node (each half of a
+#                            split keeps quorum), no-quorum-policy=ignore;
+#                            always stonith-enabled=false
 #   cluster_exec NODE CMD... CMD inside NODE's namespaces; its status
 #   cluster_pid1 NODE        print the host pid of NODE's PID 1
 #   cluster_kill NODE        power NODE off (SIGKILL to its PID 1)
@@ -27,6 +30,10 @@
 #   cluster_wait_online [NODE...]
 #                            the NODEs (default: all running) online as
 #                            seen from a quorate node
+#   cluster_quorate Q        node Q's partition has a DC and quorum
+#   cluster_seen_offline Q NODE...
+#                            node Q's partition has a DC and sees the
+#                            NODEs offline (after cluster_cut, say)
 #   cluster_running Q RSC    "nX ROLE" lines where RSC (a clone, a group or
 #                            a primitive id) runs, as node Q sees it
 #   cluster_promoted Q RSC   the nodes where RSC runs Promoted

@@ -36,6 +36,24 @@ cluster_seen_online() {
 	[[ $(cluster_mon "$q" | cluster_xpath "$want") == "1:$#" ]]
 }
 
+# cluster_quorate -- true when node $1's partition has a DC and quorum
+cluster_quorate() {
+	local xp="/pacemaker-result/summary/current_dc[@present='true'"
+	xp+=" and @with_quorum='true']"
+	[[ $(cluster_mon "$1" | cluster_xpath "count($xp)") == 1 ]]
+}
+
+# cluster_seen_offline -- true when node $1's partition has a DC and sees
+# nodes $2... offline (gone from its membership: after cluster_cut, say)
+cluster_seen_offline() {
+	local q=$1 node names=''
+	shift
+	for node in "$@"; do
+		names+="${names:+ or }@name='$node'"
+	done
+	[[ $(cluster_mon "$q" | cluster_xpath "concat(count(/pacemaker-result/summary/current_dc[@present='true']), ':', count(/pacemaker-result/nodes/node[@online='false' and ($names)]))") == "1:$#" ]]
+}
+
 # cluster_running_nodes -- print the nodes whose PID 1 runs
 cluster_running_nodes() {
 	local node

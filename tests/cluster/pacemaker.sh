@@ -38,22 +38,20 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/../failover/common.sh"
 # shellcheck source-path=SCRIPTDIR source=cluster.sh
 . "$here/cluster.sh"
+# shellcheck source-path=SCRIPTDIR source=pool_lib.sh
+. "$here/pool_lib.sh"
 
 SCENARIOS=${SCENARIOS:-agent p1 p2 p3 p4 p5 p6}
 # corosync as the README configures it: the token is 1 s whatever the
 # number of nodes (CLUSTER_TOKEN_COEFFICIENT= for corosync's default)
 export CLUSTER_TOKEN_COEFFICIENT=${CLUSTER_TOKEN_COEFFICIENT-0}
 SIZE=32M
-src=$(cd "$here/../.." && pwd)
 
 # the cluster's directory, seen by every node at the same path: the
 # nodes' own copies in nX/srv, the agent and its helpers as installed
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-pacemaker.XXXXXX")
 fo_exit_trap '((fails == 0)) || cluster_logs 20; cluster_stop'
-mkdir -p "$tmp/ocf/resource.d/rpmem" "$tmp/ocf/lib/rpmem"
-cp "$src/src/ocf/pool" "$tmp/ocf/resource.d/rpmem/"
-cp "$src/src/ocf/crm-fence-peer" "$src/src/ocf/rpmem-ocf.sh" \
-	"$tmp/ocf/lib/rpmem/"
+pool_overlay || { bad "the agent cannot be copied"; exit 1; }
 rc=0
 CLUSTER_OCF_OVERLAY=$tmp/ocf cluster_start "$tmp" 3 || rc=$?
 if ((rc == 77)); then
@@ -74,23 +72,7 @@ secs() {
 	echo "$1 $2" | awk '{ printf "%.2f", $2 - $1 }'
 }
 
-# ip_of nX -- the node's address
-ip_of() {
-	echo "198.18.0.${1#n}"
-}
-
-# RPMEM_SSH for librpmem on the nodes: a lost peer is noticed within
-# about two seconds, an unreachable one refused within one
-cat >"$tmp/rssh" <<EOF
-#!/bin/sh
-exec $CLUSTER_SSH -o ServerAliveInterval=1 -o ServerAliveCountMax=2 \
-	-o ConnectTimeout=1 "\$@"
-EOF
-rpmemd_cmd=$(harness_rpmemd_cmd /srv/psd /srv/rpmemd.log)
-# what every librpmem process on a node runs with
-node_env=(LD_LIBRARY_PATH="$libs" PMEM_IS_PMEM_FORCE=1
-	RPMEM_SSH="$tmp/rssh" RPMEM_CMD="$rpmemd_cmd"
-	RPMEM_STATE_DIR=/srv/state)
+pool_env || { bad "librpmem's environment on the nodes"; exit 1; }
 # the application resource's program
 {
 	echo '#!/bin/sh'
@@ -103,26 +85,11 @@ node_env=(LD_LIBRARY_PATH="$libs" PMEM_IS_PMEM_FORCE=1
 	# shellcheck disable=SC2016 # expanded by the program, on its node
 	printf ' %q.$(uname -n)\n' "$tmp/committed"
 } >"$tmp/app"
-chmod 755 "$tmp/rssh" "$tmp/app"
+chmod 755 "$tmp/app"
 
 # each data node: its copy's set in rpmemd's poolset-dir, the master set
 # naming the other node's copy, librpmem's state directory
-for n in n1 n2; do
-	peer=n1
-	[[ $n == n1 ]] && peer=n2
-	s=$tmp/$n/srv
-	mkdir -p "$s/psd" "$s/state"
-	printf 'PMEMPOOLSET\n%s /srv/pool.0\n' "$SIZE" >"$s/psd/pool.set"
-	printf 'PMEMPOOLSET\n%s /srv/pool.0\nREPLICA root@%s pool.set\n' \
-		"$SIZE" "$(ip_of "$peer")" >"$s/app.set"
-done
-
-# on NODE CMD... -- CMD on the node with librpmem's environment
-on() {
-	local n=$1
-	shift
-	cluster_exec "$n" env "${node_env[@]}" "$@"
-}
+pool_sets "$SIZE" n1 n2 || { bad "the set files"; exit 1; }
 
 # crm NODE CMD... -- a Pacemaker command on the node, its output kept
 crm() {
@@ -133,36 +100,6 @@ if ! on n1 "$txlog" create /srv/app.set >"$tmp/create.out" 2>&1; then
 	bad "the pool is not created: $(<"$tmp/create.out")"
 	exit 1
 fi
-
-# pool_xml ID CLONE SET MASTER -- a promotable clone of ocf:rpmem:pool
-pool_xml() {
-	cat <<EOF
-<clone id="$2">
-  <meta_attributes id="$2-meta">
-    <nvpair id="$2-promotable" name="promotable" value="true"/>
-    <nvpair id="$2-promoted-max" name="promoted-max" value="1"/>
-    <nvpair id="$2-clone-max" name="clone-max" value="2"/>
-    <nvpair id="$2-notify" name="notify" value="true"/>
-    ${5:-}
-  </meta_attributes>
-  <primitive id="$1" class="ocf" provider="rpmem" type="pool">
-    <instance_attributes id="$1-params">
-      <nvpair id="$1-replica_set" name="replica_set" value="$3"/>
-      <nvpair id="$1-master_set" name="master_set" value="$4"/>
-      <nvpair id="$1-rpmem" name="rpmem" value="$rpmem"/>
-      <nvpair id="$1-state_dir" name="state_dir" value="/srv/state"/>
-    </instance_attributes>
-    <operations>
-      <op id="$1-monitor-p" name="monitor" interval="3s" role="Promoted" timeout="30s"/>
-      <op id="$1-monitor-u" name="monitor" interval="4s" role="Unpromoted" timeout="30s"/>
-      <op id="$1-start" name="start" interval="0" timeout="60s"/>
-      <op id="$1-promote" name="promote" interval="0" timeout="90s"/>
-      <op id="$1-demote" name="demote" interval="0" timeout="60s"/>
-    </operations>
-  </primitive>
-</clone>
-EOF
-}
 
 # configure -- the resources and constraints (the README shows the same)
 configure() {
@@ -189,11 +126,6 @@ configure() {
 # master -- the node where the pool is Promoted, as n3 sees it
 master() {
 	cluster_promoted n3 pool-clone
-}
-
-# fence NODE CMD -- a function of the agent's rpmem-ocf.sh on the node
-fence() {
-	cluster_exec "$1" sh -c ". /usr/lib/ocf/lib/rpmem/rpmem-ocf.sh && $2"
 }
 
 # fence_holder -- the node the fence constraint leaves promotable
@@ -235,12 +167,6 @@ grows() {
 	cluster_wait 60 bash -c "[[ -f '$f' ]] && (( \$(wc -l <'$f') >= $want ))"
 }
 
-# handle_field NODE FIELD -- a field of the live handle on the node
-handle_field() {
-	on "$1" "$rpmem" status --json 2>/dev/null |
-		jq -r "[.handles[]][0].$2 // empty"
-}
-
 # in_sync NODE -- the master on NODE reports its replica connected and
 # the fence is gone
 in_sync() {
@@ -280,7 +206,7 @@ sc_agent() {
 	printf 'PMEMPOOLSET\n16M /srv/probe.0\n' >"$s/psd/probe.set"
 	printf 'PMEMPOOLSET\n16M /srv/peer.0\n' >"$s/psd/peer.set"
 	printf 'PMEMPOOLSET\n16M /srv/probe.0\nREPLICA root@%s peer.set\n' \
-		"$(ip_of n3)" >"$s/probe-master.set"
+		"$(cluster_addr n3)" >"$s/probe-master.set"
 	on n3 "$txlog" create /srv/probe-master.set >"$tmp/out" 2>&1 ||
 		{ bad "agent: the probe pool: $(<"$tmp/out")"; return; }
 	# a clone Pacemaker never starts, for the agent's own instance
