@@ -279,8 +279,17 @@ gen_decide(const struct gen *m, const struct gen *r, bool ranges,
 	if (m->current == r->current) {
 		const struct gen_peer *mp = gen_peer_find(m, r->id);
 		const struct gen_peer *rp = gen_peer_find(r, m->id);
-		if ((mp && mp->open) || (rp && rp->open) ||
-				open_other(r, m->id))
+		bool open = (mp && mp->open) || (rp && rp->open);
+		if (open_other(r, m->id))
+			set(d, GEN_COMPARE, m->current, "the replica's session "
+				"with another master ended without a clean "
+				"close: it is compared");
+		else if (open && ranges)
+			/* a live master recorded what was in flight */
+			set(d, GEN_BITMAP, m->current, "their session ended "
+				"without a clean close; the master recorded "
+				"what was in flight");
+		else if (open)
 			set(d, GEN_COMPARE, m->current, "a session between "
 				"them ended without a clean close: bytes "
 				"in flight are compared");

@@ -92,8 +92,8 @@ const char *gen_verdict_name(enum gen_verdict v);
 /*
  * gen_decide -- the master `m` starting a session with the replica `r`
  * (as each read its own file before the session); `ranges`: the master
- * holds the ranges it wrote without r since its bitmap for r (a live
- * handle's, or a record's of that generation)
+ * holds the ranges r lacks since its bitmap for r, or since their last
+ * session dropped (a live handle's, or a record's of that generation)
  */
 void gen_decide(const struct gen *m, const struct gen *r, bool ranges,
 		struct gen_decision *d);

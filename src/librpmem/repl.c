@@ -121,14 +121,32 @@ broken(RPMEMpool *rpp, int err, const char *why)
 }
 
 /*
- * repl_drop -- the session is lost (caller holds mu, no lane): record
- * what was in flight and end the session; under fail, BROKEN (nothing is
- * acknowledged without the replica, and the master's generations keep
- * the session open: the next open compares what was in flight); else
- * the master takes a new generation and the record says "not in sync",
- * both durably before anything is acknowledged without the replica,
- * then DEGRADED (continue; a marked replica) or FROZEN (fence: the
- * worker runs the handler)
+ * repl_degrade -- the master goes on without its replica (mu held): it
+ * takes a new generation (its bitmap for the replica keeps the old one)
+ * before the first persist acknowledged without it, then DEGRADED; when
+ * that cannot be written, BROKEN: nothing is acknowledged without it
+ */
+void
+repl_degrade(RPMEMpool *rpp, const char *why)
+{
+	struct repl *rp = rpp->repl;
+	int r = mgen_lost(rpp, rp->peer);
+	if (r && r != -ENOENT) {
+		broken(rpp, ECONNRESET, "the replica is lost and the master's "
+			"generations cannot be written");
+		return;
+	}
+	(void) repl_enter(rpp, RPMEM_ST_DEGRADED, why);
+}
+
+/*
+ * repl_drop -- the session is lost (caller holds mu, no lane): under
+ * fail, BROKEN (nothing is acknowledged without the replica, and the
+ * master's generations keep the session open: the next open compares
+ * what was in flight); else what was in flight is recorded, the session
+ * ended, the record says "not in sync" durably, then DEGRADED
+ * (continue; a replica marked) or FROZEN (fence: persists held, the
+ * worker runs the handler; the generations stay until it agrees)
  */
 void
 repl_drop(RPMEMpool *rpp, int err, int sticky, const char *why)
@@ -156,26 +174,22 @@ repl_drop(RPMEMpool *rpp, int err, int sticky, const char *why)
 		(void) ssh_close(rp->reap, 0, NULL, 0);
 	if (ssh)
 		rp->reap = ssh;
-	int r = mgen_lost(rpp, rp->peer);
-	if (r && r != -ENOENT)
-		why = "the replica is lost and the master's generations "
-			"cannot be written";
-	else if ((r = repl_record(rpp, false, why, false)) != 0)
-		why = "the replica is lost and its record cannot be written";
-	if (r) {
-		broken(rpp, error, why);
+	if (repl_record(rpp, false, why, false)) {
+		broken(rpp, error, "the replica is lost and its record cannot "
+			"be written");
 		lanes_release_all(rpp);
 		return;
 	}
-	bool frozen = rp->policy == REPL_POLICY_FENCE && !rp->marked;
-	if (frozen) {
+	if (rp->policy == REPL_POLICY_FENCE && !rp->marked) {
 		rp->fence_due = true;
 		rp->frozen_until = clock_ms() + rp->freeze_ms;
+		(void) repl_enter(rpp, RPMEM_ST_FROZEN, why);
+	} else {
+		repl_degrade(rpp, why);
 	}
-	(void) repl_enter(rpp, frozen ? RPMEM_ST_FROZEN : RPMEM_ST_DEGRADED,
-		why);
 	lanes_release_all(rpp);
-	if (repl_worker_start(rpp))
+	if (atomic_load(&rpp->state) != RPMEM_ST_BROKEN &&
+			repl_worker_start(rpp))
 		broken(rpp, ECONNRESET, "no resync thread");
 }
 

@@ -102,6 +102,12 @@ void repl_status(RPMEMpool *rpp);
 int repl_record(RPMEMpool *rpp, bool in_sync, const char *why, bool ranges);
 
 /*
+ * repl_degrade -- the master goes on without its replica: a new
+ * generation first, then DEGRADED (BROKEN when it cannot be kept)
+ */
+void repl_degrade(RPMEMpool *rpp, const char *why);
+
+/*
  * repl_drop -- the session is lost with `err` (its fabric's sticky
  * errno `sticky`, 0 when none): away as the policy says (mu held)
  */

@@ -392,9 +392,11 @@ fence(RPMEMpool *rpp)
 	if (rp->stop || atomic_load(&rpp->state) != RPMEM_ST_FROZEN ||
 			rpp->ssh)
 		return;
-	(void) repl_enter(rpp, r ? RPMEM_ST_FROZEN : RPMEM_ST_DEGRADED,
-		r ? msg : "fenced: the fence-peer handler outdated the "
-		"replica");
+	if (r)
+		(void) repl_enter(rpp, RPMEM_ST_FROZEN, msg);
+	else
+		repl_degrade(rpp, "fenced: the fence-peer handler outdated "
+			"the replica");
 }
 
 /*
