@@ -18,7 +18,7 @@ packages=(
 	libpmem-dev libpmemobj-dev libpmempool-dev pmdk-tools
 	libiniparser-dev libssl-dev check lcov
 	openssh-server openssh-client
-	iproute2 procps
+	iproute2 procps strace
 	debhelper dpkg-dev lintian
 	valgrind liblsan0
 	# the cluster tests, and what the rpmem-ocf package depends on

@@ -472,7 +472,7 @@ harness_rpmemd_pids() {
 	local psdir=${1:?harness_rpmemd_pids: poolset dir expected} p
 	for p in /proc/[0-9]*; do
 		[[ $(readlink "$p/exe" 2>/dev/null) == */rpmemd ]] || continue
-		tr '\0' ' ' <"$p/cmdline" 2>/dev/null |
+		tr '\0' ' ' 2>/dev/null <"$p/cmdline" |
 			grep -qF -- "--poolset-dir=$psdir " && echo "${p#/proc/}"
 	done
 }

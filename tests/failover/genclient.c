@@ -23,6 +23,17 @@
  *                          acknowledged once DIR/frozen exists is
  *                          named in DIR/acked ("OFFSET\n"), then the
  *                          handle stays open until DIR/stop exists
+ *   soak SEED DIR          rpmem_open, then persists of 8 B to 256 KiB at
+ *                          random places past 4 KiB, each with a pattern
+ *                          of its own (SEED and its number), its number,
+ *                          offset and length appended to DIR/acks once it
+ *                          returned, until DIR/stop exists; rpmem_close.
+ *                          A persist that fails ends it (status 3).
+ *   acked SEED ACKS N PART the first N persists of ACKS (all: N = -1) as
+ *                          the last one to write each 8-byte word left
+ *                          it: every such word of the part file PART (a
+ *                          replica, headers at 0) holds it; prints the
+ *                          first that does not, exit 1
  *   crash SEED OFF LEN     rpmem_open, pattern SEED stored into the
  *                          range and never persisted, then SIGKILL:
  *                          a master host lost between its local and its
@@ -92,12 +103,19 @@ map(const char *file)
 	return 0;
 }
 
+/* word -- the 8 bytes pattern `seed` puts at offset `off` */
+static uint64_t
+word(uint64_t seed, size_t off)
+{
+	return tu_mix(seed * 0x9e3779b97f4a7c15ULL + off);
+}
+
 /* pattern -- pattern `seed` into [off, off + len) of the memory */
 static void
 pattern(uint64_t seed, size_t off, size_t len)
 {
 	for (size_t k = 0; k < len; k += 8) {
-		uint64_t v = tu_mix(seed * 0x9e3779b97f4a7c15ULL + off + k);
+		uint64_t v = word(seed, off + k);
 		memcpy(Pool + off + k, &v, len - k < 8 ? len - k : 8);
 	}
 }
@@ -243,6 +261,102 @@ cmd_loop(uint64_t seed, size_t off, size_t len, const char *dir)
 	return close_pool(rpp);
 }
 
+/* soak_seed -- the pattern of persist number `n` */
+static uint64_t
+soak_seed(uint64_t seed, uint64_t n)
+{
+	return seed << 24 | (n & 0xffffff);
+}
+
+/* cmd_soak -- random persists, each logged once acknowledged */
+static int
+cmd_soak(uint64_t seed, const char *dir)
+{
+	char path[PATH_MAX], stop[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/acks", dir);
+	snprintf(stop, sizeof(stop), "%s/stop", dir);
+	int log = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (log < 0) {
+		fprintf(stderr, "genclient: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	RPMEMpool *rpp = open_pool();
+	if (!rpp)
+		return EXIT_OPEN;
+	/* numbers go on from where an earlier run of the soak left them */
+	uint64_t n = 0;
+	FILE *old = fopen(path, "r");
+	for (int c; old && (c = getc(old)) != EOF; )
+		n += c == '\n';
+	if (old)
+		fclose(old);
+	uint64_t s = (seed + n) * 0x2545f4914f6cdd1dULL + 1;
+	for (; access(stop, F_OK); n++) {
+		size_t len = 8 * (1 + tu_rnd(&s) % 32768);
+		size_t off = HDR + (tu_rnd(&s) % (Size - HDR - len)) / 8 * 8;
+		pattern(soak_seed(seed, n), off, len);
+		if (rpmem_persist(rpp, off, len, (unsigned)(n % 4), 0)) {
+			fprintf(stderr, "genclient: persist %llu: %s\n",
+				(unsigned long long)n, rpmem_errormsg());
+			return 3;
+		}
+		char line[64];
+		int k = snprintf(line, sizeof(line), "%llu %zu %zu\n",
+			(unsigned long long)n, off, len);
+		if (write(log, line, (size_t)k) != k) {
+			fprintf(stderr, "genclient: %s: %s\n", path,
+				strerror(errno));
+			return 1;
+		}
+	}
+	close(log);
+	return close_pool(rpp);
+}
+
+/*
+ * cmd_acked -- the first `upto` acknowledged persists, as the last one
+ * to write each word left it, are in the part file `part`
+ */
+static int
+cmd_acked(uint64_t seed, const char *acks, long long upto, const char *part)
+{
+	uint64_t *last = calloc(Size / 8, sizeof(*last));
+	FILE *f = fopen(acks, "r");
+	int fd = open(part, O_RDONLY);
+	if (!last || !f || fd < 0) {
+		fprintf(stderr, "genclient: %s or %s: %s\n", acks, part,
+			strerror(errno));
+		return 1;
+	}
+	unsigned long long n;
+	size_t off, len;
+	long long k = 0;
+	while ((upto < 0 || k < upto) &&
+			fscanf(f, "%llu %zu %zu", &n, &off, &len) == 3) {
+		for (size_t w = off / 8; w < (off + len) / 8; w++)
+			last[w] = n + 1;
+		k++;
+	}
+	fclose(f);
+	int ret = 0;
+	for (size_t w = HDR / 8; !ret && w < Size / 8; w++) {
+		if (!last[w])
+			continue;
+		uint64_t want = word(soak_seed(seed, last[w] - 1), w * 8), got;
+		if (pread(fd, &got, 8, (off_t)(w * 8)) != 8 || got != want) {
+			printf("acknowledged persist %llu is not in %s at "
+				"offset %zu\n", (unsigned long long)last[w] - 1,
+				part, w * 8);
+			ret = 1;
+		}
+	}
+	printf("%lld acknowledged persists checked: %s\n", k, ret ? "one "
+		"is missing" : "all there");
+	close(fd);
+	free(last);
+	return ret;
+}
+
 /* cmd_crash -- stored here, never sent, and the host is gone */
 static int
 cmd_crash(uint64_t seed, size_t off, size_t len)
@@ -288,6 +402,11 @@ main(int argc, char *argv[])
 		return cmd_loop(seed, off, len, argv[9]);
 	if (strcmp(cmd, "crash") == 0 && ranged && argc == 9)
 		return cmd_crash(seed, off, len);
+	if (strcmp(cmd, "soak") == 0 && argc == 8)
+		return cmd_soak(seed, argv[7]);
+	if (strcmp(cmd, "acked") == 0 && argc == 10)
+		return cmd_acked(seed, argv[7], strtoll(argv[8], NULL, 10),
+			argv[9]);
 	fprintf(stderr, "genclient: bad command or range: %s\n", cmd);
 	return 1;
 }

@@ -27,6 +27,11 @@
 #                 copies the master's difference into it
 #   d11           the master host lost between its local and its remote
 #                 persist: the next open makes the replica equal
+#   promote_race  rpmem promote held (strace) after its first look at
+#                 the replica and before it ends the sessions holding
+#                 it, while the master reconnects and starts a resync:
+#                 promote refuses the copy mid-resync, or the promoted
+#                 copy holds every byte the master acknowledged
 #
 # SCENARIOS=... picks some.  Prints each scenario's outcome.
 set -uo pipefail
@@ -52,22 +57,27 @@ rpmemd_cmd=$ours_cmd
 # gc [VAR=VALUE...] CMD [ARG...] -- genclient as the master, output in
 # $tmp/gc.out; its status, also in rc
 gc() {
+	rc=0
+	(gc_exec "$@") >>"$tmp/gc.out" 2>&1 || rc=$?
+	return "$rc"
+}
+
+# gc_exec [VAR=VALUE...] CMD [ARG...] -- become genclient (so that the
+# pid of a background one is genclient's own)
+gc_exec() {
 	local vars=()
 	while [[ $1 == *=* ]]; do vars+=("$1"); shift; done
-	rc=0
-	env LD_LIBRARY_PATH="$libs" RPMEM_CMD="$rpmemd_cmd" \
+	exec env LD_LIBRARY_PATH="$libs" RPMEM_CMD="$rpmemd_cmd" \
 		RPMEM_STATE_DIR="$tmp/state" RPMEM_LOG_LEVEL=notice \
 		RPMEM_LOG_FILE="$tmp/client.log" RPMEM_RECONNECT_MIN_MS=100 \
 		RPMEM_RECONNECT_MAX_MS=500 "${vars[@]}" \
-		"$gc" "$target" g.set "$SIZE" "$tmp/m.pool" "$@" \
-		>>"$tmp/gc.out" 2>&1 || rc=$?
-	return "$rc"
+		"$gc" "$target" g.set "$SIZE" "$tmp/m.pool" "$@"
 }
 
 # gc_bg [VAR=VALUE...] CMD [ARG...] -- the same in the background (pid
 # in app_pid)
 gc_bg() {
-	gc "$@" &
+	(gc_exec "$@") >>"$tmp/gc.out" 2>&1 &
 	app_pid=$!
 }
 
@@ -302,7 +312,36 @@ sc_d11() {
 	equal "after a master crash"
 }
 
-scenarios=${SCENARIOS:-d7_open d7_reconnect d8 d9 d10 d11}
+sc_promote_race() {
+	fresh
+	behind 8
+	harness_stop_sshd "$tmp/b"
+	gc_bg RPMEM_ON_REPLICA_LOSS=continue RPMEM_RESYNC_RATE=1M loop 6 \
+		$((20 * MIB)) $((4 * MIB)) "$tmp/w"
+	wait_for '[[ $(state) == degraded ]]' 30 "degraded" || return
+	# promote looks, then waits 3 s where it reads /proc/locks
+	strace -f -qq -o /dev/null -P /proc/locks \
+		-e inject=openat:delay_enter=3000000 \
+		"$rpmem" promote --end-sessions "$psd/g.set" \
+		>"$tmp/promote.out" 2>&1 &
+	local ppid=$!
+	harness_restart_sshd "$tmp/b"
+	wait_for '[[ $(state) == resyncing ]]' 30 "the reconnect's resync"
+	local prc=0
+	wait "$ppid" || prc=$?
+	echo "$me: promote ended with $prc while '$(state)':" \
+		"$(tail -1 "$tmp/promote.out")"
+	if ((prc == 0)); then
+		equal "promoted while the master resynced it"
+	elif ((prc != 3)) || ! grep -Eqi 'outdated|inconsistent|mid-resync' \
+			"$tmp/promote.out"; then
+		bad "promote: $prc: $(<"$tmp/promote.out")"
+	fi
+	: >"$tmp/w/frozen"
+	finish_app
+}
+
+scenarios=${SCENARIOS:-d7_open d7_reconnect d8 d9 d10 d11 promote_race}
 for sc in $scenarios; do
 	echo "$me: --- $sc"
 	before=$fails

@@ -58,6 +58,8 @@ export IPATH_NO_BACKTRACE=1
 # the soak's short profile; sanitized programs run some 2-3 times slower,
 # so that its RPMEM_TIMEOUT (and its fault-to-error bound) is raised
 export SOAK_PROFILE=short SOAK_TIMEOUT=20
+# the faults placed at random around reconnects and promotes: ten seeds
+export GENSOAK_SEEDS=10
 rc=0
 make -C "$src" -j"$jobs" check-sanitize || rc=1
 [[ $rc == 0 ]] || cat "$src/test-suite.log"
