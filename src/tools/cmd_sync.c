@@ -29,8 +29,8 @@
 static int run_sync(const struct cli_args *a);
 
 static const struct cli_opt Opts[] = {
-	{ "strict", 0, NULL, "copy every differing byte, libpmemobj's "
-		"run-time state too" },
+	{ "strict", 0, NULL, "copy every differing byte, those libpmemobj "
+		"never persists too" },
 	CLI_OPT_END,
 };
 
@@ -356,8 +356,9 @@ run(struct sync *s)
 	}
 	s->base = s->m.pool->attr;
 	memcpy(s->uuids[0], s->base.uuid, sizeof(s->uuids[0]));
-	if (!s->strict)
-		s->nskip = pmemobj_skip_list(&s->base, s->size, &s->skip);
+	if (!s->strict && pmemobj_skip_list(&s->base, s->m.pool->addr,
+			s->size, &s->skip, &s->nskip))
+		return sync_fail(s, 0, "%s", strerror(ENOMEM));
 	int ret = classify(s, s->m.pool->addr, &s->base);
 	if (!ret)
 		ret = plan_uuids(s);
@@ -428,6 +429,7 @@ run_sync(const struct cli_args *a)
 	for (unsigned i = 0; s.done && i < s.n; i++)
 		free(s.done[i]);
 	free(s.done);
+	free(s.skip);
 	free(s.generated);
 	free(s.uuids);
 	free(s.rem);

@@ -3,6 +3,7 @@
  * cmd_verify.c -- rpmem verify: compare every remote replica with the
  * master, by hashes computed on each side, and name what differs
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +16,8 @@ static int run(const struct cli_args *a);
 
 static const struct cli_opt Opts[] = {
 	CLI_OPT_JSON,
-	{ "strict", 0, NULL, "compare every byte, libpmemobj's run-time "
-		"state too" },
+	{ "strict", 0, NULL, "compare every byte, those libpmemobj never "
+		"persists too" },
 	CLI_OPT_END,
 };
 
@@ -26,11 +27,13 @@ const struct cli_cmd cmd_verify = {
 	.desc =
 	"Compare every remote replica of POOLSET with the master, by hashes\n"
 	"each side computes next to its data, and name the ranges that\n"
-	"differ.  In a libpmemobj pool the run-time state libpmemobj never\n"
-	"makes durable (584 bytes of its pool descriptor) is skipped, and the\n"
-	"report says so.  Exit status 0 when every replica equals the master,\n"
-	"3 when one differs or cannot be compared, 1 when nothing could be\n"
-	"verified.\n",
+	"differ.  In a libpmemobj pool the bytes libpmemobj writes and never\n"
+	"makes durable are skipped, found from the master's pool descriptor,\n"
+	"lanes and heap headers (its run-time state, huge blocks' footers,\n"
+	"its index of free blocks kept in free space, a second undo log's\n"
+	"counter), and the report says so.  Exit status 0 when every replica\n"
+	"equals the master, 3 when one differs or cannot be compared, 1 when\n"
+	"nothing could be verified.\n",
 	.opts = Opts,
 	.run = run,
 };
@@ -58,7 +61,7 @@ struct report {
 	size_t size, off, len;
 	struct master m;
 	bool strict;		/* --strict: nothing is skipped */
-	const struct replica_skip *skip;	/* left out of the comparison */
+	struct replica_skip *skip;	/* left out of the comparison */
 	size_t nskip;
 	unsigned mhdr;		/* master's links that do not close the ring */
 	struct verdict *v;	/* v[r] for remote replica r; v[0] unused */
@@ -309,9 +312,14 @@ run(const struct cli_args *a)
 	}
 	ret = 0;
 	if (rp.m.state == REPLICA_OK) {
-		if (!rp.strict)
-			rp.nskip = pmemobj_skip_list(&rp.m.pool->attr, rp.size,
-				&rp.skip);
+		if (!rp.strict && pmemobj_skip_list(&rp.m.pool->attr,
+				rp.m.pool->addr, rp.size, &rp.skip,
+				&rp.nskip)) {
+			fprintf(stderr, "rpmem: %s: %s\n", rp.path,
+				strerror(ENOMEM));
+			ret = 1;
+			goto close;
+		}
 		for (unsigned i = 1; i < rp.set->nreplicas; i++) {
 			verify_remote(&rp, i);
 			if (!rp.v[i].compared || rp.v[i].hdr ||
@@ -331,12 +339,14 @@ run(const struct cli_args *a)
 		print_json(&rp, ret);
 	else
 		print_text(&rp);
+close:
 	if (replica_master_close(&rp.m)) {
 		fprintf(stderr, "rpmem: %s: closing the master failed\n",
 			rp.path);
 		ret = 1;
 	}
 out:
+	free(rp.skip);
 	free(rp.v);
 	poolset_free(rp.set);
 	return ret;

@@ -165,9 +165,10 @@ struct replica_diff {
 /*
  * replica_diff_run -- hash REPLICA_CHUNK pieces on both sides, then the
  * REPLICA_BLOCK blocks of each piece that differs; report differing
- * blocks as ranges.  Both grids start at d->off; the skipped ranges are
- * never hashed, so a block next to one is compared without it (and the
- * last block of the area may be shorter).
+ * blocks as ranges.  Both grids start at d->off (the last block of the
+ * area may be shorter).  A differing block that holds skipped bytes is
+ * compared again in the pieces between them, and only the differing
+ * pieces are reported: a skipped byte never is, a byte next to one is.
  * 0, or -1 with d->msg (a callback's non-zero return is passed back).
  */
 int replica_diff_run(struct replica_diff *d);

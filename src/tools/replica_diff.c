@@ -23,7 +23,19 @@ replica_skip_bytes(const struct replica_skip *skip, size_t n)
 	return sum;
 }
 
-/* replica_skip_print -- what is left out, for people */
+#define SKIP_KINDS 8	/* kinds of skipped range a report tells apart */
+
+/* the ranges of one kind (one `what`) */
+struct skip_kind {
+	const char *what;
+	size_t count, bytes, first;	/* first: index of its first range */
+};
+
+/*
+ * replica_skip_print -- what is left out, for people: a line per kind
+ * (ranges of one `what`, the first SKIP_KINDS kinds; a line per range
+ * beyond), the range itself when the kind has only one
+ */
 void
 replica_skip_print(const struct replica_skip *skip, size_t n,
 		const char *note)
@@ -32,9 +44,33 @@ replica_skip_print(const struct replica_skip *skip, size_t n,
 		return;
 	printf("skipped %zu bytes (%s):\n", replica_skip_bytes(skip, n),
 		note);
-	for (size_t k = 0; k < n; k++)
-		printf("  offset 0x%zx length 0x%zx: %s\n", skip[k].off,
-			skip[k].len, skip[k].what);
+	struct skip_kind kind[SKIP_KINDS];
+	size_t nkinds = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < nkinds && kind[k].what != skip[i].what)
+			k++;
+		if (k == SKIP_KINDS) {
+			printf("  offset 0x%zx length 0x%zx: %s\n", skip[i].off,
+				skip[i].len, skip[i].what);
+			continue;
+		}
+		if (k == nkinds)
+			kind[nkinds++] = (struct skip_kind){ skip[i].what, 0, 0,
+				i };
+		kind[k].count++;
+		kind[k].bytes += skip[i].len;
+	}
+	for (size_t k = 0; k < nkinds; k++) {
+		const struct replica_skip *f = &skip[kind[k].first];
+		if (kind[k].count == 1)
+			printf("  offset 0x%zx length 0x%zx: %s\n", f->off,
+				f->len, f->what);
+		else
+			printf("  %zu ranges, %zu bytes, the first at 0x%zx: "
+				"%s\n", kind[k].count, kind[k].bytes, f->off,
+				f->what);
+	}
 }
 
 /* diff_emit -- extend the pending range by a piece, or flush it */
@@ -68,8 +104,8 @@ diff_fail(struct replica_diff *d, size_t off, size_t len)
 /*
  * The pieces one pass hashes: [b, e) cut by a grid of `cell` bytes that
  * starts at the area's offset, so pieces are whole cells except where
- * [b, e) begins or ends between two grid lines (next to a skipped range,
- * or at the end of the pool).
+ * [b, e) begins or ends between two grid lines (at the end of the pool,
+ * or of a batch).
  */
 struct cells {
 	size_t b, e, cell;
@@ -166,26 +202,79 @@ struct diff_run {
 	size_t poff, plen;
 };
 
+/* skip_first -- the first skipped range that ends after `at` */
+static size_t
+skip_first(const struct replica_diff *d, size_t at)
+{
+	size_t lo = 0, hi = d->nskip;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->skip[mid].off + d->skip[mid].len > at)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * diff_pieces -- third pass over a differing block [b, e) that holds
+ * skipped bytes: each piece between them hashed on both sides, the
+ * differing ones handed to diff_emit
+ */
+static int
+diff_pieces(struct diff_run *dr, size_t b, size_t e)
+{
+	struct replica_diff *d = dr->d;
+	size_t k = skip_first(d, b);
+	for (size_t at = b; at < e; ) {
+		if (k < d->nskip && d->skip[k].off <= at) {
+			at = d->skip[k].off + d->skip[k].len;
+			k++;
+			continue;
+		}
+		size_t pe = k < d->nskip && d->skip[k].off < e ?
+			d->skip[k].off : e;
+		uint64_t here = hash64(d->base + at, pe - at), there;
+		if (rpmem_hash(d->rpp, at, pe - at, pe - at, &there))
+			return diff_fail(d, at, pe - at);
+		if (here != there) {
+			int ret = diff_emit(d, &dr->poff, &dr->plen, at,
+				pe - at);
+			if (ret)
+				return ret;
+		}
+		at = pe;
+	}
+	return 0;
+}
+
 /*
  * diff_blocks -- second pass over the differing chunks [b, e): block
- * hashes on both sides, differing pieces handed to diff_emit
+ * hashes on both sides; a differing block is handed to diff_emit, or,
+ * when it holds skipped bytes, compared again without them
  */
 static int
 diff_blocks(struct diff_run *dr, size_t b, size_t e)
 {
-	struct cells c = cells_of(dr->d, b, e, REPLICA_BLOCK);
-	int ret = hash_both(dr->d, &c, dr->lb, dr->rb);
+	struct replica_diff *d = dr->d;
+	struct cells c = cells_of(d, b, e, REPLICA_BLOCK);
+	int ret = hash_both(d, &c, dr->lb, dr->rb);
 	for (size_t j = 0; !ret && j < c.n; j++) {
 		if (dr->lb[j] == dr->rb[j])
 			continue;
-		size_t off = cell_start(&c, j);
-		ret = diff_emit(dr->d, &dr->poff, &dr->plen, off,
-			cell_end(&c, j) - off);
+		size_t off = cell_start(&c, j), end = cell_end(&c, j);
+		size_t k = skip_first(d, off);
+		if (k < d->nskip && d->skip[k].off < end)
+			ret = diff_pieces(dr, off, end);
+		else
+			ret = diff_emit(d, &dr->poff, &dr->plen, off,
+				end - off);
 	}
 	return ret;
 }
 
-/* diff_segment -- compare [s, e), which holds no skipped byte */
+/* diff_segment -- compare [s, e), skipped bytes in it hashed too */
 static int
 diff_segment(struct diff_run *dr, size_t s, size_t e)
 {
@@ -219,7 +308,11 @@ diff_segment(struct diff_run *dr, size_t s, size_t e)
 	return 0;
 }
 
-/* replica_diff_run -- compare the area but the skipped ranges */
+/*
+ * replica_diff_run -- compare the area but the skipped ranges: chunks
+ * and blocks are hashed whole, so a skipped range costs a request only
+ * where a block that holds one differs
+ */
 int
 replica_diff_run(struct replica_diff *d)
 {
@@ -236,17 +329,7 @@ replica_diff_run(struct replica_diff *d)
 		snprintf(d->msg, sizeof(d->msg), "%s", strerror(ENOMEM));
 		goto out;
 	}
-	size_t end = d->off + d->len, s = d->off;
-	ret = 0;
-	for (size_t k = 0; !ret && k <= d->nskip; k++) {
-		/* the bytes before skipped range k, or after the last one */
-		size_t e = k < d->nskip ? d->skip[k].off : end;
-		e = e < s ? s : e > end ? end : e;
-		ret = diff_segment(&dr, s, e);
-		if (k < d->nskip && d->skip[k].off + d->skip[k].len > s)
-			s = d->skip[k].off + d->skip[k].len;
-		s = s > end ? end : s;
-	}
+	ret = diff_segment(&dr, d->off, d->off + d->len);
 	if (!ret && dr.plen)
 		ret = d->range(dr.poff, dr.plen, d->arg);
 out:

@@ -20,7 +20,7 @@ struct sync {
 	size_t size, off, len;	/* pool size, data area */
 	bool nohdrs;
 	bool strict;		/* --strict: nothing is skipped */
-	const struct replica_skip *skip;	/* left out of comparisons */
+	struct replica_skip *skip;	/* left out of comparisons */
 	size_t nskip;
 	struct master m;
 	struct remote *rem;	/* rem[i] for i >= 1 */

@@ -285,10 +285,11 @@ app() {
 		RPMEM_LOG_FILE="$tmp/$who.log" "$@"
 }
 
-# diffs SET -- the ranges rpmem verify finds differing ("" when equal)
+# diffs SET -- the ranges rpmem verify finds differing ("" when equal;
+# the lines of what it skipped end with what lies there)
 diffs() {
-	app tx "$rpmem" verify "$1" 2>&1 | grep '^  offset' |
-		grep -v 'libpmemobj run-time state'
+	app tx "$rpmem" verify "$1" 2>&1 |
+		grep -E '^  offset 0x[0-9a-f]+ length 0x[0-9a-f]+$'
 }
 
 # poolset NAME -- a pool set NAME.set of txlog's size and its replica
