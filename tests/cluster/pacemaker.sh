@@ -11,7 +11,9 @@
 # RPMEM_ON_REPLICA_LOSS=fence and crm-fence-peer as its handler.  One
 # cluster for every scenario, in order (SCENARIOS= runs a prefix):
 #   agent  ocf-tester, and the monitor against a stopped, replica, master,
-#          outdated and fenced copy (a second clone, never started)
+#          outdated, fenced, discarded copy, and one older than what
+#          another node says its copy holds (a second clone, never
+#          started)
 #   p1     the master's node killed: the replica promoted, the
 #          application on it; figure: loss to its first commit
 #   p2     that node back: Unpromoted, resynced by difference while the
@@ -238,6 +240,28 @@ sc_agent() {
 		on n3 OCF_RESOURCE_INSTANCE=probe crm_attribute --promotion \
 			-G -q 2>/dev/null || echo none
 	}
+	# unsaid NODE ATTR -- NODE's transient ATTR is gone
+	unsaid() {
+		! crm n3 crm_attribute -N "$1" -l reboot -n "$2" -G -q \
+			>/dev/null 2>&1
+	}
+	# newer NODE [gone] -- NODE says (a transient attribute, as its
+	# agent would) that its copy holds a generation the probe's current
+	# is in the past of; with `gone`, says nothing again
+	newer() {
+		local a="rpmem-gen-probe-clone" cur
+		if [[ ${2:-} == gone ]]; then
+			crm n3 crm_attribute -N "$1" -l reboot -n "$a" -D &&
+				cluster_wait 10 unsaid "$1" "$a"
+			return
+		fi
+		cur=$(on n3 "$rpmem" status --json /srv/psd/probe.set | jq -r \
+			'.sets[0].generations.identifiers.current')
+		crm n3 crm_attribute -N "$1" -l reboot -n "$a" \
+			-v "f00df00df00df00d:$cur" &&
+			cluster_wait 10 crm n3 crm_attribute -N "$1" -l reboot \
+				-n "$a" -G -q
+	}
 	# each row: what monitor must answer, the score, after the step
 	local -a rows=(
 		"7|none|true"				# stopped
@@ -249,6 +273,9 @@ sc_agent() {
 		"0|100|fence n3 'rpmem_fence_remove probe-clone n3'"
 		"0|none|fence n3 'rpmem_fence_place probe-clone n1'"
 		"0|100|fence n3 'rpmem_fence_remove probe-clone n1'"
+		"0|none|newer n1"			# n1's copy wrote since
+		"0|100|newer n1 gone"
+		"0|none|on n3 \"\$rpmem\" discard /srv/psd/probe.set"
 		"7|none|agent stop"
 	)
 	local row want_rc want_score step got
@@ -269,7 +296,7 @@ sc_agent() {
 	agent stop
 	crm n3 cibadmin -D -o resources --xpath "//clone[@id='probe-clone']" \
 		>/dev/null 2>&1
-	echo "--- ok: the agent's monitor: stopped 7, replica 0, master 8, outdated and fenced unpromotable"
+	echo "--- ok: the agent's monitor: stopped 7, replica 0, master 8; outdated, fenced, older than another node's copy and discarded unpromotable"
 }
 
 # sc_p1 -- the master's node killed: the replica takes over by itself
