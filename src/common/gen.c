@@ -37,6 +37,23 @@ gen_refused(enum gen_verdict v)
 	return v != GEN_SAME && v != GEN_BITMAP && v != GEN_COMPARE;
 }
 
+/* gen_same -- field by field: the structs have padding */
+bool
+gen_same(const struct gen *a, const struct gen *b)
+{
+	if (a->id != b->id || a->current != b->current ||
+			a->target != b->target || a->master != b->master ||
+			a->discarded != b->discarded || a->npeers != b->npeers ||
+			memcmp(a->history, b->history, sizeof(a->history)))
+		return false;
+	for (unsigned i = 0; i < a->npeers && i < GEN_PEERS; i++)
+		if (a->peers[i].id != b->peers[i].id ||
+				a->peers[i].bitmap != b->peers[i].bitmap ||
+				a->peers[i].open != b->peers[i].open)
+			return false;
+	return true;
+}
+
 /* gen_peer_find -- the entry of peer `id`, or NULL */
 const struct gen_peer *
 gen_peer_find(const struct gen *g, uint64_t id)

@@ -98,6 +98,9 @@ const char *gen_verdict_name(enum gen_verdict v);
 void gen_decide(const struct gen *m, const struct gen *r, bool ranges,
 		struct gen_decision *d);
 
+/* gen_same -- do two sets of identifiers say the same, field by field? */
+bool gen_same(const struct gen *a, const struct gen *b);
+
 /* gen_peer_find -- the entry of peer `id`, or NULL */
 const struct gen_peer *gen_peer_find(const struct gen *g, uint64_t id);
 

@@ -143,7 +143,7 @@ change(RPMEMpool *rpp, int (*fn)(struct gen *g, uint64_t peer),
 	bool made = !r && f.updated == 0;
 	if (!r && fn)
 		r = fn(&f.g, peer);
-	if (!r && (made || memcmp(&was, &f.g, sizeof(was)))) {
+	if (!r && (made || !gen_same(&was, &f.g))) {
 		f.part = mg->part;
 		r = gen_file_write(mg->path, &f);
 		if (r)

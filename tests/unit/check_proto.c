@@ -164,13 +164,13 @@ START_TEST(test_gen_round_trip)
 	ck_assert_int_eq(proto_req_decode(buf, (size_t)n, &out), 0);
 	ck_assert_uint_eq(out.gen_op, in.gen_op);
 	ck_assert_uint_eq(out.gen_flags, in.gen_flags);
-	ck_assert(memcmp(&out.gen, &in.gen, sizeof(in.gen)) == 0);
+	ck_assert(gen_same(&out.gen, &in.gen));
 	sample_resp(&rin, PROTO_MSG_GEN_RESP, false);
 	n = proto_resp_encode(&rin, buf, sizeof(buf));
 	ck_assert_int_eq(n, PROTO_GEN_RESP_SIZE);
 	ck_assert_int_eq(proto_resp_decode(buf, (size_t)n,
 		PROTO_MSG_GEN_RESP, &rout), 0);
-	ck_assert(memcmp(&rout.gen, &rin.gen, sizeof(rin.gen)) == 0);
+	ck_assert(gen_same(&rout.gen, &rin.gen));
 }
 END_TEST
 
