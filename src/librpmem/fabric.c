@@ -77,7 +77,7 @@ open_answer(struct fabric *f, struct lane *l, struct op *op, size_t len,
 			"authentication (altered, forged, replayed, reordered, "
 			"or one before it dropped): connection dropped",
 			(unsigned)(l - f->lanes), (unsigned long long)l->rx.seq);
-		return EBADMSG;
+		return -EBADMSG;
 	}
 	if (!encrypted && e->len)
 		memcpy(e->dst, body + hdr, e->len);
@@ -97,7 +97,7 @@ answered(struct fabric *f, struct lane *l, struct op *op, size_t len)
 		if (r)
 			return r;
 	} else if (len < sizeof(struct lane_resp)) {
-		return EPROTO;
+		return -EPROTO;
 	}
 	const struct lane_resp *resp =
 		(void *)((char *)op->buf + LANE_HDR_OFF);
@@ -108,7 +108,7 @@ answered(struct fabric *f, struct lane *l, struct op *op, size_t len)
 	if (f->pmdk && resp->lane != (uint32_t)(l - f->lanes)) {
 		log_err("lane %u: PMDK's rpmemd answered for lane %u",
 			(unsigned)(l - f->lanes), resp->lane);
-		return EPROTO;
+		return -EPROTO;
 	}
 	int *status = e->dst ? &l->rstatus : &l->status;
 	if (!f->pmdk && resp->status && !*status)
@@ -117,7 +117,7 @@ answered(struct fabric *f, struct lane *l, struct op *op, size_t len)
 		l->reads--;
 	l->ehead = (l->ehead + 1) % LANE_SLOTS;
 	l->inflight--;
-	return fabric_post_recv(f, l, op) ? ECONNRESET : 0;
+	return fabric_post_recv(f, l, op) ? -ECONNRESET : 0;
 }
 
 /* complete -- account one completion of this lane */
@@ -134,7 +134,7 @@ complete(struct fabric *f, struct lane *l, struct op *op, size_t len)
 	case OP_RECV:
 		return answered(f, l, op, len);
 	}
-	return EPROTO;
+	return -EPROTO;
 }
 
 /*
@@ -151,12 +151,12 @@ progress(struct fabric *f, struct lane *l, long long deadline)
 	while (n == -FI_EAGAIN) {
 		int err = fabric_error(f);
 		if (err)
-			return err;
+			return -err;
 		long long left = deadline - clock_ms();
 		if (left <= 0) {
 			/* the call says why; later ones see a dropped link */
 			fabric_break(f, ECONNRESET);
-			return ETIMEDOUT;
+			return -ETIMEDOUT;
 		}
 		n = fi_cq_sread(l->cq, ent, CQ_BATCH, NULL,
 			left < SLICE_MS ? (int)left : SLICE_MS);
@@ -170,20 +170,20 @@ progress(struct fabric *f, struct lane *l, long long deadline)
 		(void) fi_cq_readerr(l->cq, &e, 0);
 		log_err("lane operation failed: %s", fi_strerror(e.err));
 		fabric_break(f, ECONNRESET);
-		return ECONNRESET;
+		return -ECONNRESET;
 	}
 	if (n < 0) {
 		fabric_break(f, ECONNRESET);
-		return ECONNRESET;
+		return -ECONNRESET;
 	}
 	for (ssize_t i = 0; i < n; i++) {
 		int r = complete(f, l, ent[i].op_context, ent[i].len);
 		if (r) {
-			fabric_break(f, r);
+			fabric_break(f, -r);
 			return r;
 		}
 	}
-	return fabric_error(f);
+	return -fabric_error(f);
 }
 
 /* wait_slot -- until `op` is free and the peer has room for a message */
@@ -206,7 +206,7 @@ wait_slot(struct fabric *f, struct lane *l, struct op *op)
 	while ((_r = (call)) == -FI_EAGAIN) { \
 		int _e = progress((f), (l), _dl); \
 		if (_e) { \
-			_r = -_e; \
+			_r = _e; \
 			break; \
 		} \
 	} \
@@ -239,7 +239,7 @@ post_send(struct fabric *f, struct lane *l, struct op *op, size_t hlen,
 			log_err("lane %u: sealing a message: %s",
 				(unsigned)(l - f->lanes), strerror(-r));
 			fabric_break(f, EIO);
-			return EIO;
+			return -EIO;
 		}
 		iov[0].iov_base = op->buf;
 		iov[0].iov_len = LANESEC_TAG_LEN + hlen + (encrypt ? dlen : 0);
@@ -254,7 +254,7 @@ post_send(struct fabric *f, struct lane *l, struct op *op, size_t hlen,
 	ssize_t s = RETRY(f, l, fi_sendmsg(l->ep, &msg, FI_COMPLETION));
 	if (s) {
 		fabric_break(f, ECONNRESET);
-		return ECONNRESET;
+		return -ECONNRESET;
 	}
 	op->busy = true;
 	l->expect[(l->ehead + l->inflight) % LANE_SLOTS] =
@@ -378,7 +378,7 @@ rma(struct fabric *f, struct lane *l, bool write, void *buf, void *desc,
 			RETRY(f, l, fi_readmsg(l->ep, &msg, FI_COMPLETION));
 		if (r) {
 			fabric_break(f, ECONNRESET);
-			return ECONNRESET;
+			return -ECONNRESET;
 		}
 		if (!write)
 			l->reads++;
@@ -421,7 +421,7 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 	struct lane *l = &f->lanes[lane];
 	int r = fabric_error(f);
 	if (r)
-		return r;
+		return -r;
 	/*
 	 * With PMDK's rpmemd a deep persist, and over sockets a strict one
 	 * over its inline buffer, is an RMA write and a persist of what it
@@ -500,7 +500,7 @@ fabric_drain(struct fabric *f, unsigned lane)
 	}
 	r = l->status;
 	l->status = 0;
-	return r;
+	return -r;
 }
 
 /*
@@ -534,7 +534,7 @@ read_rma(struct fabric *f, struct lane *l, void *buf, size_t off,
 		int r = fi_mr_reg(f->domain, buf, len, FI_READ, 0,
 			atomic_fetch_add(&Read_key, 1), 0, mr, NULL);
 		if (r)
-			return fab_errno(r);
+			return -fab_errno(r);
 		desc = fi_mr_desc(*mr);
 	}
 	return rma(f, l, false, buf, desc, off, len, &l->read);
@@ -548,7 +548,7 @@ fabric_read(struct fabric *f, unsigned lane, void *buf, size_t off,
 	struct lane *l = &f->lanes[lane];
 	int r = fabric_error(f);
 	if (r)
-		return r;
+		return -r;
 	struct fid_mr *mr = NULL;
 	l->rstatus = 0;
 	r = f->policy != LANESEC_NONE ? read_sealed(f, l, buf, off, len) :
@@ -558,5 +558,5 @@ fabric_read(struct fabric *f, unsigned lane, void *buf, size_t off,
 		r = progress(f, l, deadline);
 	if (mr)
 		fi_close(&mr->fid);
-	return r ? r : l->rstatus;
+	return r ? r : -l->rstatus;
 }

@@ -72,23 +72,29 @@ int fabric_connect(const struct fabric_attr *attr, struct fabric **fab);
 /*
  * fabric_flush -- start making [off, off + len) durable on `lane`:
  * relaxed sends the bytes by RMA write where allowed, otherwise inline
- * for rpmemd to store 8 bytes at a time.  Returns 0 or a positive errno
- * (EBADMSG: an answer failed authentication).
+ * for rpmemd to store 8 bytes at a time.  Returns 0 or -errno
+ * (-EBADMSG: an answer failed authentication).
  */
 int fabric_flush(struct fabric *fab, unsigned lane, size_t off, size_t len,
 		bool relaxed, bool deep);
 
-/* fabric_drain -- wait for every flush on `lane`; first error wins */
+/*
+ * fabric_drain -- wait for every flush on `lane`; 0, or -errno (the
+ * first error wins: a lost connection, or rpmemd's status)
+ */
 int fabric_drain(struct fabric *fab, unsigned lane);
 
-/* fabric_read -- remote bytes into buf: RMA read, or sealed READs */
+/* fabric_read -- remote bytes into buf: RMA read, or sealed READs; -errno */
 int fabric_read(struct fabric *fab, unsigned lane, void *buf, size_t off,
 		size_t len);
 
-/* fabric_break -- make `err` sticky and wake every waiting lane */
+/*
+ * fabric_break -- make `err` (an errno value) sticky and wake every
+ * waiting lane
+ */
 void fabric_break(struct fabric *fab, int err);
 
-/* fabric_error -- the sticky errno of a broken connection, or 0 */
+/* fabric_error -- the sticky errno value of a broken connection, or 0 */
 int fabric_error(const struct fabric *fab);
 
 /* fabric_close -- shut lanes down, stop the monitor, free */

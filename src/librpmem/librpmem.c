@@ -270,7 +270,7 @@ lane_hold(RPMEMpool *rpp, unsigned lane)
 	}
 }
 
-/* fabric_op -- one data call on session lane i */
+/* fabric_op -- one data call on session lane i; 0 or -errno */
 static int
 fabric_op(RPMEMpool *rpp, unsigned i, enum repl_op op, size_t off,
 		size_t len, unsigned flags, void *buf)
@@ -303,7 +303,7 @@ fabric_op(RPMEMpool *rpp, unsigned i, enum repl_op op, size_t off,
 	case REPL_READ:
 		return fabric_read(rpp->fab, i, buf, off, len);
 	}
-	return EINVAL;
+	return -EINVAL;
 }
 
 /*
@@ -331,8 +331,8 @@ data_call(RPMEMpool *rpp, enum repl_op op, const char *what, unsigned lane,
 		if (!r)
 			return 0;
 		if (!sticky)
-			return refused(rpp, r, what, off, len, lane);
-		if (repl_lost(rpp, r, sticky, what, lane))
+			return refused(rpp, -r, what, off, len, lane);
+		if (repl_lost(rpp, -r, sticky, what, lane))
 			return -1;
 	}
 }
@@ -440,9 +440,9 @@ rpmem_remove(const char *target, const char *pool_set, int flags)
 		strcat(args, " --pool-set");
 
 	char msg[ERRMSG_MAX];
-	int err = ssh_run(&t, args, Env.timeout_ms, "removing", pool_set, msg,
+	int r = ssh_run(&t, args, Env.timeout_ms, "removing", pool_set, msg,
 		sizeof(msg));
-	return err ? fail(err, "%s", msg) : 0;
+	return r ? fail(-r, "%s", msg) : 0;
 }
 
 /*
@@ -474,9 +474,9 @@ rpmem_outdate_remote(const char *target, const char *pool_set,
 	if (ssh_shell_quote(args, sizeof(args), master_host))
 		return fail(EINVAL, "master host name too long");
 	char msg[ERRMSG_MAX];
-	int err = ssh_run(&t, args, Env.timeout_ms, "marking outdated",
+	int r = ssh_run(&t, args, Env.timeout_ms, "marking outdated",
 		pool_set, msg, sizeof(msg));
-	return err ? fail(err, "%s", msg) : 0;
+	return r ? fail(-r, "%s", msg) : 0;
 }
 
 /*

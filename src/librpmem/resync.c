@@ -157,7 +157,7 @@ reconnect(RPMEMpool *rpp)
 
 /*
  * compare -- mark the chunks whose hashes differ from rpmemd's (the
- * bitmap was lost: the primary stopped while degraded); 0 or an errno
+ * ranges are not known); 0 or -errno
  */
 static int
 compare(RPMEMpool *rpp)
@@ -170,7 +170,7 @@ compare(RPMEMpool *rpp)
 	}
 	struct proto_resp *resp = malloc(sizeof(*resp));
 	uint64_t *mine = malloc(PROTO_HASH_MAX * sizeof(*mine));
-	int ret = resp && mine ? 0 : ENOMEM;
+	int ret = resp && mine ? 0 : -ENOMEM;
 	for (size_t off = from; !ret && off < rpp->pool_size; ) {
 		size_t n = rpp->pool_size - off;
 		if (n > HASH_CHUNK * PROTO_HASH_MAX)
@@ -182,7 +182,7 @@ compare(RPMEMpool *rpp)
 		int r = obc_call(rpp->ssh, &req, resp, Env.timeout_ms);
 		if (r || resp->status ||
 				resp->nhashes != proto_hash_count(n, HASH_CHUNK)) {
-			ret = r ? -r : EPROTO;
+			ret = r ? r : -EPROTO;
 			break;
 		}
 		hash64_chunks((char *)rpp->pool_addr + off, n, HASH_CHUNK,
@@ -198,7 +198,7 @@ compare(RPMEMpool *rpp)
 	return ret;
 }
 
-/* copy -- make [off, off + len) of the local pool durable there */
+/* copy -- make [off, off + len) of the local pool durable there; -errno */
 static int
 copy(RPMEMpool *rpp, size_t off, size_t len)
 {
@@ -330,7 +330,7 @@ finish(RPMEMpool *rpp, size_t *done)
 	}
 	lanes_release_all(rpp);
 	pthread_mutex_unlock(&rp->mu);
-	return r ? lost(rpp, r < 0 ? -r : r, "resync") : 0;
+	return r ? lost(rpp, -r, "resync") : 0;
 }
 
 /*
@@ -344,7 +344,7 @@ resync(RPMEMpool *rpp)
 	if (!rp->ranges_known) {
 		int r = compare(rpp);
 		if (r)
-			return lost(rpp, r, "comparing hashes");
+			return lost(rpp, -r, "comparing hashes");
 		rp->ranges_known = true;
 	}
 	long long start = clock_ms();
@@ -365,7 +365,7 @@ resync(RPMEMpool *rpp)
 			int r = copy(rpp, off, len);
 			if (r) {
 				oos_mark(&rp->oos, off, len);
-				return lost(rpp, r, "resync");
+				return lost(rpp, -r, "resync");
 			}
 			done += len;
 			progress(rpp, done, start, false);

@@ -461,7 +461,7 @@ ssh_close(struct ssh *ssh, int timeout_ms, char *lasterr, size_t len)
 	return ret;
 }
 
-/* ssh_run -- run `args` on `t` to its end; 0, or an errno and `msg` */
+/* ssh_run -- run `args` on `t` to its end; 0, or -errno and `msg` */
 int
 ssh_run(const struct target *t, const char *args, int timeout_ms,
 		const char *doing, const char *set, char *msg, size_t len)
@@ -471,7 +471,7 @@ ssh_run(const struct target *t, const char *args, int timeout_ms,
 	if (r) {
 		snprintf(msg, len, "starting ssh to %s: %s", t->node,
 			strerror(-r));
-		return -r;
+		return r;
 	}
 	r = ssh_wait_eof(ssh, timeout_ms);
 	char last[1024];
@@ -479,17 +479,17 @@ ssh_run(const struct target *t, const char *args, int timeout_ms,
 	if (r == -EPROTO) {
 		snprintf(msg, len, "%s '%s' on %s: unexpected output", doing,
 			set, t->node);
-		return EPROTO;
+		return -EPROTO;
 	}
 	if (r) {
 		snprintf(msg, len, "%s '%s' on %s: %s", doing, set, t->node,
 			r == -ETIMEDOUT ? "timed out" : strerror(-r));
-		return -r;
+		return r;
 	}
 	if (status == 0)
 		return 0;
 	int err = status > 0 && status < 126 ? status : ECONNRESET;
 	snprintf(msg, len, "%s '%s' on %s failed: %s", doing, set, t->node,
 		*last ? last : strerror(err));
-	return err;
+	return -err;
 }

@@ -85,9 +85,9 @@ int ssh_close(struct ssh *ssh, int timeout_ms, char *lasterr, size_t len);
 /*
  * ssh_run -- run `args` on `t` to its end (ssh_open, ssh_wait_eof,
  * ssh_close), as rpmem_remove and rpmem_outdate_remote run rpmemd: 0
- * when it exits 0; otherwise the errno to report (its exit status,
- * which rpmemd makes an errno; 126, 127 and 255 come from the shell and
- * ssh: ECONNRESET) and in `msg` "DOING 'SET' on NODE: why" or "starting
+ * when it exits 0; otherwise -errno to report (its exit status, which
+ * rpmemd makes an errno; 126, 127 and 255 come from the shell and ssh:
+ * -ECONNRESET) and in `msg` "DOING 'SET' on NODE: why" or "starting
  * ssh to NODE: why"
  */
 int ssh_run(const struct target *t, const char *args, int timeout_ms,
