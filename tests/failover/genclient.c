@@ -56,6 +56,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <librpmem.h>
@@ -70,6 +71,15 @@
 static const char *Target, *Set;
 static size_t Size;
 static unsigned char *Pool;
+
+/* now_us -- CLOCK_MONOTONIC in microseconds */
+static long long
+now_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
 
 /* attrs -- the test attributes: a header rpmem promote accepts */
 static void
@@ -143,7 +153,7 @@ open_pool(void)
 {
 	unsigned nlanes = 4;
 	struct rpmem_pool_attr a;
-	long long t0 = tu_now_ms();
+	long long t0 = now_us();
 	RPMEMpool *rpp = rpmem_open(Target, Set, Pool, Size, &nlanes, &a);
 	if (!rpp) {
 		int err = errno;
@@ -151,19 +161,21 @@ open_pool(void)
 			rpmem_errormsg());
 		return NULL;
 	}
-	printf("opened in %lld ms\n", tu_now_ms() - t0);
+	printf("opened in %.2f ms\n", (double)(now_us() - t0) / 1000);
 	fflush(stdout);
 	return rpp;
 }
 
-/* close_pool -- rpmem_close; 0 or 1 */
+/* close_pool -- rpmem_close, timed; 0 or 1 */
 static int
 close_pool(RPMEMpool *rpp)
 {
+	long long t0 = now_us();
 	if (rpmem_close(rpp)) {
 		fprintf(stderr, "genclient: close: %s\n", rpmem_errormsg());
 		return 1;
 	}
+	printf("closed in %.2f ms\n", (double)(now_us() - t0) / 1000);
 	return 0;
 }
 
