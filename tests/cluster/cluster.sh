@@ -329,6 +329,7 @@ cluster_launch() {
 		--propagation private -- setsid \
 		"$CLUSTER_LIB_DIR/node-init.sh" "$node" \
 		"$(cluster_addr "$node")" "$nd" "$CLUSTER_DIR" \
+		"${top_srcdir:-}" "${top_builddir:-}" \
 		</dev/null >>"$nd/init.log" 2>&1 {go}>&- {ready}>&- &
 	launcher=$!
 	# no "Killed" report from bash when the node is powered off

@@ -6,8 +6,10 @@
 #
 # Usage (cluster.sh runs it in fresh namespaces, never by hand):
 #
-#   node-init.sh NAME ADDR NODEDIR DIR
+#   node-init.sh NAME ADDR NODEDIR DIR [KEEP...]
 #
+# DIR and every KEEP (the source and build trees) stay visible at their
+# own paths, also under /tmp or /dev/shm, which the node mounts afresh.
 # NODEDIR (under the cluster's DIR) holds what cluster.sh prepared:
 #   mounts    "bind|rbind SRC DST" lines, mounted in order before this
 #             node's tmpfs on /run, /dev/shm and /tmp hide anything
@@ -20,6 +22,8 @@
 set -uo pipefail
 
 name=$1 addr=$2 node=$3 dir=$4
+shift 4
+keep=("$dir" "$@")
 sshd_pid='' corosync_pid='' pcmk_pid=''
 
 # say -- one timestamped line in the node's init log
@@ -70,10 +74,10 @@ close_inherited() {
 }
 
 # own_mounts -- NODEDIR/mounts, then tmpfs of this node's own on /run,
-# /dev/shm (libqb's rings would clash between nodes) and /tmp, with DIR kept
-# visible at its own path
+# /dev/shm (libqb's rings would clash between nodes) and /tmp, with DIR
+# and every KEEP left visible at its own path
 own_mounts() {
-	local kind src dst held=
+	local kind src dst k o i=0 held=()
 	# first, while every source (an OCF overlay in /tmp, say) is visible
 	while read -r kind src dst; do
 		case $kind in
@@ -83,18 +87,28 @@ own_mounts() {
 		esac || return 1
 	done <"$node/mounts"
 	mount -t tmpfs -o mode=755 cluster-run /run || return 1
-	# DIR under /dev/shm or /tmp: held in our /run meanwhile
-	case $dir in
-	/dev/shm/* | /tmp/*)
-		held=/run/cluster-dir
-		mkdir "$held" && mount --rbind "$dir" "$held" || return 1 ;;
-	esac
+	# those under /dev/shm or /tmp: held in our /run meanwhile (one
+	# inside another goes with it)
+	for k in "${keep[@]}"; do
+		case $k in /dev/shm/* | /tmp/*) ;; *) continue ;; esac
+		for o in "${keep[@]}"; do
+			[[ $k != "$o" && $k == "$o"/* ]] && continue 2
+		done
+		for o in "${held[@]}"; do
+			[[ ${o#*:} == "$k" ]] && continue 2
+		done
+		mkdir "/run/cluster-keep.$i" &&
+			mount --rbind "$k" "/run/cluster-keep.$i" || return 1
+		held+=("$i:$k")
+		i=$((i + 1))
+	done
 	mount -t tmpfs -o mode=1777 cluster-shm /dev/shm &&
 		mount -t tmpfs -o mode=1777 cluster-tmp /tmp || return 1
-	if [[ -n $held ]]; then
-		mkdir -p "$dir" && mount --move "$held" "$dir" &&
-			rmdir "$held" || return 1
-	fi
+	for k in "${held[@]}"; do
+		mkdir -p "${k#*:}" &&
+			mount --move "/run/cluster-keep.${k%%:*}" "${k#*:}" &&
+			rmdir "/run/cluster-keep.${k%%:*}" || return 1
+	done
 	# what daemons expect in /run: pacemaker's state directory, sshd's
 	# privilege separation directory, agents' state
 	mkdir -m 750 /run/crm && chown hacluster:haclient /run/crm &&
