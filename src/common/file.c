@@ -13,9 +13,9 @@
 
 #include "file.h"
 
-/* dir_of -- the directory holding `path`, opened for fsync; -errno */
+/* fsync_dir -- make a rename or unlink in the directory of `path` durable */
 static int
-dir_of(const char *path)
+fsync_dir(const char *path)
 {
 	char dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
@@ -27,23 +27,52 @@ dir_of(const char *path)
 		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 :
 			(int)(slash - path), path);
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	int ret = fsync(fd) ? -errno : 0;
+	close(fd);
+	return ret;
 }
 
-/* write_all -- the whole buffer; 0 or -errno */
-static int
-write_all(int fd, const char *p, size_t len)
+/* file_tmp -- a new temporary file beside `path`, named in tmp */
+int
+file_tmp(const char *path, mode_t mode, char tmp[PATH_MAX])
 {
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
+	if (snprintf(tmp, PATH_MAX, "%s.XXXXXX", path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, mode)) {
+		int ret = -errno;
+		file_drop(fd, tmp);
+		return ret;
 	}
-	return 0;
+	return fd;
+}
+
+/* file_commit -- rename the temporary file over `path` */
+int
+file_commit(int fd, const char *tmp, const char *path, bool durable)
+{
+	int ret = durable && fsync(fd) ? -errno : 0;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret) {
+		(void) unlink(tmp);
+		return ret;
+	}
+	return durable ? fsync_dir(path) : 0;
+}
+
+/* file_drop -- close and remove the temporary file */
+void
+file_drop(int fd, const char *tmp)
+{
+	close(fd);
+	(void) unlink(tmp);
 }
 
 /* file_replace -- `path` holds exactly buf[0, len) afterwards */
@@ -51,33 +80,23 @@ int
 file_replace(const char *path, const void *buf, size_t len)
 {
 	char tmp[PATH_MAX];
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	int dfd = dir_of(path);
-	if (dfd < 0)
-		return dfd;
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	int ret = fd < 0 ? -errno : 0;
-	if (!ret) {
-		mode_t um = umask(0);
-		umask(um);
-		if (fchmod(fd, 0644 & ~um))
-			ret = -errno;
+	int fd = file_tmp(path, 0644, tmp);
+	if (fd < 0)
+		return fd;
+	const char *p = buf;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int ret = -errno;
+			file_drop(fd, tmp);
+			return ret;
+		}
+		p += n;
+		len -= (size_t)n;
 	}
-	if (!ret)
-		ret = write_all(fd, buf, len);
-	if (!ret && fsync(fd))
-		ret = -errno;
-	if (fd >= 0 && close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret && fd >= 0)
-		(void) unlink(tmp);
-	if (!ret && fsync(dfd))
-		ret = -errno;
-	close(dfd);
-	return ret;
+	return file_commit(fd, tmp, path, true);
 }
 
 /* file_slurp -- a small regular file, whole */
@@ -128,10 +147,5 @@ file_remove(const char *path)
 {
 	if (unlink(path))
 		return errno == ENOENT ? 0 : -errno;
-	int dfd = dir_of(path);
-	if (dfd < 0)
-		return dfd;
-	int ret = fsync(dfd) ? -errno : 0;
-	close(dfd);
-	return ret;
+	return fsync_dir(path);
 }

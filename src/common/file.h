@@ -7,12 +7,32 @@
 #ifndef RPMEM_FILE_H
 #define RPMEM_FILE_H 1
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * file_tmp -- a new temporary file beside `path` (its name in tmp) with
+ * exactly `mode` (no umask: a library must not change the process's),
+ * to be finished by file_commit or file_drop.  The fd, or -errno.
+ */
+int file_tmp(const char *path, mode_t mode, char tmp[PATH_MAX]);
+
+/*
+ * file_commit -- close the temporary file and rename it over `path`;
+ * with `durable` the file is fsync-ed before and the directory after.
+ * 0 or -errno; on failure `path` is untouched and tmp removed.
+ */
+int file_commit(int fd, const char *tmp, const char *path, bool durable);
+
+/* file_drop -- close and remove a temporary file that is not wanted */
+void file_drop(int fd, const char *tmp);
 
 /*
  * file_replace -- `path` holds exactly buf[0, len) afterwards: a
  * temporary file beside it written, fsync-ed, renamed over it, and the
- * directory fsync-ed; mode 0644 (less the umask).  0 or -errno; on
+ * directory fsync-ed; mode 0644.  0 or -errno; on
  * failure the old file is untouched and no temporary file is left.
  */
 int file_replace(const char *path, const void *buf, size_t len);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "rstate.h"
 
 #define RECORD_HEAD "rpmem-replica-state 1"
@@ -242,64 +243,32 @@ strings_fit(const struct field *t, size_t n, const void *base)
 	return true;
 }
 
-/* fsync_dir -- make a rename in the directory of `path` durable */
-static int
-fsync_dir(const char *path)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if ((size_t)(slash - path) >= sizeof(dir))
-		return -ENAMETOOLONG;
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 :
-			(int)(slash - path), path);
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	int ret = fsync(fd) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 /*
- * replace -- write `path` through a temporary file beside it and rename
- * it over; with `durable`, fsync the file before and the directory after
+ * replace -- write `path` through a temporary file beside it (mode 0600:
+ * records name pools and hosts) renamed over it; with `durable`, fsync
+ * the file before and the directory after
  */
 static int
 replace(const char *path, bool durable,
 		void (*fill)(struct wbuf *w, const void *arg), const void *arg)
 {
 	char tmp[PATH_MAX];
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
 	struct wbuf *w = malloc(sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w->err = 0;
 	w->n = 0;
-	w->fd = mkostemp(tmp, O_CLOEXEC);
-	int ret = w->fd < 0 ? -errno : 0;
-	if (ret)
-		goto err_open;
-	fill(w, arg);
-	wb_flush(w);
-	ret = w->err;
-	if (!ret && durable && fsync(w->fd))
-		ret = -errno;
-	if (close(w->fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		goto err_write;
-	free(w);
-	return durable ? fsync_dir(path) : 0;
-
-err_write:
-	unlink(tmp);
-err_open:
+	w->fd = file_tmp(path, 0600, tmp);
+	int ret = w->fd < 0 ? w->fd : 0;
+	if (!ret) {
+		fill(w, arg);
+		wb_flush(w);
+		ret = w->err;
+		if (ret)
+			file_drop(w->fd, tmp);
+		else
+			ret = file_commit(w->fd, tmp, path, durable);
+	}
 	free(w);
 	return ret;
 }
@@ -355,44 +324,12 @@ rstate_status_write(const char *path, const struct rstate_status *s)
 
 /* ------------------------------------------------------------ reading */
 
-/* slurp -- the whole file, at most `max` bytes, into *buf; -errno */
+/* slurp -- the whole file, at most `max` bytes; -EINVAL when larger */
 static int
 slurp(const char *path, size_t max, char **buf, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	struct stat st;
-	int ret = 0;
-	if (fstat(fd, &st))
-		ret = -errno;
-	else if (!S_ISREG(st.st_mode))
-		ret = -EINVAL;
-	else if ((uint64_t)st.st_size > max)
-		ret = -EINVAL;
-	char *b = ret ? NULL : malloc((size_t)st.st_size + 1);
-	if (!ret && !b)
-		ret = -ENOMEM;
-	size_t n = 0, cap = ret ? 0 : (size_t)st.st_size + 1;
-	while (!ret) {
-		ssize_t r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			ret = -errno;
-		else if (r == 0)
-			break;
-		else if ((n += (size_t)r) == cap)
-			ret = -EINVAL;	/* grew past its size: torn */
-	}
-	close(fd);
-	if (ret) {
-		free(b);
-		return ret;
-	}
-	*buf = b;
-	*len = n;
-	return 0;
+	int ret = file_slurp(path, max, buf, len);
+	return ret == -EFBIG ? -EINVAL : ret;
 }
 
 /* hexval -- a hex digit's value, or -1 */

@@ -15,6 +15,9 @@
 #   fo_replica_check PART SIZE LOG
 #                    every commit txlog logged in LOG is in a promoted
 #                    copy of the replica part file PART, none half applied
+#   state            the live state of the one open handle whose status
+#                    is in $tmp/state ("" when none)
+#   field KEY        a field of that status
 #   fo_end           the verdict: exit 1 after failures, else say so
 
 : "${me:?set me to the name of the script before sourcing common.sh}"
@@ -103,6 +106,19 @@ fo_replica_check() {
 		bad "the replica lacks a logged commit: $(<"$c/check.out")"
 	fi
 	rm -rf -- "$c"
+}
+
+# state -- the live state of the one open handle ("" when none)
+state() {
+	field state
+}
+
+# field KEY -- a field of the live status in $tmp/state
+field() {
+	local f
+	for f in "$tmp/state/run/"*.status; do
+		[[ -e $f ]] && awk -v k="$1" '$1 == k { print $2 }' "$f"
+	done
 }
 
 # fo_end -- exit 1 after failures; else print $1

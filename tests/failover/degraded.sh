@@ -79,22 +79,6 @@ kill_rpmemd() {
 	bad "rpmemd $pids did not go"
 }
 
-# state -- the live state of the one open handle ("" when none)
-state() {
-	local f
-	for f in "$tmp/state/run/"*.status; do
-		[[ -e $f ]] && awk '$1 == "state" { print $2 }' "$f"
-	done
-}
-
-# field NAME -- a field of the live status
-field() {
-	local f
-	for f in "$tmp/state/run/"*.status; do
-		[[ -e $f ]] && awk -v k="$1" '$1 == k { print $2 }' "$f"
-	done
-}
-
 # wait_state STATE SECONDS -- until the handle is in STATE
 wait_state() {
 	local want=$1 end=$((SECONDS + $2))

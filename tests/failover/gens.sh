@@ -38,8 +38,8 @@ set -uo pipefail
 me=gens.sh
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-gc=$top_builddir/tests/failover/genclient
-[[ -x $gc ]] || { echo "$me: $gc not built" >&2; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=gc.sh
+. "$(dirname "${BASH_SOURCE[0]}")/gc.sh"
 
 SIZE=$((32 << 20))
 MIB=$((1 << 20))
@@ -54,36 +54,9 @@ mkdir -p "$psd" "$tmp/parts"
 ours_cmd=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log")
 rpmemd_cmd=$ours_cmd
 
-# gc [VAR=VALUE...] CMD [ARG...] -- genclient as the master, output in
-# $tmp/gc.out; its status, also in rc
-gc() {
-	rc=0
-	(gc_exec "$@") >>"$tmp/gc.out" 2>&1 || rc=$?
-	return "$rc"
-}
-
-# gc_exec [VAR=VALUE...] CMD [ARG...] -- become genclient (so that the
-# pid of a background one is genclient's own)
-gc_exec() {
-	local vars=()
-	while [[ $1 == *=* ]]; do vars+=("$1"); shift; done
-	exec env LD_LIBRARY_PATH="$libs" RPMEM_CMD="$rpmemd_cmd" \
-		RPMEM_STATE_DIR="$tmp/state" RPMEM_LOG_LEVEL=notice \
-		RPMEM_LOG_FILE="$tmp/client.log" RPMEM_RECONNECT_MIN_MS=100 \
-		RPMEM_RECONNECT_MAX_MS=500 "${vars[@]}" \
-		"$gc" "$target" g.set "$SIZE" "$tmp/m.pool" "$@"
-}
-
-# gc_bg [VAR=VALUE...] CMD [ARG...] -- the same in the background (pid
-# in app_pid)
-gc_bg() {
-	(gc_exec "$@") >>"$tmp/gc.out" 2>&1 &
-	app_pid=$!
-}
-
 # fresh -- a new pool and replica, nothing recorded
 fresh() {
-	rm -rf -- "$tmp/state" "$tmp/m.pool"* "$tmp/parts"/* "$psd"/* \
+	rm -rf -- "$tmp/state" "$tmp/m.pool"* "$tmp/parts"/* "${psd:?}"/* \
 		"$tmp/gc.out" "$tmp/client.log" "$tmp/w"
 	mkdir -p "$tmp/state" "$tmp/w"
 	printf 'PMEMPOOLSET\n%s %s\n' "$SIZE" "$part" >"$psd/g.set"
@@ -104,22 +77,6 @@ equal() {
 	cmp -s -i 4096 "$tmp/m.pool" "$part" || bad "$1: the replica differs" \
 		"from the master: $(cmp -i 4096 "$tmp/m.pool" "$part" 2>&1 |
 		head -1)"
-}
-
-# state -- the live state of the open handle ("" when none)
-state() {
-	local f
-	for f in "$tmp/state/run/"*.status; do
-		[[ -e $f ]] && awk '$1 == "state" { print $2 }' "$f"
-	done
-}
-
-# field NAME -- a field of the live status
-field() {
-	local f
-	for f in "$tmp/state/run/"*.status; do
-		[[ -e $f ]] && awk -v k="$1" '$1 == k { print $2 }' "$f"
-	done
 }
 
 # wait_for TEST SECONDS WHAT -- until TEST (a command) succeeds, while

@@ -29,14 +29,15 @@ set -uo pipefail
 me=gensoak.sh
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-gc=$top_builddir/tests/failover/genclient
-[[ -x $gc ]] || { echo "$me: $gc not built" >&2; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=gc.sh
+. "$(dirname "${BASH_SOURCE[0]}")/gc.sh"
 
 SIZE=$((16 << 20))
 nseeds=${GENSOAK_SEEDS:-2}
 seed0=${GENSOAK_SEED:-$(((RANDOM << 15 | RANDOM) % 1000000))}
 # sanitized programs run slower: a stopped rpmemd is noticed after
 TIMEOUT=${GENSOAK_TIMEOUT:-2}
+gc_env=(RPMEM_TIMEOUT="$TIMEOUT" RPMEM_FREEZE_TIMEOUT=$((2 * TIMEOUT)))
 POLICIES=(continue fence-ok fence-refuse fail)
 EVENTS=(kill stop cut crash resync promote)
 fo_tmp
@@ -47,39 +48,19 @@ target=$HARNESS_TARGET
 psd=$tmp/psd
 part=$tmp/parts/g.0
 mkdir -p "$psd" "$tmp/parts"
-rcmd=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log")
+rpmemd_cmd=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log")
 # sshd passes no environment: the sanitizer leg's options go with it
 for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS IPATH_NO_BACKTRACE; do
-	[[ -z ${!v:-} ]] || rcmd="$v=$(printf '%q' "${!v}") $rcmd"
+	[[ -z ${!v:-} ]] || rpmemd_cmd="$v=$(printf '%q' "${!v}") $rpmemd_cmd"
 done
 handler=$tmp/fence-peer
 cat >"$handler" <<-EOF
 	#!/bin/sh
-	exec env RPMEM_SSH="$RPMEM_SSH" RPMEM_CMD="$rcmd" \
+	exec env RPMEM_SSH="$RPMEM_SSH" RPMEM_CMD="$rpmemd_cmd" \
 		LD_LIBRARY_PATH="$libs" "$rpmem" fence-peer
 EOF
 chmod +x "$handler"
 echo "$me: $nseeds seed(s) from $seed0 (GENSOAK_SEED=$seed0 replays them)"
-
-# gc [VAR=VALUE...] CMD [ARG...] -- genclient, its status in rc
-gc() {
-	rc=0
-	(gc_exec "$@") >>"$tmp/gc.out" 2>&1 || rc=$?
-	return "$rc"
-}
-
-# gc_exec [VAR=VALUE...] CMD [ARG...] -- become genclient (so that the
-# pid of a background one is genclient's own)
-gc_exec() {
-	local vars=()
-	while [[ $1 == *=* ]]; do vars+=("$1"); shift; done
-	exec env LD_LIBRARY_PATH="$libs" RPMEM_CMD="$rcmd" \
-		RPMEM_STATE_DIR="$tmp/state" RPMEM_LOG_LEVEL=notice \
-		RPMEM_LOG_FILE="$tmp/client.log" RPMEM_RECONNECT_MIN_MS=100 \
-		RPMEM_RECONNECT_MAX_MS=500 RPMEM_TIMEOUT="$TIMEOUT" \
-		RPMEM_FREEZE_TIMEOUT=$((2 * TIMEOUT)) "${vars[@]}" \
-		"$gc" "$target" g.set "$SIZE" "$tmp/m.pool" "$@"
-}
 
 # policy_env -- the client's environment for $policy
 policy_env() {
@@ -96,8 +77,7 @@ policy_env() {
 # start -- the soaking client in the background (app_pid)
 start() {
 	# shellcheck disable=SC2046 # the policy's words
-	(gc_exec $(policy_env) soak "$seed" "$tmp/w") >>"$tmp/gc.out" 2>&1 &
-	app_pid=$!
+	gc_bg $(policy_env) soak "$seed" "$tmp/w"
 }
 
 # running -- is the client still there?
@@ -112,14 +92,6 @@ reap() {
 		wait "$app_pid" 2>/dev/null
 		app_pid=
 	fi
-}
-
-# state -- the live state of the client's handle ("" when none)
-state() {
-	local f
-	for f in "$tmp/state/run/"*.status; do
-		[[ -e $f ]] && awk '$1 == "state" { print $2 }' "$f"
-	done
 }
 
 # gone PID SECONDS -- true once PID has ended within SECONDS
@@ -216,7 +188,7 @@ one_seed() {
 	RANDOM=$seed
 	policy=${POLICIES[RANDOM % ${#POLICIES[@]}]}
 	promoted=0
-	rm -rf -- "$tmp/state" "$tmp/m.pool"* "$tmp/parts"/* "$psd"/* \
+	rm -rf -- "$tmp/state" "$tmp/m.pool"* "$tmp/parts"/* "${psd:?}"/* \
 		"$tmp/w" "$tmp/gc.out" "$tmp/client.log"
 	mkdir -p "$tmp/state" "$tmp/w"
 	printf 'PMEMPOOLSET\n%s %s\n' "$SIZE" "$part" >"$psd/g.set"

@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
+# gc.sh -- genclient driven by gens.sh and gensoak.sh: the master is a
+# file ($tmp/m.pool) of $SIZE bytes replicated to g.set at $target by
+# $rpmemd_cmd, its records in $tmp/state, everything it says appended
+# to $tmp/gc.out.  Source it after common.sh; $gc_env (an array) adds
+# the script's own environment to every run.
+#
+#   gc [VAR=VALUE...] CMD [ARG...]     genclient; its status, also in rc
+#   gc_bg [VAR=VALUE...] CMD [ARG...]  the same in the background, its
+#                                      pid (genclient's own) in app_pid
+# shellcheck disable=SC2154 # me, tmp, libs, target: common.sh's, the script's
+# shellcheck disable=SC2034 # app_pid is common.sh's (killed at exit)
+
+gc=$top_builddir/tests/failover/genclient
+[[ -x $gc ]] || { echo "$me: $gc not built" >&2; exit 1; }
+gc_env=()
+
+# gc -- genclient in the foreground; its status in rc
+gc() {
+	rc=0
+	(gc_exec "$@") >>"$tmp/gc.out" 2>&1 || rc=$?
+	return "$rc"
+}
+
+# gc_bg -- genclient in the background; its pid in app_pid
+gc_bg() {
+	(gc_exec "$@") >>"$tmp/gc.out" 2>&1 &
+	app_pid=$!
+}
+
+# gc_exec -- become genclient (so that a background one's pid is its own)
+gc_exec() {
+	local vars=()
+	while [[ $1 == *=* ]]; do vars+=("$1"); shift; done
+	exec env LD_LIBRARY_PATH="$libs" RPMEM_CMD="$rpmemd_cmd" \
+		RPMEM_STATE_DIR="$tmp/state" RPMEM_LOG_LEVEL=notice \
+		RPMEM_LOG_FILE="$tmp/client.log" RPMEM_RECONNECT_MIN_MS=100 \
+		RPMEM_RECONNECT_MAX_MS=500 "${gc_env[@]}" "${vars[@]}" \
+		"$gc" "$target" g.set "$SIZE" "$tmp/m.pool" "$@"
+}
