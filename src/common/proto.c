@@ -233,6 +233,8 @@ static const unsigned short msg_base[] = {
 	[PROTO_MSG_OUTDATE_RESP] = PROTO_OUTDATE_RESP_SIZE,
 	[PROTO_MSG_GEN] = PROTO_GEN_SIZE,
 	[PROTO_MSG_GEN_RESP] = PROTO_GEN_RESP_SIZE,
+	[PROTO_MSG_BEAT] = PROTO_BEAT_SIZE,
+	[PROTO_MSG_BEAT_RESP] = PROTO_BEAT_RESP_SIZE,
 };
 
 /* base_size -- fixed part of a message of `type`; 0: no such type */
@@ -467,6 +469,8 @@ req_body_decode(const unsigned char *p, size_t len, struct proto_req *req)
 		return proto_outdate_get(p, req);
 	if (type == PROTO_MSG_GEN)
 		return proto_gen_get(p, req);
+	if (type == PROTO_MSG_BEAT)
+		return proto_beat_get(p, req);
 	return 0;
 }
 
@@ -633,6 +637,11 @@ proto_req_encode(const struct proto_req *req, void *buf, size_t len)
 	}
 	if (type == PROTO_MSG_GEN) {
 		int ret = proto_gen_put(p, req);
+		if (ret)
+			return ret;
+	}
+	if (type == PROTO_MSG_BEAT) {
+		int ret = proto_beat_put(p, req);
 		if (ret)
 			return ret;
 	}

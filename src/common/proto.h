@@ -19,7 +19,11 @@
  * both copies (gen.h), exchanged once the lanes are up and before the
  * master writes anything, and again when a resync ends; and CLOSE's
  * flag INSYNC: the master says the replica holds what it holds
- * (proto_gen.c).  All of it travels inside ssh.
+ * (proto_gen.c).  Minor 6 adds BEAT: the client asks rpmemd for a beat
+ * every interval; the answer is the first, and a bare BEAT_RESP follows
+ * every interval for the rest of the session, unasked, so that a client
+ * tells a stopped or hung rpmemd from an idle one (proto_ext.c).  All of
+ * it travels inside ssh.
  *
  * Decoders take (buf, len), check every field and never read past len.
  * They return 0 or -errno (-EPROTO for a malformed message, -EMSGSIZE for
@@ -46,7 +50,8 @@
 #define PROTO_MINOR_EXT 3	/* ours: extension blocks, tcp, lane security */
 #define PROTO_MINOR_OUTDATE 4	/* ours: OUTDATE */
 #define PROTO_MINOR_GEN 5	/* ours: GEN, CLOSE's INSYNC */
-#define PROTO_MINOR 5		/* the newest we speak */
+#define PROTO_MINOR_BEAT 6	/* ours: BEAT */
+#define PROTO_MINOR 6		/* the newest we speak */
 
 enum proto_msg_type {
 	PROTO_MSG_CREATE = 1,
@@ -65,6 +70,8 @@ enum proto_msg_type {
 	PROTO_MSG_OUTDATE_RESP = 14,	/* ours, minor 4 */
 	PROTO_MSG_GEN = 15,		/* ours, minor 5 */
 	PROTO_MSG_GEN_RESP = 16,	/* ours, minor 5 */
+	PROTO_MSG_BEAT = 17,		/* ours, minor 6 */
+	PROTO_MSG_BEAT_RESP = 18,	/* ours, minor 6: also unasked */
 };
 
 /* what a GEN asks (proto_gen.c) */
@@ -146,6 +153,10 @@ enum proto_pm {
 #define PROTO_GEN_BLOCK_SIZE 296	/* a copy's identifiers */
 #define PROTO_GEN_SIZE 316		/* hdr, op, flags, block */
 #define PROTO_GEN_RESP_SIZE 312		/* hdr, block */
+#define PROTO_BEAT_SIZE 16		/* hdr, interval */
+#define PROTO_BEAT_RESP_SIZE 16		/* the header alone */
+#define PROTO_BEAT_MIN_MS 10		/* BEAT's interval: bounds */
+#define PROTO_BEAT_MAX_MS 60000
 
 /* caps applied before anything is allocated or read */
 #define PROTO_DESC_MAX 4096		/* descriptor length incl. NUL */
@@ -211,6 +222,7 @@ struct proto_req {
 	uint32_t gen_op;			/* GEN: enum proto_gen_op */
 	uint32_t gen_flags;			/* GEN: PROTO_GEN_FLAG_* */
 	struct gen gen;				/* GEN: the master's */
+	uint32_t beat_ms;			/* BEAT: the interval */
 };
 
 /* a decoded response */

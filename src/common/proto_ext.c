@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * proto_ext.c -- bodies of our extension requests: OUTDATE (minor 4)
+ * and BEAT (minor 6)
  *
  * OUTDATE, after the 12-byte request header:
  *
@@ -10,6 +11,13 @@
  *	28  char host[64]	the master's host name, NUL-padded
  *
  * Its answer is the bare response header.
+ *
+ * BEAT, after the 12-byte request header:
+ *
+ *	12  u32 interval	milliseconds between beats, PROTO_BEAT_MIN_MS
+ *				to PROTO_BEAT_MAX_MS
+ *
+ * Its answer, and every beat after it, is the bare response header.
  */
 #include <endian.h>
 #include <errno.h>
@@ -23,6 +31,7 @@
 #define OUTDATE_RSVD (OUTDATE_MARK + 4)
 #define OUTDATE_TIME (OUTDATE_RSVD + 4)
 #define OUTDATE_HOST (OUTDATE_TIME + 8)
+#define BEAT_INTERVAL PROTO_HDR_SIZE
 
 /* host_ok -- a NUL inside, zeros after it, printable without blanks */
 static bool
@@ -75,5 +84,36 @@ proto_outdate_put(unsigned char *p, const struct proto_req *req)
 	memcpy(p + OUTDATE_MARK, &mark, sizeof(mark));
 	memcpy(p + OUTDATE_TIME, &t, sizeof(t));
 	memcpy(p + OUTDATE_HOST, req->outdate_host, PROTO_HOST_MAX);
+	return 0;
+}
+
+/* beat_ok -- an interval rpmemd can keep and a client can watch */
+static bool
+beat_ok(uint32_t ms)
+{
+	return ms >= PROTO_BEAT_MIN_MS && ms <= PROTO_BEAT_MAX_MS;
+}
+
+/* proto_beat_get -- decode and validate a BEAT body */
+int
+proto_beat_get(const unsigned char *p, struct proto_req *req)
+{
+	uint32_t ms;
+	memcpy(&ms, p + BEAT_INTERVAL, sizeof(ms));
+	ms = be32toh(ms);
+	if (!beat_ok(ms))
+		return -EPROTO;
+	req->beat_ms = ms;
+	return 0;
+}
+
+/* proto_beat_put -- encode a BEAT body */
+int
+proto_beat_put(unsigned char *p, const struct proto_req *req)
+{
+	if (!beat_ok(req->beat_ms))
+		return -EINVAL;
+	uint32_t ms = htobe32(req->beat_ms);
+	memcpy(p + BEAT_INTERVAL, &ms, sizeof(ms));
 	return 0;
 }

@@ -19,6 +19,12 @@ int proto_outdate_get(const unsigned char *p, struct proto_req *req);
 /* proto_outdate_put -- encode it; -EINVAL for what the decoder refuses */
 int proto_outdate_put(unsigned char *p, const struct proto_req *req);
 
+/* proto_beat_get -- decode the body of a BEAT (its interval checked) */
+int proto_beat_get(const unsigned char *p, struct proto_req *req);
+
+/* proto_beat_put -- encode it; -EINVAL for what the decoder refuses */
+int proto_beat_put(unsigned char *p, const struct proto_req *req);
+
 /*
  * proto_gen_get -- decode the body of a GEN whose header is good: 0, or
  * -EPROTO for an op or flag unknown, or a block proto_gen_block_get

@@ -36,6 +36,14 @@ struct fabric_attr {
 	unsigned nlanes;		/* lanes to connect (<= ibc->nlanes) */
 	int timeout_ms;			/* bound of every wait */
 	int ssh_fd;			/* out-of-band channel to watch */
+	int (*watch)(void *arg);	/* NULL, or called by the monitor
+					 * every watch_ms and whenever
+					 * ssh_fd turns readable: < 0 breaks
+					 * the fabric with that -errno, 1
+					 * asks not to be called again for
+					 * ssh_fd until watch_ms passed */
+	void *watch_arg;
+	int watch_ms;
 };
 
 /*

@@ -132,18 +132,24 @@ eq_drain(struct fabric *f)
 /*
  * monitor_run -- sleep until a lane's connection or the ssh channel
  * ends (or close stops us), without polling on a timer where the event
- * queue has a descriptor to wait on
+ * queue has a descriptor to wait on; with a watch, call it every
+ * watch_ms and when the channel turns readable (rpmemd's beats)
  */
 static void *
 monitor_run(void *arg)
 {
 	struct fabric *f = arg;
 	struct fid *fids[1] = { &f->eq->fid };
+	bool busy = false;	/* the watch cannot read the channel now */
 	for (;;) {
 		eq_drain(f);
+		/* once broken, the channel's end is old news */
+		bool broken = fabric_error(f) != 0;
+		bool watching = f->watch && !broken;
 		struct pollfd pfd[3] = {
 			{ .fd = f->stop_fd, .events = POLLIN },
-			{ .fd = f->ssh_fd, .events = POLLRDHUP },
+			{ .fd = broken ? -1 : f->ssh_fd, .events = POLLRDHUP |
+				(watching && !busy ? POLLIN : 0) },
 			{ .fd = f->eq_fd, .events = POLLIN },
 		};
 		int timeout = SLICE_MS;
@@ -152,12 +158,19 @@ monitor_run(void *arg)
 				continue;
 			timeout = -1;
 		}
-		if (poll(pfd, f->eq_fd >= 0 ? 3 : 2, timeout) <= 0)
-			continue;
-		if (pfd[0].revents)
+		if (watching && (timeout < 0 || f->watch_ms < timeout))
+			timeout = f->watch_ms;
+		int n = poll(pfd, f->eq_fd >= 0 ? 3 : 2, timeout);
+		if (n > 0 && pfd[0].revents)
 			break;
-		if (pfd[1].revents & (POLLRDHUP | POLLHUP | POLLERR))
+		if (n > 0 && (pfd[1].revents & (POLLRDHUP | POLLHUP | POLLERR)))
 			fabric_break(f, ECONNRESET);
+		if (watching) {
+			int w = f->watch(f->watch_arg);
+			if (w < 0)
+				fabric_break(f, -w);
+			busy = w == 1;
+		}
 	}
 	return NULL;
 }
@@ -368,6 +381,9 @@ fabric_connect(const struct fabric_attr *attr, struct fabric **fabp)
 	f->timeout_ms = attr->timeout_ms;
 	f->spin_ns = spin_bound_env();
 	f->ssh_fd = attr->ssh_fd;
+	f->watch = attr->watch;
+	f->watch_arg = attr->watch_arg;
+	f->watch_ms = attr->watch_ms > 0 ? attr->watch_ms : SLICE_MS;
 	f->stop_fd = -1;
 	f->eq_fd = -1;
 	f->nlanes = attr->nlanes;

@@ -106,6 +106,9 @@ struct fabric {
 	int timeout_ms;
 	uint64_t spin_ns;		/* the bound of a lane's spin */
 	int ssh_fd;
+	int (*watch)(void *arg);	/* fabric_attr's */
+	void *watch_arg;
+	int watch_ms;
 	int stop_fd;
 	int eq_fd;			/* -1: the event queue has none */
 	pthread_t monitor;

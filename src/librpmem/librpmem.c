@@ -22,6 +22,7 @@
 #include "rpmem_tool.h"
 
 #define DEFAULT_TIMEOUT_S 60
+#define DEFAULT_PEER_TIMEOUT_MS 2000	/* RPMEM_PEER_TIMEOUT_MS */
 
 struct rpmem_env Env;
 
@@ -71,6 +72,13 @@ rpmem_lib_init(void)
 		UINT_MAX, UINT_MAX);
 	Env.timeout_ms = (int)env_uint("RPMEM_TIMEOUT",
 		DEFAULT_TIMEOUT_S, 24 * 3600) * 1000;
+	/* "0": no heartbeat; below 4 beats of the shortest interval: 40 */
+	const char *pt = getenv("RPMEM_PEER_TIMEOUT_MS");
+	Env.peer_timeout_ms = pt && strcmp(pt, "0") == 0 ? 0 :
+		(int)env_uint("RPMEM_PEER_TIMEOUT_MS", DEFAULT_PEER_TIMEOUT_MS,
+		(unsigned long)PROTO_BEAT_MAX_MS * 4);
+	if (Env.peer_timeout_ms && Env.peer_timeout_ms < 4 * PROTO_BEAT_MIN_MS)
+		Env.peer_timeout_ms = 4 * PROTO_BEAT_MIN_MS;
 	(void) ssh_cmd_init();
 }
 

@@ -112,6 +112,7 @@ struct rpp_hello {
 struct rpmem_env {
 	unsigned max_nlanes;		/* RPMEM_MAX_NLANES */
 	int timeout_ms;			/* RPMEM_TIMEOUT */
+	int peer_timeout_ms;		/* RPMEM_PEER_TIMEOUT_MS, 0: off */
 };
 extern struct rpmem_env Env;
 

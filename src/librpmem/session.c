@@ -52,6 +52,7 @@ check_pool_args(const char *target, const char *desc, void *addr,
 
 /* what PMDK's rpmemd says of the option it does not know */
 #define PMDK_DAEMON_SAYS "unrecognized option '--protocol'"
+#define BROKEN_REAP_MS 1000	/* ssh of a broken session, then killed */
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define PROTOCOL_ARG "--protocol " STR(PROTO_MAJOR) "." STR(PROTO_MINOR)
@@ -184,7 +185,9 @@ rpp_end(RPMEMpool *rpp, uint32_t flags)
 	bool broken = atomic_load(&rpp->state) == RPMEM_ST_BROKEN;
 	int err = errno;
 	char last[ERRMSG_MAX];
-	int status = ssh_close(rpp->ssh, Env.timeout_ms, last, sizeof(last));
+	/* a lost rpmemd (stopped, hung) is not waited for again */
+	int status = ssh_close(rpp->ssh, broken ? BROKEN_REAP_MS :
+		Env.timeout_ms, last, sizeof(last));
 	rpp->ssh = NULL;
 	errno = err;
 	if (broken) {
@@ -538,6 +541,9 @@ rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
 		goto err_close;
 	}
 
+	/* rpmemd admits the lanes first, then answers BEAT */
+	int beat_ms = !pmdk && rpp->resp.ext.minor >= PROTO_MINOR_BEAT ?
+		Env.peer_timeout_ms / 4 : 0;
 	struct lanesec_keys keys = { .policy = LANESEC_NONE };
 	if (!pmdk && lane_keys(rpp, what, &wish, &keys))
 		goto err_close;
@@ -553,6 +559,9 @@ rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
 		.nlanes = n,
 		.timeout_ms = Env.timeout_ms,
 		.ssh_fd = ssh_fd(rpp->ssh),
+		.watch = beat_ms ? obc_watch : NULL,
+		.watch_arg = rpp->ssh,
+		.watch_ms = beat_ms,
 	};
 	r = fabric_connect(&fa, &rpp->fab);
 	lanesec_wipe(&keys, sizeof(keys));
@@ -564,6 +573,13 @@ rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
 		goto err_close;
 	}
 	rpp->fab_nlanes = n;
+	/* rpmemd beats from here on: a stopped one is lost in seconds */
+	if (beat_ms && (r = obc_beat(rpp->ssh, (unsigned)beat_ms,
+			Env.peer_timeout_ms, Env.timeout_ms))) {
+		fail(-r, "%s: asking rpmemd on %s for its heartbeat: %s", what,
+			rpp->target.node, strerror(-r));
+		goto err_close;
+	}
 	rpp->refused = GEN_SAME;
 	if (!pmdk && rpp->resp.ext.minor >= PROTO_MINOR_GEN && h &&
 			hello(rpp, h)) {

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdatomic.h>
@@ -49,6 +50,11 @@ struct ssh {
 	char lastline[ERRBUF_SIZE];
 	const char *cmd;		/* the RPMEM_CMD entry it runs */
 	char host[TARGET_USER_MAX + TARGET_NODE_MAX + 1];	/* [user@]node */
+	pthread_mutex_t io;		/* one reader of stdout at a time */
+	_Atomic long long heard_ms;	/* when stdout last gave bytes */
+	_Atomic int silence_ms;		/* rpmemd beats: lost when silent
+					 * this long (0: it does not beat) */
+	long long watched_ms;		/* the watcher's last look */
 };
 
 /* ssh_cmd_init -- read RPMEM_SSH and split RPMEM_CMD on '|' */
@@ -140,6 +146,8 @@ ssh_open(const struct target *t, const char *args, bool ipv4,
 	else
 		snprintf(host, sizeof(ssh->host), "%s", t->node);
 	ssh->cmd = Cmd.cmd[idx];
+	pthread_mutex_init(&ssh->io, NULL);
+	atomic_init(&ssh->heard_ms, clock_ms());
 
 	char *argv[16];
 	unsigned ac = 0;
@@ -207,6 +215,7 @@ err_sockets:
 		close(sv[i][0]);
 		close(sv[i][1]);
 	}
+	pthread_mutex_destroy(&ssh->io);
 	free(ssh);
 	return r;
 }
@@ -274,7 +283,68 @@ ssh_recv(struct ssh *ssh, void *buf, size_t len, int timeout_ms)
 	struct fdio_watch w = watch(ssh);
 	int r = fdio_recv(ssh->out, buf, len, clock_ms() + timeout_ms, &w);
 	ssh->out_eof = r == -ECONNRESET;
+	if (r == 0)
+		atomic_store(&ssh->heard_ms, clock_ms());
 	return r;
+}
+
+/* ssh_heard -- when stdout last gave bytes (clock_ms) */
+long long
+ssh_heard(struct ssh *ssh)
+{
+	return atomic_load(&ssh->heard_ms);
+}
+
+/* ssh_heard_now -- count the remote side as heard now */
+void
+ssh_heard_now(struct ssh *ssh)
+{
+	atomic_store(&ssh->heard_ms, clock_ms());
+}
+
+/* ssh_silence -- how long rpmemd may be silent; 0: no beats asked */
+int
+ssh_silence(struct ssh *ssh)
+{
+	return atomic_load(&ssh->silence_ms);
+}
+
+/* ssh_set_silence -- rpmemd beats now: silent `ms` means lost */
+void
+ssh_set_silence(struct ssh *ssh, int ms)
+{
+	atomic_store(&ssh->silence_ms, ms);
+}
+
+/* ssh_watch_gap -- time since the watcher's last look, which is now */
+long long
+ssh_watch_gap(struct ssh *ssh)
+{
+	long long now = clock_ms();
+	long long gap = ssh->watched_ms ? now - ssh->watched_ms : 0;
+	ssh->watched_ms = now;
+	return gap;
+}
+
+/* ssh_io_lock -- become the one reader of stdout */
+void
+ssh_io_lock(struct ssh *ssh)
+{
+	pthread_mutex_lock(&ssh->io);
+}
+
+/* ssh_io_trylock -- the same, unless another reads: true when taken */
+bool
+ssh_io_trylock(struct ssh *ssh)
+{
+	return pthread_mutex_trylock(&ssh->io) == 0;
+}
+
+/* ssh_io_unlock -- stop being the reader */
+void
+ssh_io_unlock(struct ssh *ssh)
+{
+	pthread_mutex_unlock(&ssh->io);
 }
 
 /* ssh_wait_eof -- wait until the remote side closes stdout */
@@ -302,6 +372,13 @@ ssh_hangup(struct ssh *ssh)
 	(void) shutdown(ssh->in, SHUT_WR);
 }
 
+/* ssh_host -- [user@]node the channel goes to */
+const char *
+ssh_host(const struct ssh *ssh)
+{
+	return ssh->host;
+}
+
 /*
  * ssh_last_error -- last non-empty stderr line of the child, escaped: it
  * is the peer's text, shown in rpmem_errormsg() and our log
@@ -309,6 +386,7 @@ ssh_hangup(struct ssh *ssh)
 const char *
 ssh_last_error(struct ssh *ssh)
 {
+	ssh_io_lock(ssh);	/* a reader drains stderr too */
 	drain_stderr(ssh);
 	ssh->errbuf[ssh->errlen] = '\0';
 	char *end = ssh->errbuf + ssh->errlen;
@@ -325,6 +403,7 @@ ssh_last_error(struct ssh *ssh)
 	if (cr)
 		*cr = '\0';
 	log_escape(ssh->lastline, sizeof(ssh->lastline), line);
+	ssh_io_unlock(ssh);
 	return ssh->lastline;
 }
 
@@ -375,8 +454,11 @@ ssh_reap(struct ssh *ssh, int timeout_ms)
 bool
 ssh_said(struct ssh *ssh, const char *needle)
 {
+	ssh_io_lock(ssh);
 	drain_stderr(ssh);
-	return memmem(ssh->errbuf, ssh->errlen, needle, strlen(needle));
+	bool said = memmem(ssh->errbuf, ssh->errlen, needle, strlen(needle));
+	ssh_io_unlock(ssh);
+	return said;
 }
 
 /*
@@ -457,6 +539,7 @@ ssh_close(struct ssh *ssh, int timeout_ms, char *lasterr, size_t len)
 		explain(ssh, ret, lasterr, len);
 	if (ssh->err >= 0)
 		close(ssh->err);
+	pthread_mutex_destroy(&ssh->io);
 	free(ssh);
 	return ret;
 }

@@ -41,6 +41,38 @@ int ssh_send(struct ssh *ssh, const void *buf, size_t len, int timeout_ms);
  */
 int ssh_recv(struct ssh *ssh, void *buf, size_t len, int timeout_ms);
 
+/* ssh_heard -- when stdout last gave bytes, in clock_ms() time */
+long long ssh_heard(struct ssh *ssh);
+
+/* ssh_heard_now -- count the remote side as heard now (no verdict) */
+void ssh_heard_now(struct ssh *ssh);
+
+/*
+ * ssh_silence, ssh_set_silence -- how long the remote side may stay
+ * silent once it beats (obc_beat): a read that waits longer fails with
+ * -ETIMEDOUT; 0 (the start): it does not beat
+ */
+int ssh_silence(struct ssh *ssh);
+void ssh_set_silence(struct ssh *ssh, int ms);
+
+/*
+ * ssh_watch_gap -- for the one thread that watches the beats: the time
+ * since its previous call (0 the first time)
+ */
+long long ssh_watch_gap(struct ssh *ssh);
+
+/* ssh_host -- the [user@]node the channel goes to */
+const char *ssh_host(const struct ssh *ssh);
+
+/*
+ * ssh_io_lock, ssh_io_trylock, ssh_io_unlock -- one reader of stdout
+ * (and of stderr's tail) at a time: a request and its answer, or the
+ * heartbeat's watch; trylock is true when it took the lock
+ */
+void ssh_io_lock(struct ssh *ssh);
+bool ssh_io_trylock(struct ssh *ssh);
+void ssh_io_unlock(struct ssh *ssh);
+
 /* ssh_wait_eof -- wait for EOF on stdout; -EPROTO if data arrives */
 int ssh_wait_eof(struct ssh *ssh, int timeout_ms);
 

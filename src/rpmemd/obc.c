@@ -4,6 +4,8 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "clock.h"
@@ -101,6 +103,9 @@ obc_recv(int fd, int wake_fd, struct proto_req *req, uint32_t *type,
 	return r;
 }
 
+/* whole messages: a response and a beat never interleave */
+static pthread_mutex_t Send_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* obc_send -- encode and write one response */
 int
 obc_send(int fd, const struct proto_resp *resp)
@@ -109,7 +114,27 @@ obc_send(int fd, const struct proto_resp *resp)
 	ssize_t len = proto_resp_encode(resp, buf, sizeof(buf));
 	if (len < 0)
 		return (int)len;
-	return fdio_send(fd, buf, (size_t)len, FDIO_NEVER, NULL);
+	pthread_mutex_lock(&Send_lock);
+	int r = fdio_send(fd, buf, (size_t)len, FDIO_NEVER, NULL);
+	pthread_mutex_unlock(&Send_lock);
+	return r;
+}
+
+/* obc_send_beat -- one beat, unless the channel is full */
+int
+obc_send_beat(int fd)
+{
+	struct proto_resp beat = { .type = PROTO_MSG_BEAT_RESP };
+	unsigned char buf[PROTO_BEAT_RESP_SIZE];
+	ssize_t len = proto_resp_encode(&beat, buf, sizeof(buf));
+	if (len < 0)
+		return (int)len;
+	pthread_mutex_lock(&Send_lock);
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	int r = poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLOUT) ?
+		fdio_send(fd, buf, (size_t)len, FDIO_NEVER, NULL) : -EAGAIN;
+	pthread_mutex_unlock(&Send_lock);
+	return r;
 }
 
 /* obc_send_status -- the start-up status word */

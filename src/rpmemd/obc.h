@@ -22,8 +22,15 @@
 int obc_recv(int fd, int wake_fd, struct proto_req *req, uint32_t *type,
 		int idle_ms, int timeout_ms);
 
-/* obc_send -- write one response */
+/* obc_send -- write one response (never inside a beat) */
 int obc_send(int fd, const struct proto_resp *resp);
+
+/*
+ * obc_send_beat -- write one bare BEAT_RESP (never inside a response);
+ * -EAGAIN without writing when the channel is full (the client reads
+ * nothing: a stopped client must not stop rpmemd)
+ */
+int obc_send_beat(int fd);
 
 /* obc_send_status -- the 4-byte start-up status word, host order */
 int obc_send_status(int fd, uint32_t status);

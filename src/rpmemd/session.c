@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "beat.h"
 #include "fabric.h"
 #include "hash.h"
 #include "log.h"
@@ -37,6 +38,7 @@ struct session {
 	bool pmdk;			/* a PMDK 1.12 client (0.1) */
 	bool created;			/* CREATE made the pool */
 	struct session_gen gen;		/* the generations, minor 5 on */
+	struct beat *beat;		/* the heartbeat, once asked for */
 	char desc[PROTO_DESC_MAX];	/* the pool set served, once open */
 };
 
@@ -63,6 +65,8 @@ static const char *const type_names[] = {
 	[PROTO_MSG_OUTDATE_RESP] = "OUTDATE_RESP",
 	[PROTO_MSG_GEN] = "GEN",
 	[PROTO_MSG_GEN_RESP] = "GEN_RESP",
+	[PROTO_MSG_BEAT] = "BEAT",
+	[PROTO_MSG_BEAT_RESP] = "BEAT_RESP",
 };
 
 /* type_name -- printable message type */
@@ -603,6 +607,17 @@ handle_gen(struct session *s, const struct proto_req *req)
 	return sent ? sent : r == -EACCES ? -ECONNRESET : 0;
 }
 
+/* handle_beat -- BEAT: beat every interval from now on */
+static int
+handle_beat(struct session *s, const struct proto_req *req)
+{
+	log_notice("request BEAT: every %u ms", req->beat_ms);
+	int r = beat_start(&s->beat, s->out, req->beat_ms);
+	if (r)
+		log_err("cannot start the heartbeat: %s", strerror(-r));
+	return reply(s, req->type, -r, NULL);
+}
+
 /* handle_close -- CLOSE: close (and maybe remove) the pool, answer */
 static int
 handle_close(struct session *s, const struct proto_req *req)
@@ -611,6 +626,7 @@ handle_close(struct session *s, const struct proto_req *req)
 		s->pool->created;
 	log_notice("request CLOSE: flags 0x%x%s", req->close_flags,
 		remove ? " (removing the pool)" : "");
+	beat_stop(&s->beat);
 	fabric_fini(s->fab);
 	s->fab = NULL;
 	if (remove)
@@ -639,7 +655,8 @@ legal(const struct session *s, uint32_t type)
 			s->minor >= PROTO_MINOR_EXT) ||
 			(type == PROTO_MSG_OUTDATE &&
 			s->minor >= PROTO_MINOR_OUTDATE) ||
-			(type == PROTO_MSG_GEN && s->minor >= PROTO_MINOR_GEN);
+			(type == PROTO_MSG_GEN && s->minor >= PROTO_MINOR_GEN) ||
+			(type == PROTO_MSG_BEAT && s->minor >= PROTO_MINOR_BEAT);
 	default:
 		return false;
 	}
@@ -755,6 +772,9 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 		case PROTO_MSG_GEN:
 			r = handle_gen(&s, &req);
 			break;
+		case PROTO_MSG_BEAT:
+			r = handle_beat(&s, &req);
+			break;
 		default:
 			r = -EPROTO;
 			break;
@@ -765,6 +785,7 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 		}
 	}
 
+	beat_stop(&s.beat);
 	fabric_fini(s.fab);
 	if (s.pool) {
 		log_notice("closing the pool");

@@ -30,6 +30,10 @@
 #   fence-fail fence, a handler that hangs, replica stays away: the
 #              handler is killed and the application fails at the freeze
 #              timeout, no commit logged after the loss (D6)
+#   hung       rpmemd SIGSTOPped mid-run (sshd still answers): its
+#              heartbeat stops, and within RPMEM_PEER_TIMEOUT_MS (+1 s)
+#              the application goes on degraded, though RPMEM_TIMEOUT is
+#              60 s; rpmemd resumed, the replica is resynced (issue 32 D4)
 #   split      the replica promoted while the primary ran degraded: the
 #              reconnect is refused as split brain, the promoted pool's
 #              bytes do not change, rpmem status says split-brain (D5)
@@ -244,6 +248,34 @@ sc_continue() {
 	after
 }
 
+sc_hung() {
+	fresh
+	local peer=1000
+	start_app RPMEM_ON_REPLICA_LOSS=continue RPMEM_TIMEOUT=60 \
+		RPMEM_PEER_TIMEOUT_MS=$peer
+	wait_commits 300 60 || return
+	local pids t0 t1 n0
+	pids=$(rpmemd_pids)
+	[[ -n $pids ]] || { bad "no rpmemd to stop"; return; }
+	t0=$(now_ms)
+	# shellcheck disable=SC2086 # a list of pids
+	kill -STOP $pids
+	wait_state degraded 30
+	t1=$(now_ms)
+	echo "$me: rpmemd stopped to degraded: $((t1 - t0)) ms" \
+		"(RPMEM_PEER_TIMEOUT_MS=$peer)"
+	((t1 - t0 <= peer + 1000)) || bad "a stopped rpmemd was noticed" \
+		"after $((t1 - t0)) ms, more than $peer ms + 1 s"
+	n0=$(commits)
+	wait_commits $((n0 + 100)) 30
+	logged "silent for"
+	# shellcheck disable=SC2086 # a list of pids
+	kill -CONT $pids
+	wait_state connected 60 || return
+	stop_at $(($(commits) + 100))
+	after
+}
+
 sc_away() {
 	fresh
 	harness_stop_sshd "$tmp/b"
@@ -444,7 +476,7 @@ sc_hot() {
 }
 
 # the scenarios: SCENARIOS (a list) picks some, degraded_hot.sh the last
-scenarios=${SCENARIOS:-fail continue away crash resume fence_ok \
+scenarios=${SCENARIOS:-fail continue hung away crash resume fence_ok \
 	fence_hold fence_fail split hot}
 [[ $scenarios == hot ]] || baseline
 for sc in $scenarios; do

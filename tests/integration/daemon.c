@@ -30,6 +30,9 @@
 #include "proto.h"
 #include "tu_check.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 /* proc_status -- the value of `key` in /proc/<pid>/status */
 static void
 proc_status(pid_t pid, const char *key, char *val, size_t len)
@@ -166,7 +169,8 @@ END_TEST
 START_TEST(other_major_is_refused_naming_both_versions)
 {
 	struct proto_req r = dtest_open_req(1, 2);
-	dtest_refused_once(&r, PROTO_ERR_BADPROTO, 1, "client 1.2, rpmemd 0.5");
+	dtest_refused_once(&r, PROTO_ERR_BADPROTO, 1,
+		"client 1.2, rpmemd 0." STR(PROTO_MINOR));
 }
 END_TEST
 
@@ -226,13 +230,14 @@ static const struct {
 } Refused_clients[] = {
 	{ true, { NULL }, "this client is PMDK 1.12's librpmem "
 		"(protocol 0.1); rpmemd " SRCVERSION " needs this "
-		"project's librpmem (protocol 0.5) on the client host, "
+		"project's librpmem (protocol 0." STR(PROTO_MINOR) ") on the "
+		"client host, "
 		"or allow-pmdk-clients = yes in rpmemd.conf" },
 	{ true, { "--allow-pmdk-clients", "--lane-security=encrypt" },
 		"(protocol 0.1), which has no lane security, and "
 		"rpmemd.conf asks lane-security = encrypt" },
 	{ false, { "--protocol=1.0" }, "the client speaks protocol "
-		"1.0, rpmemd " SRCVERSION " speaks 0.5" },
+		"1.0, rpmemd " SRCVERSION " speaks 0." STR(PROTO_MINOR) },
 };
 
 START_TEST(refused_clients_hear_why)

@@ -39,6 +39,7 @@ START_TEST(test_every_request_survives_a_round_trip)
 	ck_assert_uint_eq(out.outdate_mark, in.outdate_mark);
 	ck_assert(out.outdate_time == in.outdate_time);
 	ck_assert_mem_eq(out.outdate_host, in.outdate_host, PROTO_HOST_MAX);
+	ck_assert_uint_eq(out.beat_ms, in.beat_ms);
 }
 END_TEST
 
@@ -118,6 +119,21 @@ START_TEST(test_outdate_bytes_sit_at_their_offsets)
 	ck_assert_uint_eq(enc_resp(buf, PROTO_MSG_OUTDATE_RESP, false),
 		PROTO_OUTDATE_RESP_SIZE);
 	ck_assert_uint_eq(be_at(buf, 4, 4), 14);
+}
+END_TEST
+
+/* BEAT (minor 6): the interval; BEAT_RESP, and every beat: the header */
+START_TEST(test_beat_bytes_sit_at_their_offsets)
+{
+	unsigned char buf[BUF_LEN];
+
+	ck_assert_uint_eq(enc_req(buf, PROTO_MSG_BEAT), PROTO_BEAT_SIZE);
+	ck_assert_uint_eq(be_at(buf, 0, 4), 17);
+	ck_assert_uint_eq(be_at(buf, 4, 8), 16);
+	ck_assert_uint_eq(be_at(buf, 12, 4), 0x1234);
+	ck_assert_uint_eq(enc_resp(buf, PROTO_MSG_BEAT_RESP, false),
+		PROTO_BEAT_RESP_SIZE);
+	ck_assert_uint_eq(be_at(buf, 4, 4), 18);
 }
 END_TEST
 
@@ -337,7 +353,9 @@ START_TEST(test_resp_type_answers_requests_only)
 	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_OUTDATE_RESP), 0);
 	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_GEN), 16);
 	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_GEN_RESP), 0);
-	ck_assert_uint_eq(proto_resp_type(17), 0);
+	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_BEAT), 18);
+	ck_assert_uint_eq(proto_resp_type(PROTO_MSG_BEAT_RESP), 0);
+	ck_assert_uint_eq(proto_resp_type(19), 0);
 	ck_assert_uint_eq(proto_resp_type(0xffffffff), 0);
 }
 END_TEST
@@ -421,6 +439,7 @@ proto_suite(void)
 			0, 2 * NREQ_TYPES);
 	tcase_add_test(tc, test_stat_bytes_sit_at_their_offsets);
 	tcase_add_test(tc, test_outdate_bytes_sit_at_their_offsets);
+	tcase_add_test(tc, test_beat_bytes_sit_at_their_offsets);
 	tcase_add_test(tc, test_outdate_clear_without_host_decodes);
 	tcase_add_test(tc, test_gen_bytes_sit_at_their_offsets);
 	tcase_add_test(tc, test_gen_round_trip);

@@ -95,6 +95,9 @@ START_TEST(test_header_size_outside_type_bounds_is_refused)
 		{PROTO_MSG_OUTDATE, 91, -EPROTO},
 		{PROTO_MSG_OUTDATE, 92, 0},
 		{PROTO_MSG_OUTDATE, 93, -EPROTO},
+		{PROTO_MSG_BEAT, 15, -EPROTO},
+		{PROTO_MSG_BEAT, 16, 0},
+		{PROTO_MSG_BEAT, 17, -EPROTO},
 		{PROTO_MSG_GEN, 315, -EPROTO},
 		{PROTO_MSG_GEN, 316, 0},
 		{PROTO_MSG_GEN, 317, -EPROTO},
@@ -274,6 +277,9 @@ START_TEST(test_response_header_checks_type_status_and_size)
 		{0, PROTO_MSG_OUTDATE_RESP, 17, PROTO_MSG_OUTDATE_RESP,
 			-EPROTO},
 		{0, PROTO_MSG_OUTDATE, 16, PROTO_MSG_OUTDATE_RESP, -EPROTO},
+		{0, PROTO_MSG_BEAT_RESP, 16, PROTO_MSG_BEAT_RESP, 0},
+		{0, PROTO_MSG_BEAT_RESP, 17, PROTO_MSG_BEAT_RESP, -EPROTO},
+		{0, PROTO_MSG_BEAT_RESP, 16, PROTO_MSG_GEN_RESP, -EPROTO},
 		{0, PROTO_MSG_GEN_RESP, 312, PROTO_MSG_GEN_RESP, 0},
 		{12, PROTO_MSG_GEN_RESP, 312, PROTO_MSG_GEN_RESP, 0},
 		{0, PROTO_MSG_GEN_RESP, 16, PROTO_MSG_GEN_RESP, -EPROTO},
@@ -456,6 +462,33 @@ START_TEST(test_malformed_gen_is_refused)
 }
 END_TEST
 
+/* BEAT's interval: its bounds, decoded and encoded alike */
+static const struct {
+	uint32_t ms;
+	int ret;
+} beat_cases[] = {
+	{0, -EPROTO},
+	{PROTO_BEAT_MIN_MS - 1, -EPROTO},
+	{PROTO_BEAT_MIN_MS, 0},
+	{PROTO_BEAT_MAX_MS, 0},
+	{PROTO_BEAT_MAX_MS + 1, -EPROTO},
+	{0xffffffff, -EPROTO},
+};
+
+START_TEST(test_beat_interval_is_bounded)
+{
+	unsigned char buf[BUF_LEN];
+	size_t n = enc_req(buf, PROTO_MSG_BEAT);
+	be_set(buf, 12, 4, beat_cases[_i].ms);
+	ck_assert_int_eq(req_ret(buf, n), beat_cases[_i].ret);
+	struct proto_req r;
+	sample_req(&r, PROTO_MSG_BEAT);
+	r.beat_ms = beat_cases[_i].ms;
+	ck_assert_int_eq(proto_req_encode(&r, buf, sizeof(buf)) > 0 ? 0 :
+		-EPROTO, beat_cases[_i].ret);
+}
+END_TEST
+
 /* the encoder refuses what the decoder would */
 START_TEST(test_outdate_encoder_refuses_bad_input)
 {
@@ -607,6 +640,7 @@ proto_add_reject(Suite *s)
 	TCase *tc = tcase_create("reject");
 	tcase_add_test(tc, test_header_shorter_than_12_bytes_is_refused);
 	TU_LOOP(tc, test_malformed_outdate_is_refused, outdate_bad);
+	TU_LOOP(tc, test_beat_interval_is_bounded, beat_cases);
 	TU_LOOP(tc, test_malformed_gen_is_refused, gen_bad);
 	tcase_add_test(tc, test_outdate_encoder_refuses_bad_input);
 	tcase_add_test(tc, test_non_request_type_in_header_is_refused);

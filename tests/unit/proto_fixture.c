@@ -115,6 +115,8 @@ sample_req(struct proto_req *r, enum proto_msg_type type)
 		r->outdate_time = 0x0102030405060708LL;
 		strcpy(r->outdate_host, HOST);
 	}
+	if (type == PROTO_MSG_BEAT)
+		r->beat_ms = 0x1234;
 	if (type == PROTO_MSG_GEN) {
 		r->gen_op = PROTO_GEN_ADOPT;
 		r->gen_flags = PROTO_GEN_FLAG_CREATED;
@@ -254,5 +256,5 @@ resp_ret(const unsigned char *buf, size_t len, uint32_t expected)
 /* the request types, in the order of the loop tests' indices */
 const enum proto_msg_type req_types[NREQ_TYPES] = {PROTO_MSG_CREATE,
 	PROTO_MSG_OPEN, PROTO_MSG_CLOSE, PROTO_MSG_SET_ATTR, PROTO_MSG_STAT,
-	PROTO_MSG_OUTDATE};
+	PROTO_MSG_OUTDATE, PROTO_MSG_BEAT};
 

@@ -15,7 +15,7 @@
 
 #define BUF_LEN (PROTO_REQ_MAX + 64)
 #define DESC "pool.set"
-#define NREQ_TYPES 6
+#define NREQ_TYPES 7
 #define HOST "primary-a"
 
 /* a field of an encoded message: a big-endian number, or bytes */
