@@ -2,10 +2,13 @@
 /*
  * cmd_status.c -- rpmem status: the replication state of this host's open
  * pools, of its replicas left out of sync, and of local pool set files,
- * as text or JSON
+ * as text, JSON or Prometheus' text exposition format
  *
- * The facts are gathered once (status_load.c, status_set.c), then
- * rendered.
+ * The facts are gathered once (status_load.c, status_set.c) and then
+ * rendered; the rendering goes to standard output, or with --output to
+ * a file replaced whole (a temporary file beside it renamed over it), so
+ * that a reader such as node-exporter's textfile collector never sees
+ * half of one.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "file.h"
 #include "replica.h"
 #include "rstate.h"
 #include "status.h"
@@ -22,6 +26,10 @@ static int run_status(const struct cli_args *a);
 
 static const struct cli_opt Status_opts[] = {
 	CLI_OPT_JSON,
+	{ "prometheus", 0, NULL, "print Prometheus' text exposition format "
+		"instead of text" },
+	{ "output", 'o', "FILE", "replace FILE whole (atomically) with what "
+		"would be printed" },
 	CLI_OPT_END,
 };
 
@@ -36,11 +44,13 @@ const struct cli_cmd cmd_status = {
 	"the master's and the replica's generations), then each replica\n"
 	"left out of sync by a pool since closed.  With SET, pool set files\n"
 	"of this host (say, the replica's): whether each was promoted or\n"
-	"outdated, and its copy's generations.  Exit status 0 when all is\n"
-	"connected and in sync, 1 when something is degraded, resyncing,\n"
-	"frozen, out of sync, promoted, outdated, mid-resync, discarded or\n"
-	"refused a session, 3 on split-brain, a refused or broken handle or\n"
-	"a file that cannot be read (2: a usage error).\n",
+	"outdated, and its copy's generations.  --json and --prometheus\n"
+	"(metrics for node-exporter's textfile collector) say the same.\n"
+	"Exit status 0 when all is connected and in sync, 1 when something\n"
+	"is degraded, resyncing, frozen, out of sync, promoted, outdated,\n"
+	"mid-resync, discarded or refused a session, 3 on split-brain, a\n"
+	"refused or broken handle or a file that cannot be read, 4 when the\n"
+	"--output file cannot be written (2: a usage error).\n",
 	.opts = Status_opts,
 	.run = run_status,
 };
@@ -61,6 +71,9 @@ static const unsigned Rows[RSTATE_MAX] = {
 	[RSTATE_BROKEN] = ROW_SINCE | ROW_ERROR,
 	[RSTATE_REFUSED] = ROW_SINCE | ROW_ERROR,
 };
+
+/* the renderings */
+enum format { FMT_TEXT, FMT_JSON, FMT_PROM };
 
 /* ---------------------------------------------------------------- text */
 
@@ -284,10 +297,48 @@ show(FILE *o, const struct status_found *f, bool json)
 			"of sync (%s)\n", f->dir);
 }
 
-/* run_status -- gather once, then render as text or JSON */
+/* format_of -- the rendering the options ask for; -1 after the error */
+static int
+format_of(const struct cli_args *a)
+{
+	bool json = cli_flag(a, "json"), prom = cli_flag(a, "prometheus");
+	const char *out = cli_value(a, "output");
+	if (json && prom)
+		return -cli_error(a->cmd, "--json and --prometheus are two "
+			"renderings of the same facts: give one");
+	if (out && !out[0])
+		return -cli_error(a->cmd, "--output wants a file name, not an "
+			"empty one");
+	return json ? FMT_JSON : prom ? FMT_PROM : FMT_TEXT;
+}
+
+/*
+ * emit -- the rendering, on stdout or replacing the --output file; 0,
+ * or SEV_NO_OUTPUT after saying why
+ */
+static int
+emit(const struct cli_args *a, const char *buf, size_t len)
+{
+	const char *path = cli_value(a, "output");
+	if (!path) {
+		fwrite(buf, 1, len, stdout);
+		return fflush(stdout) ? SEV_NO_OUTPUT : 0;
+	}
+	int e = file_replace(path, buf, len);
+	if (!e)
+		return 0;
+	fprintf(stderr, "rpmem status: --output %s: %s (the file is left as "
+		"it was)\n", path, strerror(-e));
+	return SEV_NO_OUTPUT;
+}
+
+/* run_status -- gather once, render as asked, say how bad it is */
 static int
 run_status(const struct cli_args *a)
 {
+	int fmt = format_of(a);
+	if (fmt < 0)
+		return -fmt;
 	struct status_found f;
 	memset(&f, 0, sizeof(f));
 	f.now = time(NULL);
@@ -302,8 +353,27 @@ run_status(const struct cli_args *a)
 	}
 	for (; f.ns < a->noperands; f.ns++)
 		status_set_load(&f.s[f.ns], a->operand[f.ns], &f.worst);
-	show(stdout, &f, cli_flag(a, "json"));
-	ret = f.worst;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&buf, &len);
+	if (!o) {
+		fprintf(stderr, "rpmem status: %s\n", strerror(errno));
+		ret = 1;
+		goto out;
+	}
+	if (fmt == FMT_PROM)
+		status_prom(o, &f);
+	else
+		show(o, &f, fmt == FMT_JSON);
+	if (fclose(o) || !buf) {
+		fprintf(stderr, "rpmem status: %s\n", strerror(ENOMEM));
+		ret = 1;
+	} else {
+		ret = emit(a, buf, len);
+	}
+	free(buf);
+	if (!ret)
+		ret = f.worst;
 out:
 	status_free(&f);
 	return ret;

@@ -2,8 +2,10 @@
 /*
  * status.h -- what rpmem status's parts share: the facts gathered once
  * (status_load.c: open handles and closed records; status_set.c: pool
- * set files, their markers and generations), rendered as text or JSON
- * (cmd_status.c), the exit statuses and the text helpers
+ * set files, their markers and generations) and the three renderings
+ * of them (cmd_status.c: text and JSON; status_prom.c: Prometheus'
+ * text exposition format, written by prom.c), the exit statuses and
+ * the text helpers
  */
 #ifndef RPMEM_TOOLS_STATUS_H
 #define RPMEM_TOOLS_STATUS_H 1
@@ -21,6 +23,7 @@
 #define SEV_OK 0		/* connected, in sync */
 #define SEV_ATTENTION 1		/* degraded, resyncing, frozen, out of sync */
 #define SEV_BROKEN 3		/* split-brain, refused, broken, unreadable */
+#define SEV_NO_OUTPUT 4		/* --output could not be written */
 
 /* a replica out of sync whose pool is closed */
 struct status_closed {
@@ -50,7 +53,7 @@ struct status_set {
 	struct status_mark marks[STATUS_MARKS];
 };
 
-/* everything rpmem status found: gathered once, then rendered */
+/* everything rpmem status found: gathered once, rendered thrice */
 struct status_found {
 	char dir[4096];		/* the state directory ("" with sets) */
 	bool sets_only;		/* SET operands: only those */
@@ -100,5 +103,8 @@ void status_set_load(struct status_set *s, const char *path, int *worst);
  */
 void status_set_show(FILE *o, const struct status_set *s, time_t now,
 		bool json, bool first);
+
+/* status_prom -- everything found in Prometheus' text exposition format */
+void status_prom(FILE *o, const struct status_found *f);
 
 #endif /* RPMEM_TOOLS_STATUS_H */
