@@ -23,6 +23,8 @@ packages=(
 	valgrind liblsan0
 	# the cluster tests, and what the rpmem-ocf package depends on
 	pacemaker corosync pacemaker-cli-utils resource-agents libxml2-utils jq
+	# the metrics test: a real node-exporter, scraped on 127.0.0.1
+	prometheus-node-exporter curl
 )
 
 missing=()

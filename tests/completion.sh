@@ -44,6 +44,8 @@ cases=(
 	"rpmem promote -m $tmp/sets/|$tmp/sets/app.set $tmp/sets/sub"
 	"rpmem create $tmp/sets/|$tmp/sets/app.set $tmp/sets/sub"
 	"rpmem info --json $tmp/sets/a|$tmp/sets/app.set"
+	"rpmem status --pr|--prometheus"
+	"rpmem status --prometheus --output $tmp/sets/a|$tmp/sets/app.set"
 )
 # every subcommand: exactly the options its usage line shows, and --help
 for cmd in create info verify sync rm bench promote demote outdate \

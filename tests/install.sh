@@ -3,9 +3,10 @@
 # install.sh -- make install honours DESTDIR: the library with PMDK's file
 # and link names, the header, pkg-config file, programs, every man page
 # (with the per-function links) and the Pacemaker agent with its helpers
-# (below OCF_ROOT, executable but for the sourced rpmem-ocf.sh) land under
-# DESTDIR only; a program builds against what was installed; make
-# uninstall takes it all back.
+# (below OCF_ROOT, executable but for the sourced rpmem-ocf.sh) and the
+# systemd units of rpmem-metrics (the service naming the installed rpmem)
+# land under DESTDIR only; a program builds against what was installed;
+# make uninstall takes it all back.
 set -euo pipefail
 # a make of our own, not a child of make check's (no -w, no jobserver)
 unset MAKEFLAGS MFLAGS MAKELEVEL
@@ -31,10 +32,11 @@ vars=$(make -s -C "$top_builddir" --no-print-directory -f - print <<'MK'
 include Makefile
 print:
 	@echo "$(bindir) $(libdir) $(includedir) $(mandir) $(bashcompdir)" \
-		"$(ocfrootdir)"
+		"$(ocfrootdir) $(systemdsystemunitdir)"
 MK
 )
-read -r bindir libdir includedir mandir bashcompdir ocfrootdir <<<"$vars"
+read -r bindir libdir includedir mandir bashcompdir ocfrootdir unitdir \
+	<<<"$vars"
 
 make -s -C "$top_builddir" install DESTDIR="$dest" >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; echo "FAIL: make install"; exit 1; }
@@ -49,6 +51,9 @@ want=(
 	"$ocfrootdir/resource.d/rpmem/pool"
 	"$ocfrootdir/lib/rpmem/crm-fence-peer" "$ocfrootdir/lib/rpmem/rpmem-ocf.sh"
 )
+if [ "$unitdir" != no ]; then
+	want+=("$unitdir/rpmem-metrics.service" "$unitdir/rpmem-metrics.timer")
+fi
 for f in create open close set_attr remove persist flush drain \
 		deep_persist read check_version errormsg; do
 	want+=("$mandir/man3/rpmem_$f.3")
@@ -70,6 +75,14 @@ for f in resource.d/rpmem/pool lib/rpmem/crm-fence-peer; do
 		fail=1
 	fi
 done
+unit=$dest$unitdir/rpmem-metrics.service
+if [ "$unitdir" != no ] && [ -e "$unit" ] &&
+		! grep -qx "ExecStart=$bindir/rpmem status --prometheus .*" "$unit"
+then
+	echo "FAIL: rpmem-metrics.service does not run $bindir/rpmem:"
+	grep '^ExecStart' "$unit"
+	fail=1
+fi
 if [ -x "$dest$ocfrootdir/lib/rpmem/rpmem-ocf.sh" ]; then
 	echo "FAIL: $ocfrootdir/lib/rpmem/rpmem-ocf.sh is executable"
 	fail=1
@@ -93,7 +106,8 @@ nothing_left "$dest" ""
 [ $fail -eq 0 ] && echo "PASS: make install / uninstall with DESTDIR"
 
 # without DESTDIR: the hooks run ldconfig as root, or tell what to run
-# (OCF_ROOT moved into the prefix too: it does not follow the prefix)
+# (OCF_ROOT and the unit directory moved into the prefix too: they do
+# not follow the prefix)
 prefix=$tmp/prefix
 printf '#!/bin/sh\necho "$*" >>"%s"\n' "$tmp/ldconfig.calls" >"$tmp/ldconfig"
 chmod +x "$tmp/ldconfig"
@@ -101,6 +115,7 @@ for step in install uninstall; do
 	: >"$tmp/ldconfig.calls"
 	if ! make -C "$top_builddir" "$step" prefix="$prefix" \
 			ocfrootdir="$prefix/lib/ocf" \
+			systemdsystemunitdir="$prefix/lib/systemd/system" \
 			LDCONFIG="$tmp/ldconfig" >"$tmp/$step.log" 2>&1; then
 		cat "$tmp/$step.log"
 		echo "FAIL: make $step into a prefix"

@@ -217,11 +217,19 @@ mgen_session(RPMEMpool *rpp, uint64_t peer)
 	return change(rpp, open_peer, peer, NULL, false);
 }
 
-/* mgen_lost -- the master goes on without `peer` */
+/*
+ * mgen_lost -- the master goes on without `peer`: a new generation,
+ * which the handle's status names from now on (rpmem status shows it
+ * beside the replica's, which it no longer is)
+ */
 int
 mgen_lost(RPMEMpool *rpp, uint64_t peer)
 {
-	return change(rpp, gen_roll, peer, NULL, false);
+	struct gen g;
+	int r = change(rpp, gen_roll, peer, &g, false);
+	if (!r)
+		gen_str(g.current, rpp->repl->st.generation);
+	return r;
 }
 
 /* mgen_synced -- `peer` holds the master's current again */

@@ -174,7 +174,10 @@ int mgen_establish(RPMEMpool *rpp, uint64_t peer, struct gen *g);
 /* mgen_session -- a session with `peer` begins (its bytes may differ) */
 int mgen_session(RPMEMpool *rpp, uint64_t peer);
 
-/* mgen_lost -- the master goes on without `peer`: a new generation */
+/*
+ * mgen_lost -- the master goes on without `peer`: a new generation, named
+ * in the handle's status too
+ */
 int mgen_lost(RPMEMpool *rpp, uint64_t peer);
 
 /* mgen_synced -- `peer` holds the master's current again */

@@ -1,36 +1,35 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_status.c -- rpmem status: the replication state of this host's open
- * pools, of its replicas left out of sync, and of local pool set files
+ * pools, of its replicas left out of sync, and of local pool set files,
+ * as text, JSON or Prometheus' text exposition format
  *
- * Read only, as `drbdadm status` is: the live statuses librpmem keeps in
- * STATE_DIR/run (rstate.h) of each open handle whose process still runs,
- * then each record of a replica out of sync that no live handle holds.
- * A status left by a process that is gone is skipped, and removed when
- * the directory is ours to write.  With SET operands, only those sets,
- * and the markers beside each (one row of Markers per kind).
+ * The facts are gathered once (status_load.c, status_set.c) and then
+ * rendered; the rendering goes to standard output, or with --output to
+ * a file replaced whole (a temporary file beside it renamed over it), so
+ * that a reader such as node-exporter's textfile collector never sees
+ * half of one.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "file.h"
 #include "replica.h"
 #include "rstate.h"
 #include "status.h"
 #include "tools.h"
 
-
 static int run_status(const struct cli_args *a);
 
 static const struct cli_opt Status_opts[] = {
 	CLI_OPT_JSON,
+	{ "prometheus", 0, NULL, "print Prometheus' text exposition format "
+		"instead of text" },
+	{ "output", 'o', "FILE", "replace FILE whole (atomically) with what "
+		"would be printed" },
 	CLI_OPT_END,
 };
 
@@ -45,11 +44,13 @@ const struct cli_cmd cmd_status = {
 	"the master's and the replica's generations), then each replica\n"
 	"left out of sync by a pool since closed.  With SET, pool set files\n"
 	"of this host (say, the replica's): whether each was promoted or\n"
-	"outdated, and its copy's generations.  Exit status 0 when all is\n"
-	"connected and in sync, 1 when something is degraded, resyncing,\n"
-	"frozen, out of sync, promoted, outdated, mid-resync, discarded or\n"
-	"refused a session, 3 on split-brain, a refused or broken handle or\n"
-	"a file that cannot be read (2: a usage error).\n",
+	"outdated, and its copy's generations.  --json and --prometheus\n"
+	"(metrics for node-exporter's textfile collector) say the same.\n"
+	"Exit status 0 when all is connected and in sync, 1 when something\n"
+	"is degraded, resyncing, frozen, out of sync, promoted, outdated,\n"
+	"mid-resync, discarded or refused a session, 3 on split-brain, a\n"
+	"refused or broken handle or a file that cannot be read, 4 when the\n"
+	"--output file cannot be written (2: a usage error).\n",
 	.opts = Status_opts,
 	.run = run_status,
 };
@@ -60,201 +61,19 @@ const struct cli_cmd cmd_status = {
 #define ROW_RESYNC 0x4U		/* done/total, percent, rate, ETA */
 #define ROW_ERROR 0x8U		/* last error */
 
-/* what each state shows and how bad it is */
-static const struct {
-	int severity;
-	unsigned rows;
-} States[RSTATE_MAX] = {
-	[RSTATE_CONNECTED] = { SEV_OK, 0 },
-	[RSTATE_DEGRADED] = { SEV_ATTENTION, ROW_SINCE | ROW_OOS | ROW_ERROR },
-	[RSTATE_RESYNCING] = { SEV_ATTENTION, ROW_SINCE | ROW_RESYNC },
-	[RSTATE_FROZEN] = { SEV_ATTENTION, ROW_SINCE | ROW_ERROR },
-	[RSTATE_SPLIT_BRAIN] = { SEV_BROKEN, ROW_SINCE | ROW_ERROR },
-	[RSTATE_BROKEN] = { SEV_BROKEN, ROW_SINCE | ROW_ERROR },
-	[RSTATE_REFUSED] = { SEV_BROKEN, ROW_SINCE | ROW_ERROR },
+/* what each state shows */
+static const unsigned Rows[RSTATE_MAX] = {
+	[RSTATE_CONNECTED] = 0,
+	[RSTATE_DEGRADED] = ROW_SINCE | ROW_OOS | ROW_ERROR,
+	[RSTATE_RESYNCING] = ROW_SINCE | ROW_RESYNC,
+	[RSTATE_FROZEN] = ROW_SINCE | ROW_ERROR,
+	[RSTATE_SPLIT_BRAIN] = ROW_SINCE | ROW_ERROR,
+	[RSTATE_BROKEN] = ROW_SINCE | ROW_ERROR,
+	[RSTATE_REFUSED] = ROW_SINCE | ROW_ERROR,
 };
 
-/* a replica out of sync whose pool is closed */
-struct closed {
-	struct rstate_record r;	/* its ranges freed */
-	size_t nranges;
-	uint64_t bytes;		/* in them */
-};
-
-/* what was found */
-struct found {
-	char dir[4096];
-	struct rstate_status *h;	/* live handles */
-	size_t nh, hcap;
-	struct closed *r;
-	size_t nr, rcap;
-	int worst;
-	time_t now;
-};
-
-/* worse -- raise the exit status to `sev` */
-static void
-worse(struct found *f, int sev)
-{
-	status_worse(&f->worst, sev);
-}
-
-/* unreadable -- a file we cannot tell anything from */
-static void
-unreadable(struct found *f, const char *dir, const char *name, int e)
-{
-	fprintf(stderr, "rpmem status: %s/%s: %s\n", dir, name,
-		e == -EINVAL ? "malformed" : strerror(-e));
-	worse(f, SEV_BROKEN);
-}
-
-/* grow -- room for element n of `size` bytes in *arr of *cap */
-static int
-grow(void *arr, size_t n, size_t *cap, size_t size)
-{
-	void **p = arr;
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? 2 * *cap : 8;
-	void *q = realloc(*p, c * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
-/* alive -- the process `pid` still exists (perhaps another user's) */
-static bool
-alive(pid_t pid)
-{
-	return kill(pid, 0) == 0 || errno != ESRCH;
-}
-
-/* load_handle -- run/NAME, kept when its process lives */
-static int
-load_handle(struct found *f, const char *run, const char *name)
-{
-	int pid, len = 0;
-	unsigned seq;
-	if (sscanf(name, "%d-%u.status%n", &pid, &seq, &len) != 2 ||
-			name[len] || pid <= 0)
-		return 0;		/* not a status (a temporary file) */
-	char path[8192];
-	snprintf(path, sizeof(path), "%s/%s", run, name);
-	if (grow(&f->h, f->nh, &f->hcap, sizeof(*f->h)))
-		return -ENOMEM;
-	struct rstate_status *s = &f->h[f->nh];
-	int e = rstate_status_read(path, s);
-	if (e == -ENOENT)
-		return 0;		/* closed meanwhile */
-	if (!e && (s->pid != pid || s->seq != seq))
-		e = -EINVAL;
-	if (e) {
-		unreadable(f, run, name, e);
-		return 0;
-	}
-	if (!alive(s->pid)) {
-		if (access(run, W_OK) == 0)
-			(void) unlink(path);
-		return 0;
-	}
-	f->nh++;
-	worse(f, States[s->state].severity);
-	return 0;
-}
-
-/* held -- a live handle writes to the replica of record `r` */
-static bool
-held(const struct found *f, const struct rstate_record *r)
-{
-	for (size_t i = 0; i < f->nh; i++)
-		if (strcmp(f->h[i].target, r->target) == 0 &&
-				strcmp(f->h[i].pool_set, r->pool_set) == 0)
-			return true;
-	return false;
-}
-
-/* load_record -- NAME.replica, kept when out of sync and not held */
-static int
-load_record(struct found *f, const char *name)
-{
-	size_t len = strlen(name);
-	if (len <= 8 || strcmp(name + len - 8, ".replica"))
-		return 0;
-	char path[8192];
-	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
-	if (grow(&f->r, f->nr, &f->rcap, sizeof(*f->r)))
-		return -ENOMEM;
-	struct closed *c = &f->r[f->nr];
-	struct rstate_record *r = &c->r;
-	int e = rstate_record_read(path, r);
-	if (e == -ENOENT)
-		return 0;
-	if (e) {
-		unreadable(f, f->dir, name, e);
-		return 0;
-	}
-	c->bytes = 0;
-	c->nranges = r->nranges;
-	for (size_t i = 0; i < r->nranges; i++)
-		c->bytes += r->ranges[i].len;	/* apart, within the pool */
-	rstate_record_free(r);
-	if (r->in_sync || held(f, r))
-		return 0;
-	f->nr++;
-	worse(f, SEV_ATTENTION);
-	return 0;
-}
-
-/* scan -- call `load` for each name in `dir`; a missing dir is empty */
-static int
-scan(struct found *f, const char *dir,
-		int (*load)(struct found *f, const char *dir, const char *name))
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	struct dirent *de;
-	int e = 0;
-	while (!e && (de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
-			e = load(f, dir, de->d_name);
-	closedir(d);
-	return e;
-}
-
-/* load_record_in -- load_record for scan */
-static int
-load_record_in(struct found *f, const char *dir, const char *name)
-{
-	(void) dir;
-	return load_record(f, name);
-}
-
-/* by_name -- handles by pool set, target, pid and handle number */
-static int
-by_name(const void *a, const void *b)
-{
-	const struct rstate_status *x = a, *y = b;
-	int c = strcmp(x->pool_set, y->pool_set);
-	if (!c)
-		c = strcmp(x->target, y->target);
-	if (!c)
-		c = (x->pid > y->pid) - (x->pid < y->pid);
-	if (!c)
-		c = (x->seq > y->seq) - (x->seq < y->seq);
-	return c;
-}
-
-/* by_record -- records by pool set and target */
-static int
-by_record(const void *a, const void *b)
-{
-	const struct closed *x = a, *y = b;
-	int c = strcmp(x->r.pool_set, y->r.pool_set);
-	return c ? c : strcmp(x->r.target, y->r.target);
-}
+/* the renderings */
+enum format { FMT_TEXT, FMT_JSON, FMT_PROM };
 
 /* ---------------------------------------------------------------- text */
 
@@ -297,23 +116,24 @@ percent(const struct rstate_status *s)
 
 /* text_handle -- one block of a live handle */
 static void
-text_handle(const struct found *f, const struct rstate_status *s)
+text_handle(FILE *o, const struct status_found *f,
+		const struct rstate_status *s)
 {
 	char a[1024], b[1024], c[64];
-	unsigned rows = States[s->state].rows;
-	printf("%s on %s\n", status_safe(s->pool_set, a, sizeof(a)),
+	unsigned rows = Rows[s->state];
+	fprintf(o, "%s on %s\n", status_safe(s->pool_set, a, sizeof(a)),
 		status_safe(s->target, b, sizeof(b)));
-	status_row("state:", "%s", rstate_name(s->state));
-	status_row("pid:", "%d (handle %u)", (int)s->pid, s->seq);
-	status_row("policy:", "%s", s->policy[0] ? status_safe(s->policy, a,
-		sizeof(a)) : "unknown");
+	status_row(o, "state:", "%s", rstate_name(s->state));
+	status_row(o, "pid:", "%d (handle %u)", (int)s->pid, s->seq);
+	status_row(o, "policy:", "%s", s->policy[0] ? status_safe(s->policy,
+		a, sizeof(a)) : "unknown");
 	if (rows & ROW_SINCE)
-		status_row("since:", "%s", status_when(f->now, s->since, a,
+		status_row(o, "since:", "%s", status_when(f->now, s->since, a,
 			sizeof(a)));
 	if (rows & ROW_OOS) {
-		status_row("out of sync:", "%s", human(s->out_of_sync, a,
+		status_row(o, "out of sync:", "%s", human(s->out_of_sync, a,
 			sizeof(a)));
-		status_row("reconnects:", "%llu",
+		status_row(o, "reconnects:", "%llu",
 			(unsigned long long)s->reconnects);
 	}
 	if (rows & ROW_RESYNC) {
@@ -323,65 +143,67 @@ text_handle(const struct found *f, const struct rstate_status *s)
 			snprintf(c, sizeof(c), " (%.1f%%)", p);
 		else
 			c[0] = '\0';
-		status_row("resynced:", "%llu of %llu bytes%s",
+		status_row(o, "resynced:", "%llu of %llu bytes%s",
 			(unsigned long long)s->resync_done,
 			(unsigned long long)s->resync_total, c);
-		status_row("rate:", "%.1f MiB/s",
+		status_row(o, "rate:", "%.1f MiB/s",
 			(double)s->resync_rate / 1048576);
 		if (e < 0)
-			status_row("eta:", "unknown");
+			status_row(o, "eta:", "unknown");
 		else
-			status_row("eta:", "%lld:%02lld:%02lld",
+			status_row(o, "eta:", "%lld:%02lld:%02lld",
 				(long long)(e / 3600),
 				(long long)(e % 3600 / 60),
 				(long long)(e % 60));
 	}
 	if (rows & ROW_ERROR)
-		status_row("last error:", "%s", s->last_error[0] ?
+		status_row(o, "last error:", "%s", s->last_error[0] ?
 			status_safe(s->last_error, a, sizeof(a)) : "none");
 	if (s->generation[0])
-		status_row("generation:", "%s (the replica's: %s)",
+		status_row(o, "generation:", "%s (the replica's: %s)",
 			status_safe(s->generation, a, sizeof(a)),
 			status_safe(s->replica_generation, b, sizeof(b)));
 	if (s->refusal[0])
-		status_row("refused:", "%s", status_safe(s->refusal, a,
+		status_row(o, "refused:", "%s", status_safe(s->refusal, a,
 			sizeof(a)));
 }
 
 /* text_record -- one block of a replica out of sync, its pool closed */
 static void
-text_record(const struct found *f, const struct closed *c)
+text_record(FILE *o, const struct status_found *f,
+		const struct status_closed *c)
 {
 	const struct rstate_record *r = &c->r;
 	char a[1024], b[1024];
-	printf("%s on %s\n", status_safe(r->pool_set, a, sizeof(a)),
+	fprintf(o, "%s on %s\n", status_safe(r->pool_set, a, sizeof(a)),
 		status_safe(r->target, b, sizeof(b)));
-	status_row("state:", "out of sync (closed)");
-	status_row("since:", "%s", status_when(f->now, r->since, a,
+	status_row(o, "state:", "out of sync (closed)");
+	status_row(o, "since:", "%s", status_when(f->now, r->since, a,
 		sizeof(a)));
-	status_row("reason:", "%s", r->reason[0] ? status_safe(r->reason, a,
-		sizeof(a)) : "unknown");
+	status_row(o, "reason:", "%s", r->reason[0] ? status_safe(r->reason,
+		a, sizeof(a)) : "unknown");
 	if (r->ranges_known)
-		status_row("out of sync:", "%zu range(s), %s", c->nranges,
+		status_row(o, "out of sync:", "%zu range(s), %s", c->nranges,
 			human(c->bytes, a, sizeof(a)));
 	else
-		status_row("out of sync:", "unknown (hashes will be compared)");
+		status_row(o, "out of sync:",
+			"unknown (hashes will be compared)");
 }
 
 /* ---------------------------------------------------------------- json */
 
 /* json_handle -- one live handle as a JSON object */
 static void
-json_handle(const struct rstate_status *s)
+json_handle(FILE *o, const struct rstate_status *s)
 {
-	printf("{\"pool_set\": ");
-	json_str(stdout, s->pool_set);
-	printf(", \"target\": ");
-	json_str(stdout, s->target);
-	printf(", \"pid\": %d, \"handle\": %u, \"policy\": ", (int)s->pid,
+	fprintf(o, "{\"pool_set\": ");
+	json_str(o, s->pool_set);
+	fprintf(o, ", \"target\": ");
+	json_str(o, s->target);
+	fprintf(o, ", \"pid\": %d, \"handle\": %u, \"policy\": ", (int)s->pid,
 		s->seq);
-	json_str(stdout, s->policy[0] ? s->policy : NULL);
-	printf(", \"state\": \"%s\", \"since\": %lld, \"pool_size\": %llu, "
+	json_str(o, s->policy[0] ? s->policy : NULL);
+	fprintf(o, ", \"state\": \"%s\", \"since\": %lld, \"pool_size\": %llu, "
 		"\"out_of_sync\": %llu, \"reconnects\": %llu, "
 		"\"resync_done\": %llu, \"resync_total\": %llu, "
 		"\"resync_rate\": %llu, \"resync_percent\": ",
@@ -395,132 +217,164 @@ json_handle(const struct rstate_status *s)
 	double p = percent(s);
 	int64_t e = eta(s);
 	if (s->state == RSTATE_RESYNCING && p >= 0)
-		printf("%.1f", p);
+		fprintf(o, "%.1f", p);
 	else
-		printf("null");
-	printf(", \"eta_seconds\": ");
+		fprintf(o, "null");
+	fprintf(o, ", \"eta_seconds\": ");
 	if (s->state == RSTATE_RESYNCING && e >= 0)
-		printf("%lld", (long long)e);
+		fprintf(o, "%lld", (long long)e);
 	else
-		printf("null");
-	printf(", \"last_error\": ");
-	json_str(stdout, s->last_error[0] ? s->last_error : NULL);
-	printf(", \"generation\": ");
-	json_str(stdout, s->generation[0] ? s->generation : NULL);
-	printf(", \"replica_generation\": ");
-	json_str(stdout, s->replica_generation[0] ? s->replica_generation :
-		NULL);
-	printf(", \"refusal\": ");
-	json_str(stdout, s->refusal[0] ? s->refusal : NULL);
-	printf(", \"updated_ms\": %lld}", (long long)s->updated_ms);
+		fprintf(o, "null");
+	fprintf(o, ", \"last_error\": ");
+	json_str(o, s->last_error[0] ? s->last_error : NULL);
+	fprintf(o, ", \"generation\": ");
+	json_str(o, s->generation[0] ? s->generation : NULL);
+	fprintf(o, ", \"replica_generation\": ");
+	json_str(o, s->replica_generation[0] ? s->replica_generation : NULL);
+	fprintf(o, ", \"refusal\": ");
+	json_str(o, s->refusal[0] ? s->refusal : NULL);
+	fprintf(o, ", \"updated_ms\": %lld}", (long long)s->updated_ms);
 }
 
 /* json_record -- one replica out of sync as a JSON object */
 static void
-json_record(const struct closed *c)
+json_record(FILE *o, const struct status_closed *c)
 {
 	const struct rstate_record *r = &c->r;
-	printf("{\"pool_set\": ");
-	json_str(stdout, r->pool_set);
-	printf(", \"target\": ");
-	json_str(stdout, r->target);
-	printf(", \"pool_size\": %llu, \"in_sync\": false, \"open\": false, "
-		"\"since\": %lld, \"reason\": ",
+	fprintf(o, "{\"pool_set\": ");
+	json_str(o, r->pool_set);
+	fprintf(o, ", \"target\": ");
+	json_str(o, r->target);
+	fprintf(o, ", \"pool_size\": %llu, \"in_sync\": false, "
+		"\"open\": false, \"since\": %lld, \"reason\": ",
 		(unsigned long long)r->pool_size, (long long)r->since);
-	json_str(stdout, r->reason[0] ? r->reason : NULL);
-	printf(", \"ranges_known\": %s, ", r->ranges_known ? "true" :
+	json_str(o, r->reason[0] ? r->reason : NULL);
+	fprintf(o, ", \"ranges_known\": %s, ", r->ranges_known ? "true" :
 		"false");
 	if (r->ranges_known)
-		printf("\"ranges\": %zu, \"out_of_sync\": %llu}", c->nranges,
-			(unsigned long long)c->bytes);
+		fprintf(o, "\"ranges\": %zu, \"out_of_sync\": %llu}",
+			c->nranges, (unsigned long long)c->bytes);
 	else
-		printf("\"ranges\": null, \"out_of_sync\": null}");
+		fprintf(o, "\"ranges\": null, \"out_of_sync\": null}");
 }
 
 /* ----------------------------------------------------------------- run */
 
-/* load -- live handles, then the records they do not cover */
-static int
-load(struct found *f)
-{
-	int e = rstate_dir(f->dir, sizeof(f->dir), false);
-	if (e) {
-		fprintf(stderr, "rpmem status: no state directory: %s (set "
-			"RPMEM_STATE_DIR)\n", strerror(-e));
-		return 1;
-	}
-	char run[sizeof(f->dir) + 8];
-	snprintf(run, sizeof(run), "%s/run", f->dir);
-	e = scan(f, run, load_handle);
-	if (!e)
-		e = scan(f, f->dir, load_record_in);
-	if (e) {
-		fprintf(stderr, "rpmem status: %s: %s\n", f->dir,
-			strerror(-e));
-		return 1;
-	}
-	if (f->nh)
-		qsort(f->h, f->nh, sizeof(*f->h), by_name);
-	if (f->nr)
-		qsort(f->r, f->nr, sizeof(*f->r), by_record);
-	return 0;
-}
-
-/* show -- what load found, as text or JSON */
+/* show -- what was found, as text or one JSON object */
 static void
-show(struct found *f, bool json, bool sets)
+show(FILE *o, const struct status_found *f, bool json)
 {
 	if (json) {
-		printf("{\"state_dir\": ");
-		json_str(stdout, sets ? NULL : f->dir);
-		printf(", \"handles\": [");
+		fprintf(o, "{\"state_dir\": ");
+		json_str(o, f->sets_only ? NULL : f->dir);
+		fprintf(o, ", \"handles\": [");
 	}
 	for (size_t i = 0; i < f->nh; i++) {
-		if (json) {
-			printf("%s", i ? ", " : "");
-			json_handle(&f->h[i]);
-		} else {
-			printf("%s", i ? "\n" : "");
-			text_handle(f, &f->h[i]);
-		}
+		fprintf(o, "%s", !i ? "" : json ? ", " : "\n");
+		if (json)
+			json_handle(o, &f->h[i]);
+		else
+			text_handle(o, f, &f->h[i]);
 	}
 	if (json)
-		printf("], \"records\": [");
+		fprintf(o, "], \"records\": [");
 	for (size_t i = 0; i < f->nr; i++) {
-		if (json) {
-			printf("%s", i ? ", " : "");
-			json_record(&f->r[i]);
-		} else {
-			printf("%s", i || f->nh ? "\n" : "");
-			text_record(f, &f->r[i]);
-		}
+		fprintf(o, "%s", json ? (i ? ", " : "") : i || f->nh ? "\n" :
+			"");
+		if (json)
+			json_record(o, &f->r[i]);
+		else
+			text_record(o, f, &f->r[i]);
 	}
 	if (json)
-		printf("], \"sets\": [");
+		fprintf(o, "], \"sets\": [");
+	for (size_t i = 0; i < f->ns; i++)
+		status_set_show(o, &f->s[i], f->now, json, i == 0);
+	if (json)
+		fprintf(o, "]}\n");
+	else if (!f->sets_only && !f->nh && !f->nr)
+		fprintf(o, "no pool open through librpmem and no replica out "
+			"of sync (%s)\n", f->dir);
 }
 
-/* run_status -- the handles and records, or the sets named */
+/* format_of -- the rendering the options ask for; -1 after the error */
+static int
+format_of(const struct cli_args *a)
+{
+	bool json = cli_flag(a, "json"), prom = cli_flag(a, "prometheus");
+	const char *out = cli_value(a, "output");
+	if (json && prom)
+		return -cli_error(a->cmd, "--json and --prometheus are two "
+			"renderings of the same facts: give one");
+	if (out && !out[0])
+		return -cli_error(a->cmd, "--output wants a file name, not an "
+			"empty one");
+	return json ? FMT_JSON : prom ? FMT_PROM : FMT_TEXT;
+}
+
+/*
+ * emit -- the rendering, on stdout or replacing the --output file; 0,
+ * or SEV_NO_OUTPUT after saying why
+ */
+static int
+emit(const struct cli_args *a, const char *buf, size_t len)
+{
+	const char *path = cli_value(a, "output");
+	if (!path) {
+		fwrite(buf, 1, len, stdout);
+		return fflush(stdout) ? SEV_NO_OUTPUT : 0;
+	}
+	int e = file_replace(path, buf, len);
+	if (!e)
+		return 0;
+	fprintf(stderr, "rpmem status: --output %s: %s (the file is left as "
+		"it was)\n", path, strerror(-e));
+	return SEV_NO_OUTPUT;
+}
+
+/* run_status -- gather once, render as asked, say how bad it is */
 static int
 run_status(const struct cli_args *a)
 {
-	struct found f;
+	int fmt = format_of(a);
+	if (fmt < 0)
+		return -fmt;
+	struct status_found f;
 	memset(&f, 0, sizeof(f));
 	f.now = time(NULL);
-	bool json = cli_flag(a, "json");
+	f.sets_only = a->noperands > 0;
 	int ret = 0;
-	if (!a->noperands && (ret = load(&f)) != 0)
+	if (!f.sets_only && (ret = status_load(&f)) != 0)
 		goto out;
-	show(&f, json, a->noperands > 0);
-	for (unsigned i = 0; i < a->noperands; i++)
-		status_set(&f.worst, f.now, a->operand[i], json, i == 0);
-	if (json)
-		printf("]}\n");
-	else if (!a->noperands && !f.nh && !f.nr)
-		printf("no pool open through librpmem and no replica out of "
-			"sync (%s)\n", f.dir);
-	ret = f.worst;
+	if (f.sets_only && !(f.s = calloc(a->noperands, sizeof(*f.s)))) {
+		fprintf(stderr, "rpmem status: %s\n", strerror(ENOMEM));
+		ret = 1;
+		goto out;
+	}
+	for (; f.ns < a->noperands; f.ns++)
+		status_set_load(&f.s[f.ns], a->operand[f.ns], &f.worst);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&buf, &len);
+	if (!o) {
+		fprintf(stderr, "rpmem status: %s\n", strerror(errno));
+		ret = 1;
+		goto out;
+	}
+	if (fmt == FMT_PROM)
+		status_prom(o, &f);
+	else
+		show(o, &f, fmt == FMT_JSON);
+	if (fclose(o) || !buf) {
+		fprintf(stderr, "rpmem status: %s\n", strerror(ENOMEM));
+		ret = 1;
+	} else {
+		ret = emit(a, buf, len);
+	}
+	free(buf);
+	if (!ret)
+		ret = f.worst;
 out:
-	free(f.h);
-	free(f.r);
+	status_free(&f);
 	return ret;
 }

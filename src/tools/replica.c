@@ -16,6 +16,7 @@
 #include "marker.h"
 #include "replica.h"
 #include "rpmem_tool.h"
+#include "utf8.h"
 
 /* replica_load -- parse a poolset named on the command line */
 struct poolset *
@@ -291,26 +292,6 @@ replica_print_attr(const struct rpmem_pool_attr *a)
 	printf("  poolset uuid  %s\n", u);
 	replica_uuid_str(a->uuid, u);
 	printf("  uuid          %s\n", u);
-}
-
-/* utf8_len -- length of the valid UTF-8 sequence at p, 0 if invalid */
-static size_t
-utf8_len(const unsigned char *p)
-{
-	size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 :
-		p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : 0;
-	if (p[0] >= 0xf5)
-		n = 0;
-	for (size_t i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	/* overlong forms, surrogates and code points past U+10FFFF */
-	if ((n == 3 && p[0] == 0xe0 && p[1] < 0xa0) ||
-			(n == 3 && p[0] == 0xed && p[1] >= 0xa0) ||
-			(n == 4 && p[0] == 0xf0 && p[1] < 0x90) ||
-			(n == 4 && p[0] == 0xf4 && p[1] >= 0x90))
-		return 0;
-	return n;
 }
 
 /* json_str -- a quoted, escaped JSON string; invalid bytes as U+FFFD */

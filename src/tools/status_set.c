@@ -2,8 +2,8 @@
 /*
  * status_set.c -- rpmem status of pool set files of this host: the
  * markers beside each (promoted, outdated) and the data-generation
- * identifiers of its local copy (doc/generations.md); and the text
- * helpers rpmem status shares (status.h)
+ * identifiers of its local copy (doc/generations.md), found and shown
+ * as text or JSON; and the text helpers rpmem status shares (status.h)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,16 +25,9 @@ status_worse(int *worst, int sev)
 		*worst = sev;
 }
 
-/* a marker found beside a pool set file */
-struct mark {
-	int64_t time;		/* seconds since the epoch */
-	char date[32];		/* the same as 2026-01-31T12:00:00Z */
-	char text[512];		/* one line of what it says */
-};
-
 /* mark_read -- the marker of `kind` beside `set`; 0, -ENOENT, -errno */
 static int
-mark_read(enum marker_kind kind, const char *set, struct mark *m)
+mark_read(enum marker_kind kind, const char *set, struct status_mark *m)
 {
 	struct marker p;
 	int e = marker_read(kind, set, &p);
@@ -56,7 +49,8 @@ static const struct {
 	{ "outdated", SEV_ATTENTION, MARKER_OUTDATED },
 };
 
-#define NMARKERS (sizeof(Markers) / sizeof(Markers[0]))
+_Static_assert(sizeof(Markers) / sizeof(Markers[0]) == STATUS_MARKS,
+	"struct status_set keeps one status_mark per row of Markers");
 
 /* status_safe -- `s` for a terminal: other than printable ASCII as \xNN */
 const char *
@@ -76,14 +70,14 @@ status_safe(const char *s, char *buf, size_t len)
 
 /* status_row -- one aligned "label: value" line of a block */
 void
-status_row(const char *label, const char *fmt, ...)
+status_row(FILE *o, const char *label, const char *fmt, ...)
 {
 	va_list ap;
-	printf("  %-13s ", label);
+	fprintf(o, "  %-13s ", label);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfprintf(o, fmt, ap);
 	va_end(ap);
-	printf("\n");
+	fputc('\n', o);
 }
 
 /* status_when -- "2026-01-31T12:00:00Z (3h 12m ago)", or "unknown" */
@@ -114,145 +108,173 @@ status_when(time_t now, int64_t t, char *buf, size_t len)
 
 /* gen_text -- the copy's generations as rows */
 static void
-gen_text(const struct gen_file *f, time_t now)
+gen_text(FILE *o, const struct gen_file *f, time_t now)
 {
 	const struct gen *g = &f->g;
 	char a[GEN_STR], b[GEN_STR], w[128];
 	gen_str(g->id, a);
 	gen_str(g->current, b);
-	status_row("copy:", "%s", a);
-	status_row("generation:", "%s", b);
+	status_row(o, "copy:", "%s", a);
+	status_row(o, "generation:", "%s", b);
 	for (unsigned i = 0; i < GEN_HISTORY && g->history[i]; i++) {
 		gen_str(g->history[i], a);
-		status_row(i ? "" : "before:", "%s", a);
+		status_row(o, i ? "" : "before:", "%s", a);
 	}
 	for (unsigned i = 0; i < g->npeers; i++) {
 		gen_str(g->peers[i].id, a);
 		gen_str(g->peers[i].bitmap, b);
 		if (g->peers[i].bitmap)
-			status_row("wrote alone:", "without %s since %s", a, b);
+			status_row(o, "wrote alone:", "without %s since %s", a,
+				b);
 		if (g->peers[i].open)
-			status_row("session:", "with %s not closed", a);
+			status_row(o, "session:", "with %s not closed", a);
 	}
 	if (g->target) {
 		gen_str(g->target, a);
-		status_row("resync:", "from %s, unfinished: inconsistent", a);
+		status_row(o, "resync:", "from %s, unfinished: inconsistent",
+			a);
 	}
 	if (g->discarded)
-		status_row("discarded:", "yes: the next master overwrites "
+		status_row(o, "discarded:", "yes: the next master overwrites "
 			"what differs");
 	if (f->refused[0]) {
 		gen_str(f->refused_peer, a);
-		status_row("refused:", "%s of %s, %s", f->refused, a,
+		status_row(o, "refused:", "%s of %s, %s", f->refused, a,
 			status_when(now, f->refused_time, w, sizeof(w)));
 	}
 }
 
 /* gen_json -- the same as a JSON object, with the last refusal */
 static void
-gen_json(const struct gen_file *f)
+gen_json(FILE *o, const struct gen_file *f)
 {
-	printf("{\"identifiers\": ");
-	json_gen(stdout, &f->g);
-	printf(", \"refused\": ");
+	fprintf(o, "{\"identifiers\": ");
+	json_gen(o, &f->g);
+	fprintf(o, ", \"refused\": ");
 	if (f->refused[0])
-		printf("{\"verdict\": \"%s\", \"copy\": \"%016" PRIx64
+		fprintf(o, "{\"verdict\": \"%s\", \"copy\": \"%016" PRIx64
 			"\", \"time\": %lld}", f->refused, f->refused_peer,
 			(long long)f->refused_time);
 	else
-		printf("null");
-	printf("}");
+		fprintf(o, "null");
+	fprintf(o, "}");
 }
 
 /*
- * gens -- the generations of the set's local copy, as text rows or a
- * JSON member; a copy mid-resync, discarded or that refused a session
- * asks for attention, one that cannot be read is broken
+ * gens_load -- the generations of the set's local copy; a copy
+ * mid-resync, discarded or that refused a session asks for attention,
+ * one that cannot be read is broken
  */
 static void
-gens(int *worst, time_t now, const char *set, bool json)
+gens_load(struct status_set *s, int *worst)
 {
-	struct poolset *ps = replica_load(set);
-	struct gen_file f;
-	int e = ps ? db_gen_read(&ps->replicas[0], &f, NULL) : -EINVAL;
+	struct poolset *ps = replica_load(s->path);
+	int e = ps ? db_gen_read(&ps->replicas[0], &s->gen, NULL) : -EINVAL;
 	poolset_free(ps);
+	s->gen_err = e;
+	if (e)
+		memset(&s->gen, 0, sizeof(s->gen));
 	if (e && e != -ENOENT) {
-		fprintf(stderr, "rpmem status: %s: its generations: %s\n", set,
-			e == -EINVAL ? "malformed, or the set cannot be read" :
-			strerror(-e));
+		fprintf(stderr, "rpmem status: %s: its generations: %s\n",
+			s->path, e == -EINVAL ? "malformed, or the set cannot "
+			"be read" : strerror(-e));
 		status_worse(worst, SEV_BROKEN);
-	} else if (!e && (f.g.target || f.g.discarded || f.refused[0])) {
+	} else if (!e && (s->gen.g.target || s->gen.g.discarded ||
+			s->gen.refused[0])) {
 		status_worse(worst, SEV_ATTENTION);
 	}
-	if (json) {
-		printf(", \"generations\": ");
-		if (e)
-			printf("null");
-		else
-			gen_json(&f);
-	} else if (e) {
-		status_row("generation:", "%s", e == -ENOENT ? "none" :
-			"unreadable");
-	} else {
-		gen_text(&f, now);
-	}
 }
 
-/* status_set -- a pool set file, its markers and generations */
+/* status_set_load -- a pool set file, its markers and generations */
 void
-status_set(int *worst, time_t now, const char *set, bool json, bool first)
+status_set_load(struct status_set *s, const char *path, int *worst)
 {
-	char a[1024], err[256] = "";
 	struct stat st;
-	if (stat(set, &st))
-		snprintf(err, sizeof(err), "%s", strerror(errno));
-	if (err[0]) {
-		fprintf(stderr, "rpmem status: %s: %s\n", set, err);
+	s->path = path;
+	if (stat(path, &st)) {
+		snprintf(s->error, sizeof(s->error), "%s", strerror(errno));
+		fprintf(stderr, "rpmem status: %s: %s\n", path, s->error);
 		status_worse(worst, SEV_BROKEN);
-	}
-	if (json) {
-		printf("%s{\"set\": ", first ? "" : ", ");
-		json_str(stdout, set);
-		printf(", \"error\": ");
-		json_str(stdout, err[0] ? err : NULL);
 	} else {
-		printf("%s%s\n", first ? "" : "\n", status_safe(set, a,
-			sizeof(a)));
-		if (err[0])
-			status_row("error:", "%s", err);
+		gens_load(s, worst);
 	}
-	if (!err[0])
-		gens(worst, now, set, json);
-	for (size_t i = 0; !err[0] && i < NMARKERS; i++) {
-		struct mark m;
-		int e = mark_read(Markers[i].kind, set, &m);
-		if (e && e != -ENOENT) {
+	for (size_t i = 0; i < STATUS_MARKS; i++) {
+		struct status_mark *m = &s->marks[i];
+		m->name = Markers[i].name;
+		m->err = s->error[0] ? -ENOENT : mark_read(Markers[i].kind,
+			path, m);
+		if (m->err && m->err != -ENOENT) {
 			fprintf(stderr, "rpmem status: %s: %s marker: %s\n",
-				set, Markers[i].name, e == -EINVAL ?
-				"malformed" : strerror(-e));
+				path, m->name, m->err == -EINVAL ?
+				"malformed" : strerror(-m->err));
 			status_worse(worst, SEV_BROKEN);
-		} else if (!e) {
+		} else if (!m->err) {
 			status_worse(worst, Markers[i].severity);
 		}
-		if (json) {
-			printf(", \"%s\": ", Markers[i].name);
-			if (e) {
-				printf("null");
-				continue;
-			}
-			printf("{\"time\": %lld, \"date\": \"%s\", "
-				"\"text\": ", (long long)m.time, m.date);
-			json_str(stdout, m.text);
-			printf("}");
-		} else {
-			char label[32];
-			snprintf(label, sizeof(label), "%s:", Markers[i].name);
-			status_row(label, "%s", e == -ENOENT ? "no" : e ?
-				"unreadable" : status_safe(m.text, a,
-				sizeof(a)));
-		}
 	}
-	if (json)
-		printf("}");
 }
 
+/* gens_show -- the generations as text rows or a JSON member */
+static void
+gens_show(FILE *o, const struct status_set *s, time_t now, bool json)
+{
+	int e = s->gen_err;
+	if (json) {
+		fprintf(o, ", \"generations\": ");
+		if (e)
+			fprintf(o, "null");
+		else
+			gen_json(o, &s->gen);
+	} else if (e) {
+		status_row(o, "generation:", "%s", e == -ENOENT ? "none" :
+			"unreadable");
+	} else {
+		gen_text(o, &s->gen, now);
+	}
+}
+
+/* mark_show -- one marker as a text row or a JSON member */
+static void
+mark_show(FILE *o, const struct status_mark *m, bool json)
+{
+	char a[1024];
+	if (json && m->err) {
+		fprintf(o, ", \"%s\": null", m->name);
+	} else if (json) {
+		fprintf(o, ", \"%s\": {\"time\": %lld, \"date\": \"%s\", "
+			"\"text\": ", m->name, (long long)m->time, m->date);
+		json_str(o, m->text);
+		fprintf(o, "}");
+	} else {
+		char label[32];
+		snprintf(label, sizeof(label), "%s:", m->name);
+		status_row(o, label, "%s", m->err == -ENOENT ? "no" : m->err ?
+			"unreadable" : status_safe(m->text, a, sizeof(a)));
+	}
+}
+
+/* status_set_show -- a pool set file as found, text or JSON */
+void
+status_set_show(FILE *o, const struct status_set *s, time_t now, bool json,
+		bool first)
+{
+	char a[1024];
+	if (json) {
+		fprintf(o, "%s{\"set\": ", first ? "" : ", ");
+		json_str(o, s->path);
+		fprintf(o, ", \"error\": ");
+		json_str(o, s->error[0] ? s->error : NULL);
+	} else {
+		fprintf(o, "%s%s\n", first ? "" : "\n", status_safe(s->path, a,
+			sizeof(a)));
+		if (s->error[0])
+			status_row(o, "error:", "%s", s->error);
+	}
+	if (!s->error[0]) {
+		gens_show(o, s, now, json);
+		for (size_t i = 0; i < STATUS_MARKS; i++)
+			mark_show(o, &s->marks[i], json);
+	}
+	if (json)
+		fprintf(o, "}");
+}

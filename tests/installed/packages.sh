@@ -60,6 +60,8 @@ contents=(
 	"rpmem-tools|usr/share/man/man1/rpmem.1.gz"
 	"rpmem-tools|usr/share/man/man5/poolset.5.gz"
 	"rpmem-tools|usr/share/bash-completion/completions/rpmem"
+	"rpmem-tools|lib/systemd/system/rpmem-metrics.service"
+	"rpmem-tools|lib/systemd/system/rpmem-metrics.timer"
 	"rpmem-ocf|usr/lib/ocf/resource.d/rpmem/pool"
 	"rpmem-ocf|usr/lib/ocf/lib/rpmem/crm-fence-peer"
 	"rpmem-ocf|usr/lib/ocf/lib/rpmem/rpmem-ocf.sh"

@@ -3,7 +3,8 @@
 # status.sh -- rpmem status over a state directory written by hand: live
 # handles in each state, a stale status (a reaped child's pid) skipped
 # and removed, replicas out of sync with their pool closed, pool set
-# files with and without a promoted marker; text, JSON and exit statuses
+# files with and without a promoted marker; text, JSON, --prometheus into
+# an --output file and exit statuses
 #
 # Run by `make check` from the build tree, or by hand after a build:
 #
@@ -75,6 +76,15 @@ for h in d["handles"]:
     assert h["state"] in ("connected", "degraded", "resyncing",
         "frozen", "split-brain", "broken"), h["state"]
 ' "$TU_OUT" "$1" "$2" "$3"
+}
+
+# lines -- FILE holds each LINE whole: lines FILE LINE...
+lines() {
+	local f=$1 l
+	shift
+	for l in "$@"; do
+		grep -qxF -- "$l" "$f" || { echo "    # not in $f: $l"; return 1; }
+	done
 }
 
 # the stale status first: a child's pid, reaped, so no process has it
@@ -158,6 +168,28 @@ tu_check "sets as JSON" tu_says 1 "$rpmem" status --json "$set_a" \
 tu_check "sets --json parses" json_ok 0 0 2
 tu_check "a missing set: exit 3" \
 	tu_says 3 "$rpmem" status "$tmp/none.set" -- "none.set: No such file"
+# --prometheus and --output (metrics.sh has node-exporter read them)
+status "$live" 5 deg.set degraded out_of_sync 4096
+prom=$tmp/metrics/rpmem.prom
+mkdir -p "$tmp/metrics"
+tu_check "--prometheus --output: the verdict (1) and nothing printed" \
+	tu_says 1 "$rpmem" status --prometheus --output "$prom" --
+tu_check "--output: standard output empty" test ! -s "$TU_OUT"
+labels="pool_set=\"deg.set\",target=\"alice@backup\",pid=\"$live\",handle=\"5\""
+tu_check "--output: the degraded state at 1, its bytes" lines "$prom" \
+	"rpmem_handle_state{$labels,state=\"degraded\"} 1" \
+	"rpmem_handle_state{$labels,state=\"connected\"} 0" \
+	"rpmem_handle_out_of_sync_bytes{$labels} 4096"
+tu_check "--output: no temporary file left beside it" \
+	test "$(find "$tmp/metrics" -type f | wc -l)" = 1
+tu_check "--output where no directory is: exit 4, the file named" \
+	tu_says 4 "$rpmem" status --output "$tmp/none/rpmem.prom" -- \
+	"--output $tmp/none/rpmem.prom: No such file or directory"
+tu_check "--json with --prometheus: a usage error" \
+	tu_says 2 "$rpmem" status --json --prometheus -- \
+	"--json and --prometheus are two renderings of the same facts"
+tu_check "--output without a name: a usage error" \
+	tu_says 2 "$rpmem" status --output= -- "--output wants a file name"
 tu_check "usage error: the tool's status 2" \
 	tu_says 2 "$rpmem" status --bogus -- "unknown option '--bogus'"
 
