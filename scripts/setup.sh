@@ -23,6 +23,8 @@ packages=(
 	valgrind liblsan0
 	# the cluster tests, and what the rpmem-ocf package depends on
 	pacemaker corosync pacemaker-cli-utils resource-agents libxml2-utils jq
+	# the cluster manual's two shells, loaded into a CIB file (manual.sh)
+	crmsh pcs
 )
 
 missing=()
