@@ -25,6 +25,8 @@ packages=(
 	pacemaker corosync pacemaker-cli-utils resource-agents libxml2-utils jq
 	# the metrics test: a real node-exporter, scraped on 127.0.0.1
 	prometheus-node-exporter curl
+	# the cluster manual's two shells, loaded into a CIB file (manual.sh)
+	crmsh pcs
 )
 
 missing=()

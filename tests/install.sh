@@ -6,7 +6,10 @@
 # (below OCF_ROOT, executable but for the sourced rpmem-ocf.sh) and the
 # systemd units of rpmem-metrics (the service naming the installed rpmem)
 # land under DESTDIR only; a program builds against what was installed;
-# make uninstall takes it all back.
+# make uninstall takes it all back.  With configure's defaults every file
+# goes below the prefix, OCF_ROOT and the unit directory too (a user's
+# make install into a prefix of their own needs no write access
+# elsewhere).
 set -euo pipefail
 # a make of our own, not a child of make check's (no -w, no jobserver)
 unset MAKEFLAGS MFLAGS MAKELEVEL
@@ -105,16 +108,65 @@ make -s -C "$top_builddir" uninstall DESTDIR="$dest" >>"$tmp/install.log" 2>&1
 nothing_left "$dest" ""
 [ $fail -eq 0 ] && echo "PASS: make install / uninstall with DESTDIR"
 
-# without DESTDIR: the hooks run ldconfig as root, or tell what to run
-# (OCF_ROOT and the unit directory moved into the prefix too: they do
-# not follow the prefix)
+# outside_prefix DIR PREFIX -- the files and links below DIR that are
+# not below DIR/PREFIX
+outside_prefix() {
+	find "$1" \( -type f -o -type l \) ! -path "$1$2/*"
+}
+
+# a staged install into another prefix stays below it, unless configure
+# was told to put OCF_ROOT or the units elsewhere (--with-ocf-root=DIR,
+# --with-systemdsystemunitdir=DIR)
+stage=$tmp/stage
+other=/opt/rpmem-install-test
+read -r moved moved_units < <(make -s -C "$top_builddir" \
+	--no-print-directory -f - prefix="$other" print <<'MK'
+include Makefile
+print:
+	@echo "$(ocfrootdir) $(systemdsystemunitdir)"
+MK
+)
+[[ $moved_units == no ]] && moved_units=$other/units
+ocf_args=()
+if [[ $moved != "$other"/* || $moved_units != "$other"/* ]] &&
+		"$top_builddir/config.status" --config |
+		grep -Eq -- '--with-(ocf-root|systemdsystemunitdir)'; then
+	echo "SKIP: configured with OCF_ROOT $moved and units in" \
+		"$moved_units, outside the prefix"
+	ocf_args=(ocfrootdir="$tmp/prefix/lib/ocf")
+elif [[ $moved != "$other"/* || $moved_units != "$other"/* ]]; then
+	echo "FAIL: configure's default OCF_ROOT ($moved) or unit directory" \
+		"($moved_units) does not follow the prefix"
+	fail=1
+	ocf_args=(ocfrootdir="$tmp/prefix/lib/ocf")
+elif ! make -s -C "$top_builddir" install DESTDIR="$stage" prefix="$other" \
+		>"$tmp/stage.log" 2>&1; then
+	cat "$tmp/stage.log"
+	echo "FAIL: make install DESTDIR=... prefix=$other"
+	fail=1
+	ocf_args=(ocfrootdir="$tmp/prefix/lib/ocf")
+elif [[ -n $(outside_prefix "$stage" "$other") ]]; then
+	echo "FAIL: make install prefix=$other put files outside it:"
+	outside_prefix "$stage" "$other"
+	fail=1
+	ocf_args=(ocfrootdir="$tmp/prefix/lib/ocf")
+elif [[ ! -x $stage$other/lib/ocf/resource.d/rpmem/pool ]]; then
+	echo "FAIL: the agent is not in PREFIX/lib/ocf/resource.d/rpmem"
+	fail=1
+else
+	echo "PASS: make install prefix=$other stays below it (OCF_ROOT too)"
+fi
+
+# without DESTDIR: the hooks run ldconfig as root, or tell what to run;
+# nothing is written outside the prefix (OCF_ROOT moved into it by hand
+# only when the check above failed or was skipped)
 prefix=$tmp/prefix
 printf '#!/bin/sh\necho "$*" >>"%s"\n' "$tmp/ldconfig.calls" >"$tmp/ldconfig"
 chmod +x "$tmp/ldconfig"
 for step in install uninstall; do
 	: >"$tmp/ldconfig.calls"
 	if ! make -C "$top_builddir" "$step" prefix="$prefix" \
-			ocfrootdir="$prefix/lib/ocf" \
+			"${ocf_args[@]}" \
 			systemdsystemunitdir="$prefix/lib/systemd/system" \
 			LDCONFIG="$tmp/ldconfig" >"$tmp/$step.log" 2>&1; then
 		cat "$tmp/$step.log"

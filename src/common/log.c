@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * log.c -- levelled logging to stderr, a file or syslog
+ * log.c -- levelled logging to stderr, a file or syslog; a line written
+ * to a file begins with its UTC time to the millisecond, so that it can
+ * be lined up with other hosts' logs (stderr and syslog stay bare:
+ * whatever reads those stamps them itself)
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -230,6 +235,27 @@ log_cause(char *buf, size_t size)
 	pthread_mutex_unlock(&Log.lock);
 }
 
+/*
+ * log_stamp -- the time now as ISO 8601 UTC with milliseconds and a
+ * space ("2026-11-28T14:05:01.123Z "); its length, 0 when the clock
+ * cannot be read
+ */
+size_t
+log_stamp(char buf[LOG_STAMP_SIZE])
+{
+	struct timespec ts;
+	struct tm tm;
+	if (clock_gettime(CLOCK_REALTIME, &ts) != 0 ||
+			gmtime_r(&ts.tv_sec, &tm) == NULL)
+		return 0;
+	size_t n = strftime(buf, LOG_STAMP_SIZE, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (n == 0)
+		return 0;
+	int r = snprintf(buf + n, LOG_STAMP_SIZE - n, ".%03ldZ ",
+		ts.tv_nsec / 1000000L);
+	return r > 0 && (size_t)r < LOG_STAMP_SIZE - n ? n + (size_t)r : 0;
+}
+
 /* log_vmsg -- format one line and send it to the sink */
 void
 log_vmsg(enum log_level level, const char *fmt, va_list ap)
@@ -275,13 +301,25 @@ log_vmsg(enum log_level level, const char *fmt, va_list ap)
 		syslog(syslog_prio[level], "%s", line);
 		break;
 	case LOG_SINK_STDERR:
-	case LOG_SINK_FILE:
 		line[n++] = '\n';
-		if (write(Log.sink == LOG_SINK_FILE ? Log.fd : STDERR_FILENO,
-				line, n) < 0) {
+		if (write(STDERR_FILENO, line, n) < 0) {
 			/* nowhere left to report a failed log write */
 		}
 		break;
+	case LOG_SINK_FILE: {
+		/* stamped under the lock: the file's lines in time order */
+		char stamp[LOG_STAMP_SIZE];
+		line[n++] = '\n';
+		struct iovec iov[2] = {
+			{ .iov_base = stamp, .iov_len = log_stamp(stamp) },
+			{ .iov_base = line, .iov_len = n },
+		};
+		/* one append: no other writer of the file splits the line */
+		if (writev(Log.fd, iov, 2) < 0) {
+			/* nowhere left to report a failed log write */
+		}
+		break;
+	}
 	default:
 		break;
 	}

@@ -30,8 +30,20 @@ enum log_sink {
 /* log_init -- log to stderr at `level` with `prefix` ("rpmemd") */
 void log_init(const char *prefix, enum log_sink sink, enum log_level level);
 
-/* log_to_file -- append to `path` (created 0600); -errno on failure */
+/*
+ * log_to_file -- append to `path` (created 0600); -errno on failure.
+ * Each line begins with log_stamp's time and a space.
+ */
 int log_to_file(const char *path);
+
+/* room for log_stamp's "2026-11-28T14:05:01.123Z " and its NUL */
+#define LOG_STAMP_SIZE 32
+
+/*
+ * log_stamp -- the time now, ISO 8601 UTC to the millisecond, and a
+ * space, into buf; its length (0 when the clock cannot be read)
+ */
+size_t log_stamp(char buf[LOG_STAMP_SIZE]);
 
 /* log_to_syslog -- send everything to syslog(LOG_USER) */
 void log_to_syslog(void);

@@ -103,7 +103,8 @@ if ! on n1 "$txlog" create /srv/app.set >"$tmp/create.out" 2>&1; then
 	exit 1
 fi
 
-# configure -- the resources and constraints (the README shows the same)
+# configure -- the resources and constraints of the README's cluster, as XML,
+# with this cluster's paths, parameters and shorter monitor intervals
 configure() {
 	crm n1 cibadmin -C -o resources -X "$(pool_xml pool pool-clone \
 		/srv/psd/pool.set /srv/app.set)" &&

@@ -24,10 +24,15 @@
 #
 # TU_OUT must be set to a file before tu_run or tu_says; with TU_DIR set,
 # the command runs in that directory (where a crashing library leaves its
-# backtrace, say).
+# backtrace, say).  TU_STAMP matches the time that begins each line of a
+# log file (RPMEM_LOG_FILE, rpmemd --log-file), in a basic or an extended
+# regular expression: "^${TU_STAMP}rpmemd: ".
 
 TU_PASSED=0
 TU_FAILED=0
+# "2026-11-28T14:05:01.123Z ", the UTC time log.c writes
+# shellcheck disable=SC2034 # read by the tests that source this file
+TU_STAMP='[0-9-]*T[0-9:.]*Z '
 # shellcheck disable=SC2034 # read by the caller
 TU_SESSIONS=0
 

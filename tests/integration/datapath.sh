@@ -52,7 +52,7 @@ harness_exit_trap "$tmp" 100 "$log_dir/*" "$tmp/ssh/sshd.log"
 # log_pids -- pids of every rpmemd that logged a session so far
 log_pids() {
 	cat -- "$log_dir"/rpmemd.*.log 2>/dev/null |
-		sed -n 's/^rpmemd: session: pid \([0-9][0-9]*\) .*/\1/p' |
+		sed -n "s/^${TU_STAMP}rpmemd: session: pid \\([0-9][0-9]*\\) .*/\\1/p" |
 		sort -u
 }
 

@@ -130,7 +130,7 @@ run_case() {
 		"the librpmem log names the host and the cause" \
 		'creating remote replica #1 failed' "$out.pmempool" \
 		"libpmemobj's own words changed" \
-		"^librpmem: .*$want" "$out.log" \
+		"^${TU_STAMP}librpmem: .*$want" "$out.log" \
 		"the librpmem log does not match '$want'"
 	rm -f -- "$tmp/local/$name.part"
 }

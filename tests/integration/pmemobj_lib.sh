@@ -257,7 +257,7 @@ lpart() {
 # log_pids -- pids of every rpmemd that logged a session in log $1
 log_pids() {
 	[[ -f $1 ]] || return 0
-	sed -n 's/^rpmemd: session: pid \([0-9][0-9]*\) .*/\1/p' -- "$1" |
+	sed -n "s/^${TU_STAMP}rpmemd: session: pid \\([0-9][0-9]*\\) .*/\\1/p" -- "$1" |
 		sort -u
 }
 
