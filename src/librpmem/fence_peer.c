@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fence_peer.c -- the fence-peer handler of on-replica-loss = fence
+ * fence_peer.c -- the fence-peer and unfence-peer handlers
  *
  * Before a master goes on without its replica, RPMEM_FENCE_PEER_CMD runs
  * through /bin/sh with what it needs in its environment (as DRBD hands
@@ -8,8 +8,12 @@
  * RPMEM_FENCE_POOL_SET, RPMEM_FENCE_POOLSET_UUID, RPMEM_FENCE_REASON.
  * Exit 0 means the replica can no longer be taken for up to date
  * (outdated, or forbidden to be promoted); anything else, or no exit
- * within the freeze timeout, means it could not be fenced.  Its stdin is
- * /dev/null and its stdout goes to stderr: the application owns stdout.
+ * within the freeze timeout, means it could not be fenced.  Once the
+ * replica is in sync again, RPMEM_UNFENCE_PEER_CMD runs the same way
+ * (as DRBD's unfence-peer): it lifts what the fence placed; its exit
+ * only goes to the log, a monitor being the safety net.  Their stdin is
+ * /dev/null and their stdout goes to stderr: the application owns
+ * stdout.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -134,6 +138,56 @@ wait_child(pid_t pid, int timeout_ms, int stop_fd)
 	return status;
 }
 
+/*
+ * run -- run handler `cmd` (`what`: "fence-peer", "unfence-peer") with
+ * `reason`: 0 when it exited 0, else -1 and why in msg
+ */
+static int
+run(RPMEMpool *rpp, const char *what, const char *cmd, const char *reason,
+		char *msg, size_t len)
+{
+	struct repl *rp = rpp->repl;
+	char **env = handler_env(rpp, reason);
+	if (!env) {
+		snprintf(msg, len, "%s handler: %s", what, strerror(ENOMEM));
+		return -1;
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	char *argv[] = { "sh", "-c", (char *)cmd, NULL };
+	pid_t pid;
+	log_notice("'%s' on %s: running the %s handler: %s", rpp->desc,
+		rpp->target.node, what, cmd);
+	int r = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	env_free(env);
+	if (r) {
+		snprintf(msg, len, "%s handler '%s' did not start: %s", what,
+			cmd, strerror(r));
+		log_err("%s", msg);
+		return -1;
+	}
+	int status = wait_child(pid, rp->freeze_ms, rp->stop_fd);
+	if (status == 0)
+		return 0;
+	if (status == -ETIMEDOUT)
+		snprintf(msg, len, "%s handler '%s' did not finish within "
+			"%d s", what, cmd, rp->freeze_ms / 1000);
+	else if (status < 0)
+		snprintf(msg, len, "%s handler '%s': %s", what, cmd,
+			strerror(-status));
+	else if (WIFEXITED(status))
+		snprintf(msg, len, "%s handler '%s' exited %d", what, cmd,
+			WEXITSTATUS(status));
+	else
+		snprintf(msg, len, "%s handler '%s' killed by signal %d",
+			what, cmd, WTERMSIG(status));
+	log_err("'%s' on %s: %s", rpp->desc, rpp->target.node, msg);
+	return -1;
+}
+
 /* fence_peer -- run the fence-peer handler: 0 when it exited 0 */
 int
 fence_peer(RPMEMpool *rpp, const char *reason, char *msg, size_t len)
@@ -143,47 +197,28 @@ fence_peer(RPMEMpool *rpp, const char *reason, char *msg, size_t len)
 		snprintf(msg, len, "no fence-peer handler");
 		return -1;
 	}
-	char **env = handler_env(rpp, reason);
-	if (!env) {
-		snprintf(msg, len, "fence-peer handler: %s", strerror(ENOMEM));
+	if (run(rpp, "fence-peer", rp->fence_cmd, reason, msg, len)) {
+		size_t n = strlen(msg);
+		snprintf(msg + n, len - n, ": the replica is not fenced");
 		return -1;
 	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, 2, 1);
-	char *argv[] = { "sh", "-c", rp->fence_cmd, NULL };
-	pid_t pid;
-	log_notice("'%s' on %s: running the fence-peer handler: %s",
-		rpp->desc, rpp->target.node, rp->fence_cmd);
-	int r = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	env_free(env);
-	if (r) {
-		snprintf(msg, len, "fence-peer handler '%s' did not start: %s",
-			rp->fence_cmd, strerror(r));
-		log_err("%s", msg);
+	log_notice("'%s' on %s: the fence-peer handler fenced the replica",
+		rpp->desc, rpp->target.node);
+	return 0;
+}
+
+/* unfence_peer -- run the unfence-peer handler: 0 when it exited 0 */
+int
+unfence_peer(RPMEMpool *rpp, char *msg, size_t len)
+{
+	struct repl *rp = rpp->repl;
+	if (!rp->unfence_cmd) {
+		snprintf(msg, len, "no unfence-peer handler");
 		return -1;
 	}
-	int status = wait_child(pid, rp->freeze_ms, rp->stop_fd);
-	if (status == 0) {
-		log_notice("'%s' on %s: the fence-peer handler fenced the "
-			"replica", rpp->desc, rpp->target.node);
-		return 0;
-	}
-	if (status == -ETIMEDOUT)
-		snprintf(msg, len, "fence-peer handler '%s' did not finish "
-			"within %d s", rp->fence_cmd, rp->freeze_ms / 1000);
-	else if (status < 0)
-		snprintf(msg, len, "fence-peer handler '%s': %s",
-			rp->fence_cmd, strerror(-status));
-	else if (WIFEXITED(status))
-		snprintf(msg, len, "fence-peer handler '%s' exited %d: the "
-			"replica is not fenced", rp->fence_cmd,
-			WEXITSTATUS(status));
-	else
-		snprintf(msg, len, "fence-peer handler '%s' killed by signal "
-			"%d", rp->fence_cmd, WTERMSIG(status));
-	log_err("'%s' on %s: %s", rpp->desc, rpp->target.node, msg);
-	return -1;
+	if (run(rpp, "unfence-peer", rp->unfence_cmd, "in sync", msg, len))
+		return -1;
+	log_notice("'%s' on %s: the unfence-peer handler lifted the fence",
+		rpp->desc, rpp->target.node);
+	return 0;
 }

@@ -70,6 +70,13 @@ repl_enter(RPMEMpool *rpp, enum rpmem_state to, const char *why)
 		return -1;
 	}
 	atomic_store(&rpp->state, to);
+	/* in sync again: the peer is unfenced (the worker runs it); lost
+	 * before that: it stays fenced */
+	rp->unfence_due = rp->unfence_cmd && !rp->tool &&
+		(to == RPMEM_ST_READY ? from != RPMEM_ST_READY ||
+		rp->unfence_due : false);
+	if (rp->unfence_due)
+		(void) repl_worker_start(rpp);
 	if (why)
 		snprintf(rp->st.last_error, sizeof(rp->st.last_error), "%s",
 			why);

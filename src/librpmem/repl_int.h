@@ -5,7 +5,7 @@
  * calls while away, close), repl_open.c (what a session start decides),
  * repl_setup.c (knobs, record, status), resync.c (the worker: the
  * fence-peer handler, reconnect, resync), mgen.c (the master copy's
- * generations) and fence_peer.c (the handler)
+ * generations) and fence_peer.c (the handlers)
  */
 #ifndef RPMEM_REPL_INT_H
 #define RPMEM_REPL_INT_H 1
@@ -30,6 +30,7 @@ struct mgen {
 struct repl {
 	enum repl_policy policy;
 	char *fence_cmd;		/* RPMEM_FENCE_PEER_CMD */
+	char *unfence_cmd;		/* RPMEM_UNFENCE_PEER_CMD */
 	int freeze_ms;			/* RPMEM_FREEZE_TIMEOUT */
 	int retry_min_ms;		/* RPMEM_RECONNECT_MIN_MS */
 	int retry_max_ms;		/* RPMEM_RECONNECT_MAX_MS */
@@ -48,6 +49,8 @@ struct repl {
 	struct ssh *reap;		/* a dropped session's ssh child */
 	long long frozen_until;		/* FROZEN: clock_ms deadline */
 	bool fence_due;			/* the handler is to run (worker) */
+	bool unfence_due;		/* in sync again: the unfence-peer
+					 * handler is to run (worker) */
 	bool marked;			/* the replica carries a mark that keeps
 					 * it from being promoted: a resync
 					 * target (generations) or outdated */
@@ -150,6 +153,13 @@ void *repl_worker(void *arg);
  * handle closes (stop_fd)
  */
 int fence_peer(RPMEMpool *rpp, const char *reason, char *msg, size_t len);
+
+/*
+ * unfence_peer -- run the unfence-peer handler, the replica in sync
+ * again (mu not held; the worker only, so never beside fence_peer); 0
+ * when it exited 0, else -1 and why in msg (logged)
+ */
+int unfence_peer(RPMEMpool *rpp, char *msg, size_t len);
 
 /* mgen.c: the master copy's generations */
 

@@ -21,7 +21,7 @@
 
 #define DEFAULT_FREEZE_S 60
 #define DEFAULT_RETRY_MIN_MS 1000
-#define DEFAULT_RETRY_MAX_MS 30000
+#define DEFAULT_RETRY_MAX_MS 2000	/* a reachable replica rejoins soon */
 #define DEFAULT_RATE ((uint64_t)256 << 20)
 #define DEFAULT_CLOSE_S 30
 
@@ -144,6 +144,9 @@ knobs(struct repl *rp)
 			"fence-peer handler in RPMEM_FENCE_PEER_CMD");
 	if (cmd && *cmd && !(rp->fence_cmd = strdup(cmd)))
 		return fail(ENOMEM, "!copying RPMEM_FENCE_PEER_CMD");
+	const char *ucmd = getenv("RPMEM_UNFENCE_PEER_CMD");
+	if (ucmd && *ucmd && !(rp->unfence_cmd = strdup(ucmd)))
+		return fail(ENOMEM, "!copying RPMEM_UNFENCE_PEER_CMD");
 	uint64_t freeze, rmin, rmax, close_s;
 	if (env_num("RPMEM_FREEZE_TIMEOUT", DEFAULT_FREEZE_S, 24 * 3600,
 			false, &freeze) ||
@@ -276,6 +279,7 @@ repl_fini(RPMEMpool *rpp)
 	oos_fini(&rp->oos);
 	rstate_record_free(&rp->rec);
 	free(rp->fence_cmd);
+	free(rp->unfence_cmd);
 	pthread_cond_destroy(&rp->cv);
 	pthread_mutex_destroy(&rp->mu);
 	free(rp);

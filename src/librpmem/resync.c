@@ -30,6 +30,7 @@
 #define FINAL_MAX ((size_t)4 << 20)	/* copied with every lane held */
 #define PASSES_MAX 16			/* then the rest with lanes held */
 #define STATUS_MS 1000			/* live status during a resync */
+#define REFUSED_RETRY_MAX_MS 30000	/* the back-off after a refusal */
 #define HASH_CHUNK OOS_CHUNK
 
 /*
@@ -400,8 +401,26 @@ fence(RPMEMpool *rpp)
 }
 
 /*
- * repl_worker -- the fence-peer handler of a loss, reconnects while the
- * replica is away, resyncs once it is back
+ * unfence -- the unfence-peer handler, the replica in sync again (mu
+ * held around it, released while it runs): a loss meanwhile clears
+ * unfence_due and sets fence_due, so the fence-peer handler runs after
+ * it, never beside it
+ */
+static void
+unfence(RPMEMpool *rpp)
+{
+	struct repl *rp = rpp->repl;
+	rp->unfence_due = false;
+	pthread_mutex_unlock(&rp->mu);
+	char msg[ERRMSG_MAX];
+	(void) unfence_peer(rpp, msg, sizeof(msg));
+	pthread_mutex_lock(&rp->mu);
+}
+
+/*
+ * repl_worker -- the fence-peer handler of a loss, the unfence-peer
+ * handler once in sync again, reconnects while the replica is away,
+ * resyncs once it is back
  */
 void *
 repl_worker(void *arg)
@@ -433,6 +452,10 @@ repl_worker(void *arg)
 				"back");
 			continue;
 		}
+		if (s == RPMEM_ST_READY && rp->unfence_due) {
+			unfence(rpp);
+			continue;
+		}
 		bool away = (s == RPMEM_ST_DEGRADED || s == RPMEM_ST_FROZEN) &&
 			!session;
 		bool syncing = s == RPMEM_ST_RESYNCING ||
@@ -458,8 +481,11 @@ repl_worker(void *arg)
 			wait_until(rp, slice < until ? slice : until);
 			repl_status(rpp);
 		}
-		backoff = backoff > rp->retry_max_ms / 2 ? rp->retry_max_ms :
-			backoff * 2;
+		/* a refusal waits for an operator: ask again less often */
+		int cap = rp->refusal != GEN_SAME &&
+			rp->retry_max_ms < REFUSED_RETRY_MAX_MS ?
+			REFUSED_RETRY_MAX_MS : rp->retry_max_ms;
+		backoff = backoff > cap / 2 ? cap : backoff * 2;
 	}
 	pthread_mutex_unlock(&rp->mu);
 	return NULL;

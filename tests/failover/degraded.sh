@@ -25,6 +25,11 @@
 #   fence-ok   fence, `rpmem fence-peer` as the handler: the replica is
 #              marked outdated, the application goes on; the resync
 #              clears the mark (D6)
+#   unfence    fence, with an unfence-peer handler too: it runs once the
+#              open is in sync and again after the resync; a loss staged
+#              while it runs (it is held on a FIFO) holds the persists
+#              and runs the fence-peer handler only after it ended,
+#              never beside it (issue 32)
 #   fence-hold fence, a handler that refuses: persists are held while
 #              the replica is away and go on once it is back (D6)
 #   fence-fail fence, a handler that hangs, replica stays away: the
@@ -363,6 +368,74 @@ sc_fence_ok() {
 	after
 }
 
+# handlers_said N ERE SECONDS -- until the handlers' log has N lines of
+# ERE
+handlers_said() {
+	local end=$((SECONDS + $3))
+	while ((SECONDS < end)); do
+		(($(cat "$tmp/handlers.log" 2>/dev/null | grep -Ec "$2") >= $1)) &&
+			return 0
+		sleep 0.05
+	done
+	bad "the handlers did not say '$2' $1 time(s) in $3 s:" \
+		"$(cat "$tmp/handlers.log")"
+	return 1
+}
+
+# release_unfence -- let the unfence-peer handler held on its FIFO end
+release_unfence() {
+	# shellcheck disable=SC2016 # the FIFO is sh's $1
+	timeout 30 sh -c 'echo go >"$1"' sh "$tmp/ugate" ||
+		bad "the unfence-peer handler never read its gate"
+}
+
+sc_unfence() {
+	fresh
+	rm -f "$tmp/handlers.log" "$tmp/ugate"
+	mkfifo "$tmp/ugate"
+	cat >"$tmp/handler" <<-EOF
+		#!/bin/sh
+		echo "fence begin" >>"$tmp/handlers.log"
+		env RPMEM_SSH="$RPMEM_SSH" RPMEM_CMD="$rpmemd_cmd" \
+			LD_LIBRARY_PATH="$libs" "$rpmem" fence-peer
+		rc=\$?
+		echo "fence end \$rc" >>"$tmp/handlers.log"
+		exit \$rc
+	EOF
+	cat >"$tmp/unhandler" <<-EOF
+		#!/bin/sh
+		echo "unfence begin \$RPMEM_FENCE_REASON" >>"$tmp/handlers.log"
+		read -r go <"$tmp/ugate"
+		echo "unfence end" >>"$tmp/handlers.log"
+	EOF
+	chmod +x "$tmp/handler" "$tmp/unhandler"
+	start_app RPMEM_ON_REPLICA_LOSS=fence \
+		RPMEM_FENCE_PEER_CMD="$tmp/handler" \
+		RPMEM_UNFENCE_PEER_CMD="$tmp/unhandler"
+	handlers_said 1 '^unfence begin in sync$' 30 || return
+	# the handler runs beside the persists, holding nothing
+	local n0
+	n0=$(commits)
+	wait_commits $((n0 + 100)) 30 || return
+	# the replica lost while the unfence-peer handler runs
+	kill_rpmemd
+	wait_state frozen 30 || return
+	grep -q '^fence' "$tmp/handlers.log" &&
+		bad "the fence-peer handler ran beside the unfence-peer one"
+	release_unfence
+	wait_state degraded 30 || return
+	wait_state connected 60 || return
+	handlers_said 2 '^unfence begin in sync$' 30 && release_unfence
+	stop_at $(($(commits) + 100))
+	local order
+	order=$(awk '{ print $1 $2 }' "$tmp/handlers.log" | paste -sd' ')
+	[[ $order == "unfencebegin unfenceend fencebegin fenceend unfencebegin unfenceend" ]] ||
+		bad "the handlers ran in this order: $order"
+	grep -q '^fence end 0$' "$tmp/handlers.log" ||
+		bad "the fence-peer handler failed: $(cat "$tmp/handlers.log")"
+	after
+}
+
 sc_fence_hold() {
 	fresh
 	start_app RPMEM_ON_REPLICA_LOSS=fence RPMEM_FENCE_PEER_CMD='exit 1' \
@@ -477,7 +550,7 @@ sc_hot() {
 
 # the scenarios: SCENARIOS (a list) picks some, degraded_hot.sh the last
 scenarios=${SCENARIOS:-fail continue hung away crash resume fence_ok \
-	fence_hold fence_fail split hot}
+	unfence fence_hold fence_fail split hot}
 [[ $scenarios == hot ]] || baseline
 for sc in $scenarios; do
 	echo "$me: --- $sc"
