@@ -53,6 +53,7 @@ want=(
 	"$bashcompdir/rpmem" "$mandir/man7/ocf_rpmem_pool.7"
 	"$ocfrootdir/resource.d/rpmem/pool"
 	"$ocfrootdir/lib/rpmem/crm-fence-peer" "$ocfrootdir/lib/rpmem/rpmem-ocf.sh"
+	"$ocfrootdir/lib/rpmem/crm-unfence-peer"
 )
 if [ "$unitdir" != no ]; then
 	want+=("$unitdir/rpmem-metrics.service" "$unitdir/rpmem-metrics.timer")
@@ -72,7 +73,8 @@ if [ "$(readlink "$dest$libdir/librpmem.so.1")" != librpmem.so.1.0.0 ]; then
 	fail=1
 fi
 # Pacemaker runs the agent, librpmem the handler; both source the library
-for f in resource.d/rpmem/pool lib/rpmem/crm-fence-peer; do
+for f in resource.d/rpmem/pool lib/rpmem/crm-fence-peer \
+		lib/rpmem/crm-unfence-peer; do
 	if [ -e "$dest$ocfrootdir/$f" ] && [ ! -x "$dest$ocfrootdir/$f" ]; then
 		echo "FAIL: $ocfrootdir/$f is not executable"
 		fail=1

@@ -57,6 +57,14 @@
 
 RPMEM_FENCE_PREFIX=rpmem-fence-
 
+# promotion scores: the last master above an in-sync replica (the agent
+# sets them; crm-unfence-peer gives the other node the last)
+# shellcheck disable=SC2034 # the agent's
+RPMEM_SCORE_PROMOTED=1000
+# shellcheck disable=SC2034 # the agent's
+RPMEM_SCORE_LAST_MASTER=200
+RPMEM_SCORE_REPLICA=100
+
 # rpmem_xpath XPATH -- the string XPATH selects in the XML on stdin
 rpmem_xpath() {
 	xmllint --xpath "$1" - 2>/dev/null || true
@@ -76,6 +84,53 @@ rpmem_quorate() {
 rpmem_clone_of() {
 	cibadmin -Q -o resources 2>/dev/null | rpmem_xpath \
 		"string((//clone[@id='$1'] | //clone[primitive[@id='$1']])/@id)"
+}
+
+# rpmem_primitive_of CLONE -- the id of the primitive the clone holds
+rpmem_primitive_of() {
+	cibadmin -Q -o resources 2>/dev/null | rpmem_xpath \
+		"string(//clone[@id='$1']/primitive/@id)"
+}
+
+# rpmem_clone_nodes CLONE -- the nodes where an instance of the clone
+# is active, one a line
+rpmem_clone_nodes() {
+	crm_resource --resource "$1" --locate --quiet 2>/dev/null |
+		awk 'NF { print $1 }'
+}
+
+# rpmem_handler_clone ARG... -- the clone a handler works on, from its
+# arguments (--resource ID: the clone or its primitive; without it, the
+# only clone of an ocf:rpmem:pool in the CIB), printed; 2 for a usage
+# error, 1 when there is none, the reason on stderr either way
+rpmem_handler_clone() {
+	_rsc=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--resource=*) _rsc=${1#--resource=} ;;
+		--resource|-r)
+			[ $# -ge 2 ] || { echo "usage: [--resource ID]" >&2; return 2; }
+			_rsc=$2
+			shift ;;
+		*)	echo "unknown argument '$1'; usage: [--resource ID]" >&2
+			return 2 ;;
+		esac
+		shift
+	done
+	if [ -n "$_rsc" ]; then
+		_cl=$(rpmem_clone_of "$_rsc")
+		[ -n "$_cl" ] || { echo "no promotable clone named or holding '$_rsc' in the CIB" >&2; return 1; }
+	else
+		_cl=$(rpmem_pool_clones)
+		case $_cl in
+		"") echo "no clone of ocf:rpmem:pool in the CIB (give --resource)" >&2
+			return 1 ;;
+		*"
+"*)		echo "several clones of ocf:rpmem:pool ($(echo "$_cl" | tr "\n" " ")): give --resource" >&2
+			return 1 ;;
+		esac
+	fi
+	echo "$_cl"
 }
 
 # rpmem_pool_clones -- the ids of every clone of an ocf:rpmem:pool
@@ -286,4 +341,43 @@ rpmem_fence() {
 		echo "cannot place or claim $RPMEM_FENCE_PREFIX$1 for $_me" >&2
 	fi
 	return 1
+}
+
+# rpmem_unfence CLONE -- the other copy is in sync with this node's
+# master again (librpmem's unfence-peer handler): the fence naming this
+# node removed whatever its claim (librpmem runs this handler and the
+# fence-peer one one after the other, never together, so no claim of a
+# loss after the sync can be lost here), and each other node running the
+# clone without a promotion score given the one of an in-sync replica, so
+# that it can be promoted at once should this node fail.  The monitors
+# do the same later (the safety net).  0 done; 1, the reason on stderr
+rpmem_unfence() {
+	_me=$(rpmem_node)
+	if [ -z "$_me" ]; then
+		echo "cannot learn this node's name (crm_node -n)" >&2
+		return 1
+	fi
+	if ! rpmem_fence_read "$1"; then
+		echo "cannot read the CIB's constraints" >&2
+		return 1
+	fi
+	case $RPMEM_FENCE_HOLDER in
+	"") ;;
+	"$_me")	if ! rpmem_fence_remove "$1" "$_me"; then
+			echo "cannot remove $RPMEM_FENCE_PREFIX$1" >&2
+			return 1
+		fi ;;
+	*)	echo "$RPMEM_FENCE_PREFIX$1 keeps $RPMEM_FENCE_HOLDER promotable, not $_me: left alone" >&2
+		return 1 ;;
+	esac
+	_prim=$(rpmem_primitive_of "$1")
+	[ -n "$_prim" ] || { echo "no primitive in $1" >&2; return 1; }
+	for _n in $(rpmem_clone_nodes "$1"); do
+		[ "$_n" = "$_me" ] && continue
+		crm_attribute -N "$_n" -l reboot --promotion="$_prim" -G -q \
+			>/dev/null 2>&1 && continue
+		crm_attribute -N "$_n" -l reboot --promotion="$_prim" \
+			-v "$RPMEM_SCORE_REPLICA" -q >/dev/null 2>&1 ||
+			{ echo "cannot give $_n its promotion score" >&2; return 1; }
+	done
 }

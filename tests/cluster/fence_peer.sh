@@ -210,16 +210,6 @@ not_frozen() {
 	[[ -n $s && $s != frozen ]]
 }
 
-# rpmemd_pids NODE -- the pids of the rpmemd processes in the node
-rpmemd_pids() {
-	# shellcheck disable=SC2016 # expanded in the node
-	cluster_exec "$1" sh -c 'for p in /proc/[0-9]*; do
-		case $(readlink "$p/exe" 2>/dev/null) in
-		*/rpmemd) echo "${p#/proc/}" ;;
-		esac
-	done'
-}
-
 # sc_race -- a handler that finds the fence while the monitor removes it
 sc_race() {
 	local g=$tmp/gate mon_at mon_go hdl_at hdl_go line pids c0 mon_pid

@@ -26,12 +26,30 @@
 #   p5     a planned switch-over (the Promoted role moved); figure
 #   p6     the whole cluster crashed while the replica was stale, and
 #          started again: the node with the newest copy is promoted
+#   c1     compound: the replica's rpmemd killed (F4), and the master's
+#          node killed within 1 s of the resync (F1): the replica,
+#          unfenced and scored at once by crm-unfence-peer, not at the
+#          next monitor, is promoted; figure: loss to its first commit
+#   c2     the master cut off right after a replica fault and its resync
+#          (F2, no settling time): promoted as fast; the cut-off master
+#          acknowledges nothing once the other is promoted (D3)
+#   c3     the replica's rpmemd stopped (SIGSTOP; sshd still answers):
+#          its heartbeat stops, the master fences and goes on within
+#          seconds, not RPMEM_TIMEOUT; resumed, resynced, unfenced
+#   c4     the replica's node cut off for 18 s, then healed: in sync
+#          again within seconds (the reconnect back-off is capped at
+#          2 s), the fence gone; figure: heal to in sync
 # At the end, the application stopped: every logged commit is in both
 # copies, none half applied (txlog check of the master and of a promoted
 # copy of the other), and `rpmem verify` finds no more than the few 4 KiB
 # chunks libpmemobj never persists.  CLUSTER_TOKEN (ms, default 1000)
 # sets corosync's token, CLUSTER_TOKEN_COEFFICIENT its coefficient
-# (default 0, as the README configures it).
+# (default 0, as the README configures it).  The pool is monitored every
+# 10 s (Promoted) and 11 s (Unpromoted), the agent's defaults, so that a
+# fence or score left to the next monitor shows; librpmem runs with the
+# manual's environment and its own defaults.  RTO_MAX (s, default 10)
+# bounds every loss-to-first-commit figure (the goal is 5 s at token
+# 1000: the figures say how far from it a run was).
 # Needs root and Debian's pacemaker and corosync (exit 77 otherwise).
 set -uo pipefail
 me=pacemaker.sh
@@ -43,7 +61,10 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=pool_lib.sh
 . "$here/pool_lib.sh"
 
-SCENARIOS=${SCENARIOS:-agent p1 p2 p3 p4 p5 p6}
+SCENARIOS=${SCENARIOS:-agent p1 p2 p3 p4 p5 p6 c1 c2 c3 c4}
+RTO_MAX=${RTO_MAX:-10}
+# the agent's own monitor intervals (its meta-data, the manual)
+export POOL_MONITORS="10s 11s"
 # corosync as the README configures it: the token is 1 s whatever the
 # number of nodes (CLUSTER_TOKEN_COEFFICIENT= for corosync's default)
 export CLUSTER_TOKEN_COEFFICIENT=${CLUSTER_TOKEN_COEFFICIENT-0}
@@ -81,7 +102,7 @@ pool_env || { bad "librpmem's environment on the nodes"; exit 1; }
 	printf 'exec env'
 	printf ' %q' "${node_env[@]}" RPMEM_ON_REPLICA_LOSS=fence \
 		RPMEM_FENCE_PEER_CMD="/usr/lib/ocf/lib/rpmem/crm-fence-peer --resource pool-clone" \
-		RPMEM_RECONNECT_MIN_MS=200 RPMEM_RECONNECT_MAX_MS=1000 \
+		RPMEM_UNFENCE_PEER_CMD="/usr/lib/ocf/lib/rpmem/crm-unfence-peer --resource pool-clone" \
 		RPMEM_LOG_LEVEL=notice RPMEM_LOG_FILE=/srv/librpmem.log \
 		TXLOG_PAUSE_US=3000 "$txlog" run /srv/app.set
 	# shellcheck disable=SC2016 # expanded by the program, on its node
@@ -433,6 +454,145 @@ sc_p6() {
 	echo "--- P6: after the restart $m (the newest copy) is the master; $r resynced"
 }
 
+# rto WHAT T0 T1 -- the figure T1 - T0 of WHAT, said, kept in RTO_WHAT,
+# and a failure above RTO_MAX
+rto() {
+	local f
+	f=$(secs "$2" "$3")
+	printf -v "RTO_$1" '%s' "$f"
+	awk -v f="$f" -v m="$RTO_MAX" 'BEGIN { exit !(f <= m) }' ||
+		bad "$1: $f s from the loss to the first commit (RTO_MAX $RTO_MAX)"
+}
+
+# next_commit NODE BASE SECONDS -- until NODE logs a commit past BASE
+next_commit() {
+	cluster_wait "$3" bash -c "[[ \$(tail -n 1 '$tmp/committed.$1' 2>/dev/null || echo 0) -gt $2 ]]"
+}
+
+# first_after NODE BASE -- the first commit NODE logged past BASE
+first_after() {
+	awk -v b="$2" '$1 > b { print; exit }' "$tmp/committed.$1"
+}
+
+# reconnected NODE N -- the master on NODE has reconnected more than N
+# times and has its replica in sync, the fence gone
+reconnected() {
+	(($(handle_field "$1" reconnects) > $2)) && in_sync "$1"
+}
+
+# replica_fault WHAT NODE -- the rpmemd of the master on NODE killed on
+# the other node (F4): fenced, degraded, reconnected, resynced, unfenced
+replica_fault() {
+	local m=$2 r pids n0
+	r=$(other "$m")
+	n0=$(handle_field "$m" reconnects)
+	pids=$(rpmemd_pids "$r")
+	[[ -n $pids ]] || { bad "$1: no rpmemd on $r"; return 1; }
+	# shellcheck disable=SC2086 # a list of pids
+	cluster_exec "$r" kill -KILL $pids
+	cluster_wait 60 reconnected "$m" "${n0:-0}" && return 0
+	bad "$1: $m did not resync $r after its rpmemd died"
+	why "$m"
+	return 1
+}
+
+# sc_c1 -- compound: a replica fault, then the master lost right after
+sc_c1() {
+	local m r t0 t1 base
+	m=$(master) r=$(other "$m")
+	echo "--- C1: $r's rpmemd killed, then $m (master) killed right after the resync"
+	replica_fault C1 "$m" || return
+	base=$(last_logged "$r")
+	t0=$(now)
+	cluster_kill "$m"
+	next_commit "$r" "$base" 120 ||
+		{ bad "C1: the application does not commit on $r"; why "$r"; return; }
+	t1=$(now)
+	rto C1 "$t0" "$t1"
+	local first
+	first=$(first_after "$r" "$base")
+	((first > $(last_logged "$m") && first <= $(last_logged "$m") + 2)) ||
+		bad "C1: $r went on at $first after $m's last $(last_logged "$m")"
+	echo "--- C1: loss of the master right after the resync to the first commit on $r: $RTO_C1 s"
+	cluster_boot "$m"
+	cluster_wait_online "$m" || { bad "C1: $m does not come back"; return; }
+	resynced C1 "$r"
+}
+
+# sc_c2 -- the master cut off right after a replica fault (no settling)
+sc_c2() {
+	local m r t0 t1 base first last_cut
+	m=$(master) r=$(other "$m")
+	echo "--- C2: $r's rpmemd killed, then $m (master) cut off right after the resync"
+	replica_fault C2 "$m" || return
+	base=$(last_logged "$r")
+	t0=$(now)
+	cluster_cut "$m"
+	next_commit "$r" "$base" 120 ||
+		{ bad "C2: the application does not commit on $r"; why "$r"; return; }
+	t1=$(now)
+	rto C2 "$t0" "$t1"
+	first=$(first_after "$r" "$base")
+	[[ $(master) == "$r" ]] || bad "C2: the majority did not promote $r"
+	cluster_heal "$m"
+	cluster_wait_online "$m" || bad "C2: $m does not rejoin"
+	resynced C2 "$r" || return
+	# D3: the cut-off master acknowledged nothing once $r took over
+	last_cut=$(last_logged "$m")
+	((last_cut < first)) ||
+		bad "C2: $m acknowledged commit $last_cut; $r went on from $first"
+	[[ $(cluster_promoted n3 pool-clone | wc -l) == 1 ]] ||
+		bad "C2: not one master: $(cluster_promoted n3 pool-clone)"
+	echo "--- C2: cut to the first commit on $r: $RTO_C2 s; $m's last commit $last_cut, $r went on at $first"
+}
+
+# sc_c3 -- the replica's rpmemd stopped: a hung peer noticed in seconds
+sc_c3() {
+	local m r pids n0 t0 t1 t2
+	m=$(master) r=$(other "$m")
+	n0=$(handle_field "$m" reconnects)
+	pids=$(rpmemd_pids "$r")
+	[[ -n $pids ]] || { bad "C3: no rpmemd on $r"; return; }
+	echo "--- C3: $r's rpmemd ($pids) stopped"
+	t0=$(now)
+	# shellcheck disable=SC2086 # a list of pids
+	cluster_exec "$r" kill -STOP $pids
+	cluster_wait 30 fenced_for "$m" ||
+		{ bad "C3: the stopped rpmemd was not noticed"; why "$m"; }
+	t1=$(now)
+	C3_FENCED=$(secs "$t0" "$t1")
+	grows "$m" 30 || bad "C3: the application stopped with rpmemd stopped"
+	# shellcheck disable=SC2086 # a list of pids
+	cluster_exec "$r" kill -CONT $pids
+	t1=$(now)
+	cluster_wait 60 reconnected "$m" "${n0:-0}" ||
+		{ bad "C3: $r not resynced after its rpmemd resumed"; why "$m"; }
+	t2=$(now)
+	echo "--- C3: stopped rpmemd to the fence (the application going on): $C3_FENCED s; resumed to in sync, unfenced: $(secs "$t1" "$t2") s"
+}
+
+# sc_c4 -- the replica's node cut off for 18 s: rejoins within seconds
+sc_c4() {
+	local m r n0 t0 t1
+	m=$(master) r=$(other "$m")
+	n0=$(handle_field "$m" reconnects)
+	echo "--- C4: $r (replica) cut off for 18 s"
+	cluster_cut "$r"
+	cluster_wait 30 fenced_for "$m" || bad "C4: $r was not fenced"
+	grows "$m" 30 || bad "C4: the application stopped without its replica"
+	# the isolation lasts as long as the held-out run's
+	sleep 18
+	cluster_heal "$r"
+	t0=$(now)
+	cluster_wait 120 reconnected "$m" "${n0:-0}" ||
+		{ bad "C4: $r not resynced after the heal"; why "$m"; return; }
+	t1=$(now)
+	C4_HEAL=$(secs "$t0" "$t1")
+	awk -v f="$C4_HEAL" 'BEGIN { exit !(f <= 15) }' ||
+		bad "C4: $C4_HEAL s from the heal to in sync"
+	echo "--- C4: heal to in sync, the fence gone: $C4_HEAL s"
+}
+
 configure || { bad "the configuration is refused"; exit 1; }
 cluster_wait 120 has_master ||
 	{ bad "the pool is not promoted anywhere"; exit 1; }
@@ -469,6 +629,7 @@ if [[ -z $ranges ]] || ((ranges > 8)); then
 	bad "the copies differ beyond what libpmemobj never persists: $(<"$tmp/verify")"
 fi
 echo "--- $(wc -l <"$tmp/all") commits logged, all in both copies; verify: ${ranges:-?} 4 KiB range(s) differ"
-printf -- '--- figures: P1 RTO %s s (token %s ms, coefficient %s); P2 resync %s bytes; P5 switch-over %s s\n' \
-	"${P1_RTO:-?}" "${CLUSTER_TOKEN:-1000}" "${CLUSTER_TOKEN_COEFFICIENT:-default}" "${P2_BYTES:-?}" "${P5_SWITCH:-?}"
+printf -- '--- figures: P1 RTO %s s (token %s ms, coefficient %s); P2 resync %s bytes; P5 switch-over %s s; C1 RTO %s s; C2 RTO %s s; C3 stopped to fenced %s s; C4 heal to in sync %s s\n' \
+	"${P1_RTO:-?}" "${CLUSTER_TOKEN:-1000}" "${CLUSTER_TOKEN_COEFFICIENT:-default}" "${P2_BYTES:-?}" "${P5_SWITCH:-?}" \
+	"${RTO_C1:-?}" "${RTO_C2:-?}" "${C3_FENCED:-?}" "${C4_HEAL:-?}"
 fo_end "the pool failed over, back and over again by itself"

@@ -18,10 +18,13 @@
 #                        librpmem's state directory (/srv/state)
 #   on NODE CMD...       CMD on the node with librpmem's environment
 #   pool_xml ID CLONE SET MASTER [META]
-#                        a promotable clone of ocf:rpmem:pool
+#                        a promotable clone of ocf:rpmem:pool, monitored
+#                        every POOL_MONITORS ("PROMOTED UNPROMOTED",
+#                        default "3s 4s")
 #   fence NODE CMD       a shell command on the node after the agent's
 #                        rpmem-ocf.sh is sourced
 #   handle_field NODE F  field F of the first live librpmem handle there
+#   rpmemd_pids NODE     the pids of the rpmemd processes in the node
 
 # pool_overlay -- the agent and its helpers under $tmp/ocf, as installed
 pool_overlay() {
@@ -29,7 +32,8 @@ pool_overlay() {
 	src=$(cd "$CLUSTER_LIB_DIR/../.." && pwd) || return 1
 	mkdir -p "$tmp/ocf/resource.d/rpmem" "$tmp/ocf/lib/rpmem" &&
 		cp "$src/src/ocf/pool" "$tmp/ocf/resource.d/rpmem/" &&
-		cp "$src/src/ocf/crm-fence-peer" "$src/src/ocf/rpmem-ocf.sh" \
+		cp "$src/src/ocf/crm-fence-peer" "$src/src/ocf/crm-unfence-peer" \
+			"$src/src/ocf/rpmem-ocf.sh" \
 			"$tmp/ocf/lib/rpmem/"
 }
 
@@ -76,6 +80,8 @@ on() {
 # pool_xml ID CLONE SET MASTER [META] -- a promotable clone of
 # ocf:rpmem:pool, META more of its meta attributes
 pool_xml() {
+	local mon_p mon_u
+	read -r mon_p mon_u <<<"${POOL_MONITORS:-3s 4s}"
 	cat <<EOF
 <clone id="$2">
   <meta_attributes id="$2-meta">
@@ -93,8 +99,8 @@ pool_xml() {
       <nvpair id="$1-state_dir" name="state_dir" value="/srv/state"/>
     </instance_attributes>
     <operations>
-      <op id="$1-monitor-p" name="monitor" interval="3s" role="Promoted" timeout="30s"/>
-      <op id="$1-monitor-u" name="monitor" interval="4s" role="Unpromoted" timeout="30s"/>
+      <op id="$1-monitor-p" name="monitor" interval="$mon_p" role="Promoted" timeout="30s"/>
+      <op id="$1-monitor-u" name="monitor" interval="$mon_u" role="Unpromoted" timeout="30s"/>
       <op id="$1-start" name="start" interval="0" timeout="60s"/>
       <op id="$1-promote" name="promote" interval="0" timeout="90s"/>
       <op id="$1-demote" name="demote" interval="0" timeout="60s"/>
@@ -113,4 +119,14 @@ fence() {
 handle_field() {
 	on "$1" "$rpmem" status --json 2>/dev/null |
 		jq -r "[.handles[]][0].$2 // empty"
+}
+
+# rpmemd_pids NODE -- the pids of the rpmemd processes in the node
+rpmemd_pids() {
+	# shellcheck disable=SC2016 # expanded in the node
+	cluster_exec "$1" sh -c 'for p in /proc/[0-9]*; do
+		case $(readlink "$p/exe" 2>/dev/null) in
+		*/rpmemd) echo "${p#/proc/}" ;;
+		esac
+	done'
 }

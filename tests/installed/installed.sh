@@ -263,9 +263,11 @@ env -i PATH="$PATH" OCF_ROOT=$ocf_root "$agent" validate-all \
 	>/dev/null 2>&1 || rc=$?
 expect "ocf:rpmem:pool validate-all without parameters: 6 (got $rc)" \
 	test "$rc" = 6
-expect "crm-fence-peer finds rpmem-ocf.sh beside it" eval \
-	'env -i PATH="$PATH" "$ocf_root/lib/rpmem/crm-fence-peer" --help |
-	grep -q "^usage: "'
+for h in crm-fence-peer crm-unfence-peer; do
+	expect "$h finds rpmem-ocf.sh beside it" eval \
+		'env -i PATH="$PATH" "$ocf_root/lib/rpmem/$h" --help |
+		grep -q "^usage: "'
+done
 
 # ------------------------------------------------------------ the hosts
 mkdir -p "$app" "$tgt/poolsets" "$tgt/pool"

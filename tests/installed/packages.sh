@@ -64,6 +64,7 @@ contents=(
 	"rpmem-tools|lib/systemd/system/rpmem-metrics.timer"
 	"rpmem-ocf|usr/lib/ocf/resource.d/rpmem/pool"
 	"rpmem-ocf|usr/lib/ocf/lib/rpmem/crm-fence-peer"
+	"rpmem-ocf|usr/lib/ocf/lib/rpmem/crm-unfence-peer"
 	"rpmem-ocf|usr/lib/ocf/lib/rpmem/rpmem-ocf.sh"
 	"rpmem-ocf|usr/share/man/man7/ocf_rpmem_pool.7.gz"
 )
@@ -72,6 +73,7 @@ contents=(
 modes=(
 	"rpmem-ocf|-rwxr-xr-x|usr/lib/ocf/resource.d/rpmem/pool"
 	"rpmem-ocf|-rwxr-xr-x|usr/lib/ocf/lib/rpmem/crm-fence-peer"
+	"rpmem-ocf|-rwxr-xr-x|usr/lib/ocf/lib/rpmem/crm-unfence-peer"
 	"rpmem-ocf|-rw-r--r--|usr/lib/ocf/lib/rpmem/rpmem-ocf.sh"
 )
 # package | ERE its Depends must match
