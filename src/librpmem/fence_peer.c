@@ -5,7 +5,10 @@
  * Before a master goes on without its replica, RPMEM_FENCE_PEER_CMD runs
  * through /bin/sh with what it needs in its environment (as DRBD hands
  * its handlers the resource and the peer): RPMEM_FENCE_TARGET,
- * RPMEM_FENCE_POOL_SET, RPMEM_FENCE_POOLSET_UUID, RPMEM_FENCE_REASON.
+ * RPMEM_FENCE_POOL_SET, RPMEM_FENCE_POOLSET_UUID, RPMEM_FENCE_REASON,
+ * and RPMEM_FENCE_GENERATION: the master copy's current generation
+ * (empty when it keeps none), the newest a stale replica can hold, so
+ * that a fence can say which generation its copy must have moved past.
  * Exit 0 means the replica can no longer be taken for up to date
  * (outdated, or forbidden to be promoted); anything else, or no exit
  * within the freeze timeout, means it could not be fenced.  Once the
@@ -16,11 +19,9 @@
  * stdout.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +32,8 @@
 #include "clock.h"
 #include "log.h"
 #include "repl_int.h"
+#include "shspawn.h"
 
-extern char **environ;
-
-#define FENCE_VARS 4
 #define UUID_STR 37
 
 /* uuid_str -- 16 bytes as 8-4-4-4-12 hex */
@@ -49,55 +48,28 @@ uuid_str(const unsigned char *u, char out[UUID_STR])
 
 /*
  * handler_env -- the environment with our variables (replacing any of
- * the same name); NULL when out of memory.  Free with env_free.
+ * the same name); NULL when out of memory.  Free with spawn_env_free.
  */
 static char **
-handler_env(const RPMEMpool *rpp, const char *reason)
+handler_env(RPMEMpool *rpp, const char *reason)
 {
 	char uuid[UUID_STR] = "";
 	const struct rstate_record *rec = &rpp->repl->rec;
 	if (rec->has_attr)
 		uuid_str(rec->attr.poolset_uuid, uuid);
-	const char *vals[FENCE_VARS][2] = {
+	char gen[GEN_STR] = "";
+	struct gen m;
+	if (mgen_get(rpp, &m) == 0 && m.current)
+		gen_str(m.current, gen);
+	const char *const vals[][2] = {
 		{ "RPMEM_FENCE_TARGET", rpp->target_str },
 		{ "RPMEM_FENCE_POOL_SET", rpp->desc },
 		{ "RPMEM_FENCE_POOLSET_UUID", uuid },
 		{ "RPMEM_FENCE_REASON", reason },
+		{ "RPMEM_FENCE_GENERATION", gen },
 	};
-	size_t n = 0;
-	while (environ && environ[n])
-		n++;
-	char **env = calloc(n + FENCE_VARS + 1, sizeof(*env));
-	if (!env)
-		return NULL;
-	size_t k = 0;
-	for (size_t i = 0; i < FENCE_VARS; i++)
-		if (asprintf(&env[k++], "%s=%s", vals[i][0], vals[i][1]) < 0) {
-			env[--k] = NULL;
-			goto oom;
-		}
-	for (size_t i = 0; i < n; i++) {
-		if (strncmp(environ[i], "RPMEM_FENCE_", 12) == 0)
-			continue;
-		if (!(env[k] = strdup(environ[i])))
-			goto oom;
-		k++;
-	}
-	return env;
-oom:
-	for (size_t i = 0; i < k; i++)
-		free(env[i]);
-	free(env);
-	return NULL;
-}
-
-/* env_free -- free what handler_env made */
-static void
-env_free(char **env)
-{
-	for (size_t i = 0; env[i]; i++)
-		free(env[i]);
-	free(env);
+	return spawn_env(vals, sizeof(vals) / sizeof(vals[0]),
+		"RPMEM_FENCE_");
 }
 
 /*
@@ -152,17 +124,11 @@ run(RPMEMpool *rpp, const char *what, const char *cmd, const char *reason,
 		snprintf(msg, len, "%s handler: %s", what, strerror(ENOMEM));
 		return -1;
 	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, 2, 1);
-	char *argv[] = { "sh", "-c", (char *)cmd, NULL };
 	pid_t pid;
 	log_notice("'%s' on %s: running the %s handler: %s", rpp->desc,
 		rpp->target.node, what, cmd);
-	int r = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	env_free(env);
+	int r = spawn_sh(cmd, env, NULL, false, &pid);
+	spawn_env_free(env);
 	if (r) {
 		snprintf(msg, len, "%s handler '%s' did not start: %s", what,
 			cmd, strerror(r));

@@ -12,6 +12,8 @@
 #                   operation="ne" value="NODE"/>
 #       <expression id="rpmem-fence-CLONE-claim" attribute="#uname"
 #                   operation="ne" value="claim-TAG"/>
+#       <expression id="rpmem-fence-CLONE-gen" attribute="#uname"
+#                   operation="ne" value="gen-GENERATION"/>
 #     </rule>
 #   </rsc_location>
 #
@@ -19,6 +21,17 @@
 # or is promoted (the agent), and removed by the master's monitor once
 # the other copy is in sync again.  It lives in the CIB, so it outlives
 # a whole-cluster restart, as the staleness it stands for does.
+#
+# The third expression, always true too, carries the data generation the
+# master's copy had when it placed or claimed the fence (gen-none when it
+# keeps none): the newest a stale copy can hold.  A copy that has since
+# taken a later generation from its master (a resync ended: GEN ADOPT)
+# holds everything that master acknowledged until it is fenced again,
+# and a new fence claims that later generation.  So the fenced node's
+# agent may remove a fence whose generation is in its copy's history and
+# is not its current (rpmem_fence_outlived): when the master dies after
+# the resync and before it lifted the fence itself (crm-unfence-peer),
+# the in-sync copy is still promoted without a person.
 #
 # The second expression is always true (no node is named claim-TAG): it
 # only carries the claim, a random TAG that each placer writes afresh,
@@ -152,6 +165,10 @@ rpmem_fence_read() {
 	# shellcheck disable=SC2034 # read by the agent's monitor
 	RPMEM_FENCE_CLAIM=$(printf '%s\n' "$_x" | rpmem_xpath \
 		"string(${_l}[@id='$RPMEM_FENCE_PREFIX$1-claim']/@value)")
+	RPMEM_FENCE_GEN=$(printf '%s\n' "$_x" | rpmem_xpath \
+		"string(${_l}[@id='$RPMEM_FENCE_PREFIX$1-gen']/@value)")
+	RPMEM_FENCE_GEN=${RPMEM_FENCE_GEN#gen-}
+	[ "$RPMEM_FENCE_GEN" != none ] || RPMEM_FENCE_GEN=
 }
 
 # rpmem_fence_holder CLONE -- print the node the fence leaves promotable
@@ -168,9 +185,14 @@ rpmem_new_claim() {
 	echo "claim-$_r"
 }
 
-# rpmem_claim_xml CLONE CLAIM -- the expression that carries CLAIM
+# rpmem_claim_xml CLONE CLAIM GEN -- the expressions that carry CLAIM and
+# the generation GEN (16 hex digits; anything else: none)
 rpmem_claim_xml() {
-	echo "<expression id=\"$RPMEM_FENCE_PREFIX$1-claim\" attribute=\"#uname\" operation=\"ne\" value=\"$2\"/>"
+	case $3 in
+	[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]) _g=$3 ;;
+	*) _g=none ;;
+	esac
+	echo "<expression id=\"$RPMEM_FENCE_PREFIX$1-claim\" attribute=\"#uname\" operation=\"ne\" value=\"$2\"/><expression id=\"$RPMEM_FENCE_PREFIX$1-gen\" attribute=\"#uname\" operation=\"ne\" value=\"gen-$_g\"/>"
 }
 
 # rpmem_fence_mine CLONE NODE -- XPath of the fence of CLONE while it
@@ -179,30 +201,32 @@ rpmem_fence_mine() {
 	echo "//rsc_location[@id='$RPMEM_FENCE_PREFIX$1'][rule/expression[@id='$RPMEM_FENCE_PREFIX$1-expr'][@value='$2']]"
 }
 
-# rpmem_fence_place CLONE NODE [CLAIM] -- forbid the Promoted role of
-# CLONE on every node but NODE (a new claim without CLAIM); 0 when
-# placed, 1 when it could not be (one is there already, say)
+# rpmem_fence_place CLONE NODE [CLAIM [GEN]] -- forbid the Promoted role
+# of CLONE on every node but NODE (a new claim without CLAIM; GEN the
+# generation of NODE's copy, none without); 0 when placed, 1 when it
+# could not be (one is there already, say)
 rpmem_fence_place() {
 	_id=$RPMEM_FENCE_PREFIX$1
 	_pc=${3:-$(rpmem_new_claim)}
-	cibadmin -C -o constraints -X "<rsc_location id=\"$_id\" rsc=\"$1\"><rule id=\"$_id-rule\" role=\"Promoted\" score=\"-INFINITY\"><expression id=\"$_id-expr\" attribute=\"#uname\" operation=\"ne\" value=\"$2\"/>$(rpmem_claim_xml "$1" "$_pc")</rule></rsc_location>" \
+	cibadmin -C -o constraints -X "<rsc_location id=\"$_id\" rsc=\"$1\"><rule id=\"$_id-rule\" role=\"Promoted\" score=\"-INFINITY\"><expression id=\"$_id-expr\" attribute=\"#uname\" operation=\"ne\" value=\"$2\"/>$(rpmem_claim_xml "$1" "$_pc" "${4:-}")</rule></rsc_location>" \
 		>/dev/null 2>&1
 }
 
-# rpmem_fence_claim CLONE NODE -- the fence of CLONE names NODE and
-# carries a claim written now (see the top): the claim of a fence naming
-# NODE replaced (or added to one without) in one conditional
-# modification, or the fence placed; print the claim.  1 when the fence
-# names another node or the CIB cannot be read or written
+# rpmem_fence_claim CLONE NODE GEN -- the fence of CLONE names NODE and
+# carries a claim written now (see the top) and the generation GEN of
+# NODE's copy: the claim and generation of a fence naming NODE replaced
+# (or added to one without) in one conditional modification, or the
+# fence placed; print the claim.  1 when the fence names another node or
+# the CIB cannot be read or written
 rpmem_fence_claim() {
 	_claim=$(rpmem_new_claim)
 	for _try in 1 2 3; do
-		# update_xml_child merges the rule: the claim's attributes
-		# are replaced, or the claim added
+		# update_xml_child merges the rule: the claim's and the
+		# generation's attributes are replaced, or they are added
 		if cibadmin -M --xpath "$(rpmem_fence_mine "$1" "$2")/rule" \
-				-X "<rule id=\"$RPMEM_FENCE_PREFIX$1-rule\">$(rpmem_claim_xml "$1" "$_claim")</rule>" \
+				-X "<rule id=\"$RPMEM_FENCE_PREFIX$1-rule\">$(rpmem_claim_xml "$1" "$_claim" "$3")</rule>" \
 				>/dev/null 2>&1 ||
-				rpmem_fence_place "$1" "$2" "$_claim"; then
+				rpmem_fence_place "$1" "$2" "$_claim" "$3"; then
 			echo "$_claim"
 			return 0
 		fi
@@ -287,8 +311,9 @@ rpmem_settle_ms() {
 	echo $(( ${_t:-3000} + ${_c:-3600} ))
 }
 
-# rpmem_fence CLONE [settle] -- fence every node but this one, with a
-# claim of its own: the fence already names this node (placed by a
+# rpmem_fence CLONE MODE GEN -- fence every node but this one, with a
+# claim of its own and GEN, the generation of this node's copy (none:
+# unknown): the fence already names this node (placed by a
 # quorate partition earlier), or is placed now.  With `settle` (the
 # handler: a replica lost may be the first sign of this node's own
 # isolation), membership is first given the time corosync takes to see a
@@ -297,7 +322,8 @@ rpmem_settle_ms() {
 # over the majority's when the partitions merge again.  A fence that
 # names this node already is claimed at once: the claim changes nothing
 # a merge could get wrong (whichever copy wins forbids the same nodes).
-# A promote comes from a settled transition and places at once.  Quorum
+# A promote (MODE now) comes from a settled transition and places at
+# once.  Quorum
 # counts only where a split leaves it to one side: a corosync two_node
 # cluster needs stonith-enabled.  0 fenced, the claim on stdout; 1
 # refused (two_node without STONITH, no quorum, another node holds the
@@ -326,14 +352,14 @@ rpmem_fence() {
 			echo "$RPMEM_FENCE_PREFIX$1 keeps $_h promotable, not $_me: the copy here is the stale one" >&2
 			return 1
 		fi
-		if [ -n "$_h" ] || [ "${2:-}" != settle ] || [ $_pass = 2 ]
+		if [ -n "$_h" ] || [ "$2" != settle ] || [ $_pass = 2 ]
 		then
 			break
 		fi
 		_ms=$(rpmem_settle_ms)
 		sleep "$((_ms / 1000)).$(printf '%03d' $((_ms % 1000)))"
 	done
-	rpmem_fence_claim "$1" "$_me" && return 0
+	rpmem_fence_claim "$1" "$_me" "$3" && return 0
 	if rpmem_fence_read "$1" && [ -n "$RPMEM_FENCE_HOLDER" ] &&
 			[ "$RPMEM_FENCE_HOLDER" != "$_me" ]; then
 		echo "$RPMEM_FENCE_PREFIX$1 keeps $RPMEM_FENCE_HOLDER promotable, not $_me: the copy here is the stale one" >&2
@@ -370,14 +396,60 @@ rpmem_unfence() {
 	*)	echo "$RPMEM_FENCE_PREFIX$1 keeps $RPMEM_FENCE_HOLDER promotable, not $_me: left alone" >&2
 		return 1 ;;
 	esac
+	for _n in $(rpmem_clone_nodes "$1"); do
+		[ "$_n" = "$_me" ] || rpmem_score_replica "$1" "$_n" || return 1
+	done
+}
+
+# rpmem_score_replica CLONE NODE -- NODE gets the promotion score of an
+# in-sync replica in CLONE unless it has one (its agent's monitor sets
+# the right one later)
+rpmem_score_replica() {
 	_prim=$(rpmem_primitive_of "$1")
 	[ -n "$_prim" ] || { echo "no primitive in $1" >&2; return 1; }
-	for _n in $(rpmem_clone_nodes "$1"); do
-		[ "$_n" = "$_me" ] && continue
-		crm_attribute -N "$_n" -l reboot --promotion="$_prim" -G -q \
-			>/dev/null 2>&1 && continue
-		crm_attribute -N "$_n" -l reboot --promotion="$_prim" \
-			-v "$RPMEM_SCORE_REPLICA" -q >/dev/null 2>&1 ||
-			{ echo "cannot give $_n its promotion score" >&2; return 1; }
-	done
+	crm_attribute -N "$2" -l reboot --promotion="$_prim" -G -q \
+		>/dev/null 2>&1 && return 0
+	crm_attribute -N "$2" -l reboot --promotion="$_prim" \
+		-v "$RPMEM_SCORE_REPLICA" -q >/dev/null 2>&1 ||
+		{ echo "cannot give $2 its promotion score" >&2; return 1; }
+}
+
+# rpmem_unfence_self CLONE GEN HISTORY -- on the node a resync went into,
+# once its copy holds GEN (HISTORY its past currents, comma-separated)
+# and no bitmap (rpmemd's after-resync handler): a fence on this node
+# that the copy has outlived is removed (rpmem_fence_outlived), and the
+# node then gets its promotion score; 0 done or nothing to do, 1 the
+# fence stays (what it is on stderr)
+rpmem_unfence_self() {
+	_me=$(rpmem_node)
+	[ -n "$_me" ] || { echo "cannot learn this node's name (crm_node -n)" >&2; return 1; }
+	rpmem_fence_read "$1" ||
+		{ echo "cannot read the CIB's constraints" >&2; return 1; }
+	case $RPMEM_FENCE_HOLDER in
+	""|"$_me") ;;
+	*)	rpmem_fence_outlived "$1" "$2" "$3" || {
+			echo "$RPMEM_FENCE_PREFIX$1 (generation ${RPMEM_FENCE_GEN:-none}) stays: this copy has not outlived it" >&2
+			return 1
+		} ;;
+	esac
+	rpmem_score_replica "$1" "$_me"
+}
+
+# rpmem_fence_outlived CLONE GEN HISTORY -- remove the fence of CLONE that
+# keeps another node promotable when this node's copy has outlived it:
+# the fence carries a generation, HISTORY (comma-separated, the copy's
+# past currents) has it, and GEN (the copy's current) is another (see
+# the top).  Only while the fence still carries the claim read with it.
+# 0 removed; 1 not (no such fence, none outlived, or the CIB refused)
+rpmem_fence_outlived() {
+	rpmem_fence_read "$1" || return 1
+	_me=$(rpmem_node)
+	[ -n "$RPMEM_FENCE_HOLDER" ] && [ "$RPMEM_FENCE_HOLDER" != "$_me" ] &&
+		[ -n "$RPMEM_FENCE_GEN" ] && [ -n "$RPMEM_FENCE_CLAIM" ] &&
+		[ "$2" != "$RPMEM_FENCE_GEN" ] || return 1
+	case ",$3," in
+	*",$RPMEM_FENCE_GEN,"*) ;;
+	*) return 1 ;;
+	esac
+	rpmem_fence_remove "$1" "$RPMEM_FENCE_HOLDER" "$RPMEM_FENCE_CLAIM"
 }

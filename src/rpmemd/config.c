@@ -45,6 +45,7 @@ enum key_id {
 	KEY_MAX_LANES,
 	KEY_LANE_SECURITY,
 	KEY_ALLOW_PMDK_CLIENTS,
+	KEY_AFTER_RESYNC,
 	KEY_MAX,
 };
 
@@ -82,6 +83,8 @@ static const struct key_desc Keys[KEY_MAX] = {
 		0, 0, "encrypt, authenticate or none"),
 	[KEY_ALLOW_PMDK_CLIENTS] = KEY("allow-pmdk-clients", KT_BOOL,
 		allow_pmdk_clients, 0, 0, "yes or no"),
+	[KEY_AFTER_RESYNC] = KEY("after-resync", KT_STR, after_resync, 0, 0,
+		"a command"),
 };
 
 /* long options that set a key use OPT_KEY + key_id as their value */
@@ -110,6 +113,8 @@ static const struct option Long_opts[] = {
 		OPT_KEY + KEY_LANE_SECURITY},
 	{"allow-pmdk-clients", no_argument, NULL,
 		OPT_KEY + KEY_ALLOW_PMDK_CLIENTS},
+	{"after-resync", required_argument, NULL,
+		OPT_KEY + KEY_AFTER_RESYNC},
 	{"protocol", required_argument, NULL, OPT_PROTOCOL},
 	{"outdate", required_argument, NULL, OPT_OUTDATE},
 	{"master", required_argument, NULL, OPT_MASTER},
@@ -702,6 +707,7 @@ config_free(struct config *cfg)
 {
 	free(cfg->log_file);
 	free(cfg->poolset_dir);
+	free(cfg->after_resync);
 	free(cfg->remove);
 	free(cfg->outdate);
 	free(cfg->master);
@@ -738,6 +744,8 @@ config_usage(const char *progname)
 "                          authenticate or none (default: encrypt over\n"
 "                          tcp and sockets, none over verbs)\n"
 "      --allow-pmdk-clients  serve PMDK 1.12's librpmem (protocol 0.1)\n"
+"      --after-resync CMD  run CMD through /bin/sh once a resync into a\n"
+"                          replica has ended (its generation durable)\n"
 "      --protocol M.N      the client's protocol (librpmem passes it)\n",
 		progname ? progname : "rpmemd", CONFIG_SYSTEM_FILE,
 		CONFIG_USER_FILE, NTHREADS_MAX, MAX_LANES_MAX,

@@ -36,6 +36,7 @@ struct config {
 	int lane_security;	/* enum lanesec_policy: the least a session
 				 * gets, or CONFIG_LANE_SECURITY_DEFAULT */
 	bool allow_pmdk_clients; /* serve protocol 0.1 */
+	char *after_resync;	/* the after-resync handler; NULL: none */
 
 	/* modes */
 	bool protocol;		/* --protocol given: our client */

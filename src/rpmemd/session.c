@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "after_resync.h"
 #include "beat.h"
 #include "fabric.h"
 #include "hash.h"
@@ -601,6 +602,17 @@ handle_gen(struct session *s, const struct proto_req *req)
 	if (!r && req->gen_op == PROTO_GEN_ADOPT) {
 		struct db_outdate o = { .mark = false };
 		r = db_outdate(s->db, s->desc, &o);
+	}
+	/* this node learns it at once (a fence it has outlived lifted) */
+	if (!r && req->gen_op == PROTO_GEN_ADOPT && s->cfg->after_resync) {
+		char *set;
+		if (asprintf(&set, "%s/%s", s->cfg->poolset_dir, s->desc) < 0)
+			log_err("after-resync handler: %s", strerror(ENOMEM));
+		else {
+			(void) after_resync(s->cfg->after_resync, set,
+				&resp.gen, s->cfg->log_file);
+			free(set);
+		}
 	}
 	int sent = reply(s, req->type, -r, &resp);
 	/* a refused replica takes nothing from this master */

@@ -39,6 +39,10 @@
 #   c4     the replica's node cut off for 18 s, then healed: in sync
 #          again within seconds (the reconnect back-off is capped at
 #          2 s), the fence gone; figure: heal to in sync
+#   c5     as c1, but the master's node killed while crm-unfence-peer is
+#          held (the worst moment: in sync, the fence still there): the
+#          replica's agent sees its copy has outlived the fence's
+#          generation and removes it; promoted without a person
 # At the end, the application stopped: every logged commit is in both
 # copies, none half applied (txlog check of the master and of a promoted
 # copy of the other), and `rpmem verify` finds no more than the few 4 KiB
@@ -61,7 +65,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=pool_lib.sh
 . "$here/pool_lib.sh"
 
-SCENARIOS=${SCENARIOS:-agent p1 p2 p3 p4 p5 p6 c1 c2 c3 c4}
+SCENARIOS=${SCENARIOS:-agent p1 p2 p3 p4 p5 p6 c1 c2 c3 c4 c5}
 RTO_MAX=${RTO_MAX:-10}
 # the agent's own monitor intervals (its meta-data, the manual)
 export POOL_MONITORS="10s 11s"
@@ -95,6 +99,8 @@ secs() {
 	echo "$1 $2" | awk '{ printf "%.2f", $2 - $1 }'
 }
 
+# rpmemd.conf's after-resync, as the manual configures the data nodes
+POOL_AFTER_RESYNC=/usr/lib/ocf/lib/rpmem/crm-unfence-peer
 pool_env || { bad "librpmem's environment on the nodes"; exit 1; }
 # the application resource's program
 {
@@ -102,13 +108,24 @@ pool_env || { bad "librpmem's environment on the nodes"; exit 1; }
 	printf 'exec env'
 	printf ' %q' "${node_env[@]}" RPMEM_ON_REPLICA_LOSS=fence \
 		RPMEM_FENCE_PEER_CMD="/usr/lib/ocf/lib/rpmem/crm-fence-peer --resource pool-clone" \
-		RPMEM_UNFENCE_PEER_CMD="/usr/lib/ocf/lib/rpmem/crm-unfence-peer --resource pool-clone" \
+		RPMEM_UNFENCE_PEER_CMD="$tmp/unfence --resource pool-clone" \
 		RPMEM_LOG_LEVEL=notice RPMEM_LOG_FILE=/srv/librpmem.log \
 		TXLOG_PAUSE_US=3000 "$txlog" run /srv/app.set
 	# shellcheck disable=SC2016 # expanded by the program, on its node
 	printf ' %q.$(uname -n)\n' "$tmp/committed"
 } >"$tmp/app"
 chmod 755 "$tmp/app"
+# the unfence-peer handler, held on a FIFO while $tmp/unfence.hold exists
+cat >"$tmp/unfence" <<EOF
+#!/bin/sh
+if [ -e "$tmp/unfence.hold" ]; then
+	: >"$tmp/unfence.held"
+	read -r go <"$tmp/unfence.gate"
+fi
+exec /usr/lib/ocf/lib/rpmem/crm-unfence-peer "\$@"
+EOF
+chmod 755 "$tmp/unfence"
+mkfifo "$tmp/unfence.gate"
 
 # each data node: its copy's set in rpmemd's poolset-dir, the master set
 # naming the other node's copy, librpmem's state directory
@@ -295,6 +312,12 @@ sc_agent() {
 		"0|100|fence n3 'rpmem_fence_remove probe-clone n3'"
 		"0|none|fence n3 'rpmem_fence_place probe-clone n1'"
 		"0|100|fence n3 'rpmem_fence_remove probe-clone n1'"
+		# a fence with a generation: lifted only by a copy that holds
+		# a later one with it in its history
+		"0|none|fence n3 'rpmem_fence_place probe-clone n1 \"\" 0123456789abcdef'"
+		"0|none|! fence n3 'rpmem_fence_outlived probe-clone 0123456789abcdef 0123456789abcdef'"
+		"0|none|! fence n3 'RPMEMD_GENERATION=1111111111111111 RPMEMD_HISTORY=2222222222222222 /usr/lib/ocf/lib/rpmem/crm-unfence-peer -r probe-clone'"
+		"0|100|fence n3 'RPMEMD_GENERATION=1111111111111111 RPMEMD_HISTORY=2222222222222222,0123456789abcdef /usr/lib/ocf/lib/rpmem/crm-unfence-peer -r probe-clone'"
 		"0|none|newer n1"			# n1's copy wrote since
 		"0|100|newer n1 gone"
 		"0|none|on n3 \"\$rpmem\" discard /srv/psd/probe.set"
@@ -475,48 +498,98 @@ first_after() {
 }
 
 # reconnected NODE N -- the master on NODE has reconnected more than N
-# times and has its replica in sync, the fence gone
+# times and has its replica in sync (the fence may still be there)
 reconnected() {
-	(($(handle_field "$1" reconnects) > $2)) && in_sync "$1"
+	(($(handle_field "$1" reconnects) > $2)) &&
+		[[ $(handle_field "$1" state) == connected ]]
+}
+
+# unfenced NODE -- the fence of the master on NODE is gone
+unfenced() {
+	[[ -z $(fence_holder) ]]
 }
 
 # replica_fault WHAT NODE -- the rpmemd of the master on NODE killed on
-# the other node (F4): fenced, degraded, reconnected, resynced, unfenced
+# the other node (F4): fenced, degraded, reconnected, resynced, and
+# unfenced within 2 s of the resync's end (crm-unfence-peer, not the
+# master's next monitor, up to 10 s later)
 replica_fault() {
-	local m=$2 r pids n0
+	local m=$2 r pids n0 t0
 	r=$(other "$m")
 	n0=$(handle_field "$m" reconnects)
 	pids=$(rpmemd_pids "$r")
 	[[ -n $pids ]] || { bad "$1: no rpmemd on $r"; return 1; }
 	# shellcheck disable=SC2086 # a list of pids
 	cluster_exec "$r" kill -KILL $pids
-	cluster_wait 60 reconnected "$m" "${n0:-0}" && return 0
-	bad "$1: $m did not resync $r after its rpmemd died"
-	why "$m"
-	return 1
+	if ! cluster_wait 60 reconnected "$m" "${n0:-0}"; then
+		bad "$1: $m did not resync $r after its rpmemd died"
+		why "$m"
+		return 1
+	fi
+	t0=$(now)
+	cluster_wait 30 unfenced "$m" || { bad "$1: the fence stays"; return 1; }
+	UNFENCED=$(secs "$t0" "$(now)")
+	awk -v f="$UNFENCED" 'BEGIN { exit !(f <= 2) }' ||
+		bad "$1: the fence went $UNFENCED s after the resync"
+	echo "--- $1: in sync, unfenced $UNFENCED s after the resync ended"
 }
 
-# sc_c1 -- compound: a replica fault, then the master lost right after
+# master_killed WHAT M R BOUND -- kill the master M: R must be committing
+# within BOUND seconds, going on from M's last commit; M booted again and
+# resynced.  RTO_WHAT is the figure
+master_killed() {
+	local base t0 t1 first
+	base=$(last_logged "$3")
+	t0=$(now)
+	cluster_kill "$2"
+	next_commit "$3" "$base" 120 ||
+		{ bad "$1: the application does not commit on $3"; why "$3"; return 1; }
+	t1=$(now)
+	RTO_MAX=$4 rto "$1" "$t0" "$t1"
+	first=$(first_after "$3" "$base")
+	((first > $(last_logged "$2") && first <= $(last_logged "$2") + 2)) ||
+		bad "$1: $3 went on at $first after $2's last $(last_logged "$2")"
+	cluster_boot "$2"
+	cluster_wait_online "$2" || { bad "$1: $2 does not come back"; return 1; }
+	resynced "$1" "$3"
+}
+
+# sc_c1 -- compound fault: the replica's rpmemd killed, and the master
+# killed right after the resync (D1: the fence must be gone at once)
 sc_c1() {
-	local m r t0 t1 base
+	local m r
 	m=$(master) r=$(other "$m")
 	echo "--- C1: $r's rpmemd killed, then $m (master) killed right after the resync"
 	replica_fault C1 "$m" || return
-	base=$(last_logged "$r")
+	master_killed C1 "$m" "$r" "$RTO_MAX"
+	echo "--- C1: loss of the master right after the resync to the first commit on $r: ${RTO_C1:-?} s"
+}
+
+# sc_c5 -- the master lost while its unfence-peer handler runs: the
+# replica, in sync, lifts the fence it has outlived itself
+sc_c5() {
+	local m r pids n0
+	m=$(master) r=$(other "$m")
+	echo "--- C5: $r's rpmemd killed, then $m (master) killed while crm-unfence-peer is held"
+	rm -f "$tmp/unfence.held"
+	: >"$tmp/unfence.hold"
+	n0=$(handle_field "$m" reconnects)
+	pids=$(rpmemd_pids "$r")
+	[[ -n $pids ]] || { bad "C5: no rpmemd on $r"; return; }
+	# shellcheck disable=SC2086 # a list of pids
+	cluster_exec "$r" kill -KILL $pids
+	cluster_wait 60 reconnected "$m" "${n0:-0}" &&
+		cluster_wait 30 test -e "$tmp/unfence.held" ||
+		{ bad "C5: $r not resynced, or the handler not held"; why "$m"; }
+	# rpmemd's after-resync handler on $r lifts it, $m's being held
+	local t0
 	t0=$(now)
-	cluster_kill "$m"
-	next_commit "$r" "$base" 120 ||
-		{ bad "C1: the application does not commit on $r"; why "$r"; return; }
-	t1=$(now)
-	rto C1 "$t0" "$t1"
-	local first
-	first=$(first_after "$r" "$base")
-	((first > $(last_logged "$m") && first <= $(last_logged "$m") + 2)) ||
-		bad "C1: $r went on at $first after $m's last $(last_logged "$m")"
-	echo "--- C1: loss of the master right after the resync to the first commit on $r: $RTO_C1 s"
-	cluster_boot "$m"
-	cluster_wait_online "$m" || { bad "C1: $m does not come back"; return; }
-	resynced C1 "$r"
+	cluster_wait 10 unfenced "$m" ||
+		bad "C5: the fence is still '$(fence_holder)' with $m's handler held"
+	echo "--- C5: the fence gone $(secs "$t0" "$(now)") s after the unfence-peer handler was held"
+	rm -f "$tmp/unfence.hold"
+	master_killed C5 "$m" "$r" "$RTO_MAX"
+	echo "--- C5: loss of the master, its unfence-peer handler held, to the first commit on $r: ${RTO_C5:-?} s"
 }
 
 # sc_c2 -- the master cut off right after a replica fault (no settling)
@@ -565,7 +638,8 @@ sc_c3() {
 	# shellcheck disable=SC2086 # a list of pids
 	cluster_exec "$r" kill -CONT $pids
 	t1=$(now)
-	cluster_wait 60 reconnected "$m" "${n0:-0}" ||
+	cluster_wait 60 reconnected "$m" "${n0:-0}" &&
+		cluster_wait 30 unfenced "$m" ||
 		{ bad "C3: $r not resynced after its rpmemd resumed"; why "$m"; }
 	t2=$(now)
 	echo "--- C3: stopped rpmemd to the fence (the application going on): $C3_FENCED s; resumed to in sync, unfenced: $(secs "$t1" "$t2") s"
@@ -584,7 +658,8 @@ sc_c4() {
 	sleep 18
 	cluster_heal "$r"
 	t0=$(now)
-	cluster_wait 120 reconnected "$m" "${n0:-0}" ||
+	cluster_wait 120 reconnected "$m" "${n0:-0}" &&
+		cluster_wait 30 unfenced "$m" ||
 		{ bad "C4: $r not resynced after the heal"; why "$m"; return; }
 	t1=$(now)
 	C4_HEAL=$(secs "$t0" "$t1")
@@ -629,7 +704,8 @@ if [[ -z $ranges ]] || ((ranges > 8)); then
 	bad "the copies differ beyond what libpmemobj never persists: $(<"$tmp/verify")"
 fi
 echo "--- $(wc -l <"$tmp/all") commits logged, all in both copies; verify: ${ranges:-?} 4 KiB range(s) differ"
-printf -- '--- figures: P1 RTO %s s (token %s ms, coefficient %s); P2 resync %s bytes; P5 switch-over %s s; C1 RTO %s s; C2 RTO %s s; C3 stopped to fenced %s s; C4 heal to in sync %s s\n' \
+printf -- '--- figures: P1 RTO %s s (token %s ms, coefficient %s); P2 resync %s bytes; P5 switch-over %s s; C1 RTO %s s; C2 RTO %s s; C3 stopped to fenced %s s; C4 heal to in sync %s s; C5 RTO %s s\n' \
 	"${P1_RTO:-?}" "${CLUSTER_TOKEN:-1000}" "${CLUSTER_TOKEN_COEFFICIENT:-default}" "${P2_BYTES:-?}" "${P5_SWITCH:-?}" \
-	"${RTO_C1:-?}" "${RTO_C2:-?}" "${C3_FENCED:-?}" "${C4_HEAL:-?}"
+	"${RTO_C1:-?}" "${RTO_C2:-?}" "${C3_FENCED:-?}" "${C4_HEAL:-?}" \
+	"${RTO_C5:-?}"
 fo_end "the pool failed over, back and over again by itself"

@@ -39,7 +39,8 @@ pool_overlay() {
 
 # pool_env -- RPMEM_SSH for librpmem on the nodes (a lost peer noticed
 # within about two seconds, an unreachable one refused within one) and
-# node_env, what every librpmem process on a node runs with
+# node_env, what every librpmem process on a node runs with; rpmemd runs
+# POOL_AFTER_RESYNC, when set, as its after-resync handler
 pool_env() {
 	local rpmemd_cmd
 	cat >"$tmp/rssh" <<EOF || return 1
@@ -48,7 +49,9 @@ exec $CLUSTER_SSH -o ServerAliveInterval=1 -o ServerAliveCountMax=2 \
 	-o ConnectTimeout=1 "\$@"
 EOF
 	chmod 755 "$tmp/rssh" || return 1
-	rpmemd_cmd=$(harness_rpmemd_cmd /srv/psd /srv/rpmemd.log) || return 1
+	rpmemd_cmd=$(harness_rpmemd_cmd /srv/psd /srv/rpmemd.log \
+		${POOL_AFTER_RESYNC:+"--after-resync=$POOL_AFTER_RESYNC"}) ||
+		return 1
 	node_env=(LD_LIBRARY_PATH="$libs" PMEM_IS_PMEM_FORCE=1
 		RPMEM_SSH="$tmp/rssh" RPMEM_CMD="$rpmemd_cmd"
 		RPMEM_STATE_DIR=/srv/state)

@@ -393,8 +393,14 @@ sc_unfence() {
 	fresh
 	rm -f "$tmp/handlers.log" "$tmp/ugate"
 	mkfifo "$tmp/ugate"
+	rm -f "$tmp/fence.gen" "$tmp/after.log"
+	cat >"$tmp/after" <<-EOF
+		#!/bin/sh
+		echo "\$RPMEMD_GENERATION \$RPMEMD_HISTORY \$RPMEMD_POOL_SET" >>"$tmp/after.log"
+	EOF
 	cat >"$tmp/handler" <<-EOF
 		#!/bin/sh
+		echo "\$RPMEM_FENCE_GENERATION" >"$tmp/fence.gen"
 		echo "fence begin" >>"$tmp/handlers.log"
 		env RPMEM_SSH="$RPMEM_SSH" RPMEM_CMD="$rpmemd_cmd" \
 			LD_LIBRARY_PATH="$libs" "$rpmem" fence-peer
@@ -408,10 +414,11 @@ sc_unfence() {
 		read -r go <"$tmp/ugate"
 		echo "unfence end" >>"$tmp/handlers.log"
 	EOF
-	chmod +x "$tmp/handler" "$tmp/unhandler"
+	chmod +x "$tmp/handler" "$tmp/unhandler" "$tmp/after"
 	start_app RPMEM_ON_REPLICA_LOSS=fence \
 		RPMEM_FENCE_PEER_CMD="$tmp/handler" \
-		RPMEM_UNFENCE_PEER_CMD="$tmp/unhandler"
+		RPMEM_UNFENCE_PEER_CMD="$tmp/unhandler" \
+		RPMEM_CMD="$rpmemd_cmd --after-resync=$(printf %q "$tmp/after")"
 	handlers_said 1 '^unfence begin in sync$' 30 || return
 	# the handler runs beside the persists, holding nothing
 	local n0
@@ -434,6 +441,28 @@ sc_unfence() {
 	grep -q '^fence end 0$' "$tmp/handlers.log" ||
 		bad "the fence-peer handler failed: $(cat "$tmp/handlers.log")"
 	after
+	after_resync
+}
+
+# after_resync -- sc_unfence's handlers: the fence-peer one was given the
+# generation the replica held, and rpmemd's after-resync handler, run
+# when the resync ended, the replica's new one, with that one in its
+# history (what lets a cluster's replica lift a fence it has outlived)
+after_resync() {
+	local fg cur hist set want
+	fg=$(cat "$tmp/fence.gen" 2>/dev/null)
+	[[ $fg =~ ^[0-9a-f]{16}$ ]] ||
+		{ bad "RPMEM_FENCE_GENERATION was '$fg'"; return; }
+	want=$(app "$rpmem" status --json "$psd/app.set" |
+		jq -r '.sets[0].generations.identifiers.current')
+	read -r cur hist set < <(tail -n 1 "$tmp/after.log" 2>/dev/null)
+	[[ $set == "$psd/app.set" ]] ||
+		bad "after-resync handler: RPMEMD_POOL_SET '$set', not $psd/app.set"
+	[[ $cur == "$want" && $cur != "$fg" ]] ||
+		bad "after-resync handler: RPMEMD_GENERATION '$cur'; the replica holds $want, the fence was at $fg"
+	[[ ,$hist, == *,$fg,* ]] ||
+		bad "after-resync handler: RPMEMD_HISTORY '$hist' lacks the fence's $fg"
+	echo "$me: fenced at generation $fg; the resync's end ran the after-resync handler with $cur (history $hist)"
 }
 
 sc_fence_hold() {

@@ -119,6 +119,7 @@ START_TEST(test_defaults_apply_without_files_or_options)
 	/* no --protocol: the client is PMDK's, refused by default */
 	ck_assert(!Cfg.protocol && !Cfg.allow_pmdk_clients);
 	ck_assert_ptr_null(Cfg.remove);
+	ck_assert_ptr_null(Cfg.after_resync);
 	ck_assert(!Cfg.force && !Cfg.pool_set && !Cfg.help && !Cfg.version);
 }
 END_TEST
@@ -156,7 +157,7 @@ START_TEST(test_long_options_accept_separate_argument)
 		"--poolset-dir", "/p", "--log-level", "notice",
 		"--nthreads", "1024", "--max-lanes", "65536",
 		"--remove", "b.set", "--force", "--pool-set",
-		"--lane-security", "none"), 0);
+		"--lane-security", "none", "--after-resync", "true"), 0);
 	ck_assert(Cfg.persist_apm);
 	ck_assert_str_eq(Cfg.log_file, "/tmp/y.log");
 	ck_assert_str_eq(Cfg.poolset_dir, "/p");
@@ -166,6 +167,7 @@ START_TEST(test_long_options_accept_separate_argument)
 	ck_assert_int_eq(Cfg.lane_security, LANESEC_NONE);
 	ck_assert_str_eq(Cfg.remove, "b.set");
 	ck_assert(Cfg.force && Cfg.pool_set);
+	ck_assert_str_eq(Cfg.after_resync, "true");
 }
 END_TEST
 
@@ -231,6 +233,8 @@ START_TEST(test_config_file_sets_every_key)
 		"max-lanes = 1\n"
 		"lane-security = encrypt\n"
 		"allow-pmdk-clients = yes\n"
+		"after-resync = /usr/lib/ocf/lib/rpmem/crm-unfence-peer "
+		"--resource pool-clone\n"
 		"   # indented comment\n"
 		"log-level = debug");
 	ck_assert_int_eq(LOAD("-c", c), 0);
@@ -244,6 +248,21 @@ START_TEST(test_config_file_sets_every_key)
 	ck_assert_uint_eq(Cfg.max_lanes, 1);
 	ck_assert_int_eq(Cfg.lane_security, LANESEC_ENCRYPT);
 	ck_assert(Cfg.allow_pmdk_clients);
+	ck_assert_str_eq(Cfg.after_resync, "/usr/lib/ocf/lib/rpmem/"
+		"crm-unfence-peer --resource pool-clone");
+}
+END_TEST
+
+START_TEST(test_after_resync_cannot_hold_separators)
+{
+	char c[PATH_MAX];
+	write_conf(c, "c.conf", "after-resync = logger a; echo b\n");
+	ck_assert_int_eq(LOAD("-c", c), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(Err, ":1: invalid value 'logger a; "
+		"echo b' for key 'after-resync' (expected a command)"));
+	write_conf(c, "c.conf", "after-resync = logger a # b\n");
+	ck_assert_int_eq(LOAD("-c", c), 0);
+	ck_assert_str_eq(Cfg.after_resync, "logger a");
 }
 END_TEST
 
@@ -659,6 +678,7 @@ config_suite(void)
 	tcase_add_test(tc, test_flag_options_turn_features_on);
 	tcase_add_test(tc, test_help_is_not_blocked_by_a_bad_config_file);
 	tcase_add_test(tc, test_config_file_sets_every_key);
+	tcase_add_test(tc, test_after_resync_cannot_hold_separators);
 	tcase_add_test(tc, test_command_line_overrides_file);
 	tcase_add_test(tc,
 		test_log_file_option_turns_syslog_off_unless_a_file_says_yes);
