@@ -50,7 +50,7 @@ pkg_arch
 pkg_debs "$debs" "${pkgs[@]}"
 ours=("${pkg_files[@]}")
 pkg_absent "${pkgs[@]}" librpmem-dev rpmem-tools
-! ldconfig -p | grep -q 'librpmem\.so\.1 ' ||
+! ldconfig -p | grep 'librpmem\.so\.1 ' >/dev/null ||
 	refuse "a librpmem.so.1 is already in the linker cache"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-upgrade.XXXXXX")
@@ -142,7 +142,7 @@ ours_in_place() {
 	! zgrep -qs "PMDK 1.10 stand-in" "$page" \
 		/usr/share/man/man1/rpmemd.pmdk.1.gz ||
 		{ echo "    # a stand-in's page is left"; return 1; }
-	ldconfig -p | grep -q 'librpmem\.so\.1 ' ||
+	ldconfig -p | grep 'librpmem\.so\.1 ' >/dev/null ||
 		{ echo "    # ldconfig knows no librpmem.so.1"; return 1; }
 	! grep -q rpmem_pmdk_stand_in "/usr/lib/$multiarch/librpmem.so.1" ||
 		{ echo "    # librpmem.so.1 is the stand-in"; return 1; }
