@@ -21,6 +21,11 @@
 #          rate measured in the same run (tcp_stream.py); strict 64 B,
 #          1 MiB and (at 25 Gbit/s) 64 KiB persists
 #   mixed  our client with PMDK's rpmemd, PMDK's client with our rpmemd
+#   disk   the replica's part on an ordinary file system, which rpmemd
+#          must msync (RPMEM_PERF_DISK, default /var/tmp; not tmpfs):
+#          strict 64 B persists next to the floor, one msync of one
+#          page (msync_floor.py); 4 KiB strict persists from 4 threads on
+#          4 lanes; libpmemobj 64 B transactions (issue 33, G1)
 # Every figure of a rep is taken for ours and for PMDK one after the
 # other, each in a session of its own (tests/perf/perf_client); --reps
 # repeats the whole and prints medians.  PMDK's figures come from
@@ -47,7 +52,7 @@ export top_builddir top_srcdir=$top
 # shellcheck source=../common/harness.sh
 . "$top/tests/common/harness.sh"
 
-quick=0 reps=3 only=lat,bw,obj,sync,bench,net,mixed rt=()
+quick=0 reps=3 only=lat,bw,obj,sync,bench,net,mixed,disk rt=()
 while (($#)); do
 	case $1 in
 	--quick) quick=1 reps=1 ;;
@@ -244,10 +249,11 @@ lat_sessions() {
 }
 
 # bw_sessions -- TAG LANES [PERSIST]: strict persists of PERSIST bytes
-# (1M: figures bwN; 64K: bw64kN) on each number of LANES
+# (1M: figures bwN; 64K: bw64kN; 4K: bw4kN) on each number of LANES
 bw_sessions() {
 	local p n tag=$1 lanes=$2 size=${3:-1M} key=bw
 	[[ $size == 64K ]] && key=bw64k
+	[[ $size == 4K ]] && key=bw4k
 	for n in $lanes; do
 		for p in none encrypt; do
 			put "$tag.ours.$p.$key$n" "$(client ours ours "$p" bw \
@@ -269,14 +275,14 @@ pair_sets() {
 }
 
 obj_sessions() {
-	local cl
+	local cl tag=${1:-obj}
 	for cl in ours ${pmdk:+pmdk}; do
 		local set=o$BASHPID$RANDOM
 		pair_sets "$set" 64M
 		local lib=$top_builddir/.libs sock=0
 		[[ $cl == pmdk ]] && lib=$pmdk/lib sock=1
 		pin_of "$cl" client
-		put "obj.$cl" "$(env LD_LIBRARY_PATH="$lib" \
+		put "$tag.$cl" "$(env LD_LIBRARY_PATH="$lib" \
 			RPMEM_ENABLE_SOCKETS=$sock RPMEM_LANE_SECURITY=encrypt \
 			RPMEM_CMD="$(daemon_cmd "$cl")" \
 			timeout 300 "${PIN[@]}" "$client_bin" obj \
@@ -425,6 +431,33 @@ if want mixed && [[ -n $pmdk ]]; then
 	done
 fi
 
+# ------------------------------------------------------------------ disk
+# the replica's part on an ordinary file system: rpmemd must msync
+if want disk; then
+	disk=${RPMEM_PERF_DISK:-/var/tmp}
+	if [[ $(stat -f -c %T "$disk" 2>/dev/null) == tmpfs ]] ||
+			! disk_ps=$(mktemp -d "$disk/rpmem-perf-disk.XXXXXX"); then
+		echo "disk: $disk is tmpfs or not writable: disk figures skipped"
+	else
+		echo "-- disk: replicas in $disk_ps ($(stat -f -c %T "$disk"))"
+		lo_psdir=$psdir psdir=$disk_ps
+		for ((rep = 1; rep <= reps; rep++)); do
+			put disk.floor "$(python3 "$self/msync_floor.py" \
+				"$disk_ps" "$secs")"
+			for p in none encrypt; do
+				put "disk.ours.$p.lat" \
+					"$(client ours ours "$p" lat 64M "$secs")"
+			done
+			[[ -n $pmdk ]] && put disk.pmdk.lat \
+				"$(client pmdk pmdk - lat 64M "$secs")"
+			bw_sessions disk 4 4K
+			obj_sessions disk.obj
+		done
+		psdir=$lo_psdir
+		rm -rf -- "$disk_ps"
+	fi
+fi
+
 # ------------------------------------------------------------- figures
 echo
 echo "== figures (medians of $reps; ratio = left / right)"
@@ -564,6 +597,35 @@ if want mixed && [[ -n $pmdk ]]; then
 		"$(med mixed.p2p.bw1.mibs) MiB/s"
 	check G4 "1 MiB 1 lane, our client / PMDK's, to PMDK rpmemd" \
 		"$(med mixed.o2p.bw1.mibs)" "$(med mixed.p2p.bw1.mibs)" 0.5 ge
+fi
+if want disk && [[ -n ${V[disk.floor.p50]:-} ]]; then
+	echo "-- replica on $(stat -f -c %T "$disk") ($disk): strict 64 B" \
+		"persist (us), one msync of one page p50 $(med disk.floor.p50)" \
+		"p99 $(med disk.floor.p99)"
+	for w in ours.none ours.encrypt pmdk; do
+		k=disk.$w.lat
+		[[ -n ${V[$k.failed]:-} ]] && { echo "  $w: failed"; continue; }
+		[[ -n ${V[$k.p50]:-} ]] || continue
+		printf '  %-18s p50 %7s p99 %7s cpu %6s + %6s\n' "$w" \
+			"$(med "$k.p50")" "$(med "$k.p99")" \
+			"$(med "$k.cpu_client_us")" "$(med "$k.cpu_daemon_us")"
+	done
+	echo "   4 KiB strict persists, 4 threads on 4 lanes (MiB/s): none" \
+		"$(med disk.ours.none.bw4k4.mibs), encrypt" \
+		"$(med disk.ours.encrypt.bw4k4.mibs), PMDK" \
+		"$(med disk.pmdk.bw4k4.mibs)"
+	echo "   libpmemobj 64 B transaction p50 (us): ours (encrypt)" \
+		"$(med disk.obj.ours.p50), PMDK $(med disk.obj.pmdk.p50)"
+	report G1 "64 B p50 on disk, encrypt / one msync" \
+		"$(med disk.ours.encrypt.lat.p50)" "$(med disk.floor.p50)"
+	check G1 "64 B p50 on disk, encrypt / PMDK" \
+		"$(med disk.ours.encrypt.lat.p50)" "$(med disk.pmdk.lat.p50)" \
+		1.0 le
+	check G1 "4 KiB x 4 lanes on disk, encrypt / PMDK" \
+		"$(med disk.ours.encrypt.bw4k4.mibs)" \
+		"$(med disk.pmdk.bw4k4.mibs)" 1.5 ge
+	check G1 "tx 64 B p50 on disk, encrypt / PMDK" \
+		"$(med disk.obj.ours.p50)" "$(med disk.obj.pmdk.p50)" 1.0 le
 fi
 echo
 echo "== $passes PASS, $misses MISS"

@@ -14,6 +14,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include "db.h"
@@ -454,6 +457,52 @@ START_TEST(test_multi_part_pool_is_contiguous_across_parts)
 }
 END_TEST
 
+/* vm_flags -- the VmFlags of the mapping holding `addr` ("" unknown) */
+static void
+vm_flags(const void *addr, char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false;
+	out[0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+				strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+		else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+			snprintf(out, len, "%s", line + 8);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/*
+ * huge pages are asked for only where nothing is written back: with a
+ * file system's large folios, one msync of a small persist wrote 2 MiB
+ */
+START_TEST(test_huge_pages_only_where_nothing_is_written_back)
+{
+	struct rpmem_pool_attr attr;
+	dbt_attr(&attr, 1);
+	dbt_write_set(dbt_sets, "h.set", "", "h", 1, 4U);
+	struct db_pool *pool = dbt_create("h.set", &attr);
+	struct statfs st;
+	ck_assert_int_eq(statfs(dbt_parts, &st), 0);
+	bool want = pool->is_pmem || st.f_type == TMPFS_MAGIC;
+	char flags[512];
+	vm_flags(pool->addr, flags, sizeof(flags));
+	ck_assert_msg(flags[0], "no VmFlags for the pool's mapping");
+	ck_assert_msg((strstr(flags, " hg") != NULL) == want,
+		"pool on %s (is_pmem %d): VmFlags%s", st.f_type ==
+		TMPFS_MAGIC ? "tmpfs" : "a file system that writes back",
+		pool->is_pmem, flags);
+	dbt_close(pool);
+}
+END_TEST
+
 START_TEST(test_persist_refuses_ranges_outside_the_pool)
 {
 	struct rpmem_pool_attr attr;
@@ -520,6 +569,7 @@ db_suite(void)
 	tcase_add_test(tc, test_remove_with_a_part_missing_removes_the_rest);
 	tcase_add_test(tc, test_close_with_remove_unlinks_parts);
 	tcase_add_test(tc, test_multi_part_pool_is_contiguous_across_parts);
+	tcase_add_test(tc, test_huge_pages_only_where_nothing_is_written_back);
 	tcase_add_test(tc, test_persist_refuses_ranges_outside_the_pool);
 	tcase_add_test(tc, test_failed_allocation_removes_created_parts);
 	return tu_suite_add(s, tc);
