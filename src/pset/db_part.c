@@ -315,10 +315,11 @@ pool_map(struct db_pool *pool, struct db_priv *priv)
 	 * folios (ext4, xfs) writes back a whole dirty folio, so one msync
 	 * of a 64-byte persist wrote 2 MiB (4.4x slower)
 	 */
-	if (pool->is_pmem || parts_in_memory(priv))
+	bool in_memory = pool->is_pmem || parts_in_memory(priv);
+	if (in_memory)
 		(void) madvise(base, total, MADV_HUGEPAGE);
 	priv->map_size = total;
-	priv->prefault = prefault_start(base, total);
+	priv->prefault = prefault_start(base, total, in_memory);
 	return 0;
 }
 

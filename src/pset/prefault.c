@@ -5,9 +5,13 @@
  * A first write to a page of the replica costs rpmemd a page fault (some
  * 10 us in a VM), which made the first pass over a fresh replica several
  * times slower than later ones.  A thread walks the pool in 2 MiB steps:
- * MADV_POPULATE_WRITE maps each page writable, and one load per page
- * then takes what a VM's nested paging still charges on a first access.
- * Neither changes a byte, so the walk may overlap the client's writes.
+ * MADV_POPULATE_WRITE maps each page writable (where nothing is written
+ * back: on a file system it would dirty the whole pool, and the next
+ * seconds' write-back would copy all of it to disk beside the persists'
+ * msyncs), else MADV_POPULATE_READ maps it for reading; one load per
+ * page then takes what a VM's nested paging still charges on a first
+ * access.  None changes a byte, so the walk may overlap the client's
+ * writes.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -22,6 +26,9 @@
 #include "log.h"
 #include "prefault.h"
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
@@ -32,6 +39,7 @@ struct prefault {
 	pthread_t thread;
 	char *addr;
 	size_t len;
+	int advice;		/* MADV_POPULATE_WRITE or _READ */
 	atomic_bool stop;
 };
 
@@ -55,7 +63,7 @@ walk(void *arg)
 	while (done < pf->len && !atomic_load(&pf->stop)) {
 		size_t n = pf->len - done < STEP ? pf->len - done : STEP;
 		char *p = pf->addr + done;
-		if (madvise(p, n, MADV_POPULATE_WRITE) && errno == EINVAL)
+		if (madvise(p, n, pf->advice) && errno == EINVAL)
 			break;	/* a kernel before 5.14 */
 		for (size_t at = 0; at < n; at += page)
 			(void) *(volatile char *)(p + at);
@@ -68,13 +76,14 @@ walk(void *arg)
 
 /* prefault_start -- start the walk (see prefault.h) */
 struct prefault *
-prefault_start(void *addr, size_t len)
+prefault_start(void *addr, size_t len, bool writable)
 {
 	struct prefault *pf = calloc(1, sizeof(*pf));
 	if (!pf)
 		return NULL;
 	pf->addr = addr;
 	pf->len = len;
+	pf->advice = writable ? MADV_POPULATE_WRITE : MADV_POPULATE_READ;
 	atomic_init(&pf->stop, false);
 	if (pthread_create(&pf->thread, NULL, walk, pf)) {
 		free(pf);

@@ -5,6 +5,7 @@
 #ifndef PSET_PREFAULT_H
 #define PSET_PREFAULT_H 1
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct prefault;
@@ -13,9 +14,12 @@ struct prefault;
  * prefault_start -- fault in [addr, addr + len) from a thread of its own,
  * from the start of the pool up, so that the client's first writes do not
  * pay a page fault each.  Only pages are faulted in; no byte is written.
- * NULL where the thread cannot start (the pool then faults on demand).
+ * `writable`: mapped for writing, which dirties a file's pages (only
+ * where nothing is written back: persistent memory, tmpfs); else for
+ * reading.  NULL where the thread cannot start (the pool then faults on
+ * demand).
  */
-struct prefault *prefault_start(void *addr, size_t len);
+struct prefault *prefault_start(void *addr, size_t len, bool writable);
 
 /* prefault_stop -- stop the thread and wait for it (before munmap) */
 void prefault_stop(struct prefault *pf);

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -457,9 +458,12 @@ START_TEST(test_multi_part_pool_is_contiguous_across_parts)
 }
 END_TEST
 
-/* vm_flags -- the VmFlags of the mapping holding `addr` ("" unknown) */
+/*
+ * smaps -- what follows `key` ("VmFlags:", "Rss:"...) in the entry of
+ * /proc/self/smaps of the mapping holding `addr` ("" when not found)
+ */
 static void
-vm_flags(const void *addr, char *out, size_t len)
+smaps(const void *addr, const char *key, char *out, size_t len)
 {
 	FILE *f = fopen("/proc/self/smaps", "r");
 	char line[512];
@@ -470,8 +474,8 @@ vm_flags(const void *addr, char *out, size_t len)
 		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
 				strchr(line, '-') < strchr(line, ' '))
 			in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
-		else if (in && strncmp(line, "VmFlags:", 8) == 0) {
-			snprintf(out, len, "%s", line + 8);
+		else if (in && strncmp(line, key, strlen(key)) == 0) {
+			snprintf(out, len, "%s", line + strlen(key));
 			break;
 		}
 	}
@@ -479,9 +483,20 @@ vm_flags(const void *addr, char *out, size_t len)
 		fclose(f);
 }
 
+/* smaps_kb -- a size field of smaps, in kB (-1 when not found) */
+static long
+smaps_kb(const void *addr, const char *key)
+{
+	char v[512];
+	smaps(addr, key, v, sizeof(v));
+	return v[0] ? strtol(v, NULL, 10) : -1;
+}
+
 /*
- * huge pages are asked for only where nothing is written back: with a
- * file system's large folios, one msync of a small persist wrote 2 MiB
+ * huge pages, and pages faulted in writable ahead of the client, only
+ * where nothing is written back: with a file system's large folios, one
+ * msync of a small persist wrote 2 MiB, and a pool prefaulted writable
+ * was all dirty, all written back to disk after each open
  */
 START_TEST(test_huge_pages_only_where_nothing_is_written_back)
 {
@@ -493,12 +508,25 @@ START_TEST(test_huge_pages_only_where_nothing_is_written_back)
 	ck_assert_int_eq(statfs(dbt_parts, &st), 0);
 	bool want = pool->is_pmem || st.f_type == TMPFS_MAGIC;
 	char flags[512];
-	vm_flags(pool->addr, flags, sizeof(flags));
+	smaps(pool->addr, "VmFlags:", flags, sizeof(flags));
 	ck_assert_msg(flags[0], "no VmFlags for the pool's mapping");
 	ck_assert_msg((strstr(flags, " hg") != NULL) == want,
 		"pool on %s (is_pmem %d): VmFlags%s", st.f_type ==
 		TMPFS_MAGIC ? "tmpfs" : "a file system that writes back",
 		pool->is_pmem, flags);
+	if (!want) {
+		/* the walk maps every page; the headers alone are dirty */
+		for (int i = 0; i < 1000 && smaps_kb(pool->addr, "Rss:") <
+				(long)(pool->size >> 10); i++)
+			usleep(10000);
+		ck_assert_int_eq(smaps_kb(pool->addr, "Rss:"),
+			(long)(pool->size >> 10));
+		long dirty = smaps_kb(pool->addr, "Shared_Dirty:") +
+			smaps_kb(pool->addr, "Private_Dirty:");
+		ck_assert_msg(dirty <= 64, "%ld kB of the %zu kB pool dirty "
+			"after its pages were faulted in", dirty,
+			pool->size >> 10);
+	}
 	dbt_close(pool);
 }
 END_TEST
