@@ -16,32 +16,12 @@
 #include "log.h"
 #include "range.h"
 #include "obc.h"
-#include "session.h"
-#include "session_gen.h"
+#include "session_int.h"
 
 /* the first request, and the rest of any request once begun */
 #define REQUEST_TIMEOUT_MS 30000
 #define REQUEST_TIMEOUT_ENV "RPMEMD_REQUEST_TIMEOUT_MS"
 #define ACCEPT_TIMEOUT_MS 10000	/* the client connects right away */
-
-struct session {
-	enum session_state state;
-	const struct config *cfg;
-	struct db *db;
-	struct db_pool *pool;
-	struct fabric *fab;		/* NULL until lanes are set up */
-	int in;
-	int out;
-	int timeout_ms;			/* see request_timeout */
-	int accept_ms;			/* lanes' admission, within it */
-	uint64_t size;			/* the pool size asked for */
-	uint16_t minor;			/* negotiated protocol minor */
-	bool pmdk;			/* a PMDK 1.12 client (0.1) */
-	bool created;			/* CREATE made the pool */
-	struct session_gen gen;		/* the generations, minor 5 on */
-	struct beat *beat;		/* the heartbeat, once asked for */
-	char desc[PROTO_DESC_MAX];	/* the pool set served, once open */
-};
 
 static const char *const state_names[] = {
 	[SESSION_INIT] = "INIT",
@@ -70,9 +50,9 @@ static const char *const type_names[] = {
 	[PROTO_MSG_BEAT_RESP] = "BEAT_RESP",
 };
 
-/* type_name -- printable message type */
-static const char *
-type_name(uint32_t type)
+/* session_type_name -- printable message type */
+const char *
+session_type_name(uint32_t type)
 {
 	if (type < sizeof(type_names) / sizeof(type_names[0]) &&
 			type_names[type])
@@ -145,9 +125,9 @@ tell_cause(void)
 		fprintf(stderr, "rpmemd: %s\n", cause);
 }
 
-/* reply -- send a response of the type answering `type` */
-static int
-reply(struct session *s, uint32_t type, int err, struct proto_resp *resp)
+/* session_reply -- send a response of the type answering `type` */
+int
+session_reply(struct session *s, uint32_t type, int err, struct proto_resp *resp)
 {
 	if (err)
 		tell_cause();
@@ -168,340 +148,12 @@ reply(struct session *s, uint32_t type, int err, struct proto_resp *resp)
 	log_msg(resp->type == PROTO_MSG_HASH_RESP ||
 		resp->type == PROTO_MSG_STAT_RESP ? LOG_LVL_INFO :
 		LOG_LVL_NOTICE, "response %s: status %u (%s)",
-		type_name(resp->type), resp->status,
+		session_type_name(resp->type), resp->status,
 		proto_status_str(resp->status));
 	int r = obc_send(s->out, resp);
 	if (r)
-		log_err("sending %s failed: %s", type_name(resp->type),
+		log_err("sending %s failed: %s", session_type_name(resp->type),
 			strerror(-r));
-	return r;
-}
-
-/*
- * check_version -- protocol negotiation (RELIABILITY R19): ours from
- * 0.3 on, at the lower of the client's minor and ours (a 0.3 client
- * has no OUTDATE), or exactly PMDK's 0.1 from the PMDK client main.c
- * admitted
- */
-static int
-check_version(struct session *s, const struct proto_common *c)
-{
-	if (s->pmdk) {
-		if (c->major == PROTO_MAJOR && c->minor == PROTO_MINOR_PMDK) {
-			s->minor = PROTO_MINOR_PMDK;
-			return 0;
-		}
-		log_err("protocol %u.%u from a client started as PMDK's "
-			"(no --protocol): only 0.1 is served that way",
-			c->major, c->minor);
-		return -EPROTONOSUPPORT;
-	}
-	if (c->major != PROTO_MAJOR) {
-		log_err("protocol major version mismatch: client %u.%u, "
-			"rpmemd %u.%u", c->major, c->minor, PROTO_MAJOR,
-			PROTO_MINOR);
-		return -EPROTONOSUPPORT;
-	}
-	if (c->minor < PROTO_MINOR_EXT) {
-		log_err("protocol %u.%u is not supported (client %u.%u, "
-			"rpmemd needs %u.%u: admitted lanes, lane security)",
-			c->major, c->minor, c->major, c->minor, PROTO_MAJOR,
-			PROTO_MINOR_EXT);
-		return -EPROTONOSUPPORT;
-	}
-	s->minor = c->minor < PROTO_MINOR ? c->minor : PROTO_MINOR;
-	return 0;
-}
-
-/* check_provider -- providers this daemon can serve (PMDK's: not tcp) */
-static int
-check_provider(const struct session *s, uint32_t provider)
-{
-	switch (provider) {
-	case PROTO_PROV_TCP:
-		if (s->pmdk) {
-			log_err("provider tcp from a PMDK 0.1 client");
-			return -EMEDIUMTYPE;
-		}
-		return 0;
-	case PROTO_PROV_SOCKETS:
-	case PROTO_PROV_VERBS:
-		return 0;
-	default:
-		log_err("unsupported provider %u", provider);
-		return -EMEDIUMTYPE;
-	}
-}
-
-/*
- * ssh_server_addr -- the address the client reached us at: third field
- * of SSH_CONNECTION ("client port server port"); NULL (any) without it,
- * or when that field holds more than an address's characters
- */
-static const char *
-ssh_server_addr(void)
-{
-	static char addr[64];
-	const char *conn = getenv("SSH_CONNECTION");
-	if (!conn || sscanf(conn, "%*s %*s %63s", addr) != 1) {
-		log_warn("SSH_CONNECTION not set: listening on any address");
-		return NULL;
-	}
-	/* digits, hex, dots, colons and an IPv6 scope ("%eth0") */
-	if (addr[strspn(addr, "0123456789abcdefghijklmnopqrstuvwxyz"
-			"ABCDEFGHIJKLMNOPQRSTUVWXYZ.:%_-")] != '\0') {
-		log_warn("SSH_CONNECTION=%s names no server address: "
-			"listening on any address", log_quote(conn).s);
-		return NULL;
-	}
-	return addr;
-}
-
-/*
- * buff_size -- the inline buffer we agree to: the client's, capped so
- * that the message buffers of all lanes (receive slots, and send
- * buffers when the lanes are sealed) stay within LANE_MEM_MAX
- * (RELIABILITY R10), sealed lanes' at LANE_SEALED_BUFF (fab.h), never
- * below PMDK's 8 KiB
- */
-static size_t
-buff_size(uint64_t wanted, unsigned nlanes, bool sealed)
-{
-	size_t per_lane = LANE_SLOTS + (sealed ? LANE_SENDBUFS : 0);
-	size_t cap = LANE_MEM_MAX / ((size_t)nlanes * per_lane);
-	size_t most = sealed ? LANE_SEALED_BUFF : LANE_BUFF_MAX;
-	cap = cap > most ? most : cap & ~(size_t)4095;
-	if (wanted > cap)
-		wanted = cap;
-	return wanted < PROTO_DEF_BUFF_SIZE ? PROTO_DEF_BUFF_SIZE :
-		(size_t)wanted;
-}
-
-/*
- * persist_method -- APM only where RMA writes reach persistence without
- * our help: RDMA hardware (verbs) into pmem.  Over tcp and sockets the
- * provider's own memcpy leaves data in CPU caches, so APM there would
- * claim durability the platform lacks (RELIABILITY R20).
- */
-static uint32_t
-persist_method(const struct session *s, const struct db_pool *p,
-		uint32_t provider, bool sealed)
-{
-	uint32_t pm = PROTO_PM_GPSPM;
-	if (s->cfg->persist_apm) {
-		if (p->is_pmem && provider == PROTO_PROV_VERBS && !sealed)
-			pm = PROTO_PM_APM;
-		else
-			log_notice("persist-apm requested, but %s: using GPSPM",
-				sealed ? "the lanes are sealed (no RMA)" :
-				p->is_pmem ? "the provider is not verbs" :
-				"the pool is not on pmem");
-	}
-	log_notice("persist method: %s, persist flush: %s", proto_pm_name(pm),
-		pm == PROTO_PM_APM ? "none" :
-		p->is_pmem ? "pmem_persist" : "pmem_msync");
-	return pm;
-}
-
-/*
- * lane_security -- the session's policy: the stronger of the client's
- * and rpmemd's minimums (RELIABILITY S8), its cipher and keys; the
- * daemon's half of the key material goes into the answer.  -EPROTO when
- * the client asks for a policy unknown here.
- */
-static int
-lane_security(const struct session *s, const struct proto_req *req,
-		struct lanesec_keys *keys, struct proto_ext *ext)
-{
-	uint32_t provider = req->common.provider;
-	int dmin = s->cfg->lane_security == CONFIG_LANE_SECURITY_DEFAULT ?
-		(int)lanesec_policy_default(provider) : s->cfg->lane_security;
-	unsigned cmin = req->ext.security;
-	if (cmin >= LANESEC_POLICY_MAX) {
-		log_err("the client asks for lane security %u, unknown here; "
-			"rpmemd has lane-security %s", cmin,
-			lanesec_policy_name((unsigned)dmin));
-		return -EPROTO;
-	}
-	enum lanesec_policy policy = cmin > (unsigned)dmin ?
-		(enum lanesec_policy)cmin : (enum lanesec_policy)dmin;
-	enum lanesec_cipher cipher = policy == LANESEC_NONE ?
-		LANESEC_CIPHER_NONE : lanesec_cipher_choose(req->ext.cipher);
-	int r = lanesec_random(ext->random, sizeof(ext->random));
-	if (!r)
-		r = lanesec_derive(keys, policy, cipher, req->ext.random,
-			ext->random);
-	if (r) {
-		log_err("deriving the session's lane keys: %s", strerror(-r));
-		return r;
-	}
-	ext->security = (uint16_t)policy;
-	ext->cipher = (uint16_t)cipher;
-	log_notice("lane security: %s%s%s (client asks at least %s, "
-		"rpmemd at least %s%s)", lanesec_policy_name(policy),
-		cipher ? ", " : "", cipher ? lanesec_cipher_name(cipher) : "",
-		lanesec_policy_name(cmin), lanesec_policy_name((unsigned)dmin),
-		s->cfg->lane_security == CONFIG_LANE_SECURITY_DEFAULT ?
-		", its default for the provider" : "");
-	if (policy != LANESEC_NONE && provider == PROTO_PROV_VERBS)
-		log_notice("sealed lanes over verbs: every persist travels "
-			"inline, none as an RDMA write");
-	return 0;
-}
-
-/*
- * check_request -- what CREATE and OPEN ask, before any file is touched.
- * The order decides the status of a request wrong in several ways: the
- * protocol first (without it nothing else can be read), then the
- * descriptor (BADNAME: what the request is about), the provider
- * (PROVNOSUP), the lanes (BADNLANES), the size (BADSIZE).
- */
-static int
-check_request(struct session *s, const struct proto_req *req)
-{
-	int r = check_version(s, &req->common);
-	if (!r)
-		r = db_desc_check(req->desc);
-	if (!r)
-		r = check_provider(s, req->common.provider);
-	if (r)
-		return r;
-	if (req->common.nlanes == 0) {
-		log_err("invalid number of lanes: 0");
-		return -ERANGE;
-	}
-	/* a pool the size of PMDK's smallest, which libpmemobj probes with */
-	if (req->common.pool_size < RPMEM_MIN_POOL) {
-		log_err("invalid pool size %llu: below the minimum %zu",
-			(unsigned long long)req->common.pool_size,
-			RPMEM_MIN_POOL);
-		return -EFBIG;
-	}
-	return 0;
-}
-
-/* handle_pool -- CREATE or OPEN */
-static int
-handle_pool(struct session *s, const struct proto_req *req)
-{
-	const char *what = type_name(req->type);
-	struct proto_resp resp;
-	memset(&resp, 0, sizeof(resp));
-
-	log_notice("request %s: desc %s size %llu nlanes %u provider %s "
-		"buff_size %llu", what, log_quote(req->desc).s,
-		(unsigned long long)req->common.pool_size, req->common.nlanes,
-		proto_provider_name(req->common.provider),
-		(unsigned long long)req->common.buff_size);
-
-	int r = check_request(s, req);
-	if (r)
-		return reply(s, req->type, -r, NULL) ?: r;
-
-	if (req->type == PROTO_MSG_CREATE)
-		r = db_pool_create(s->db, req->desc,
-			req->has_attr ? &req->attr : NULL, &s->pool);
-	else
-		r = db_pool_open(s->db, req->desc, &s->pool);
-	if (r) {
-		log_err("%s of pool set %s in poolset-dir %s failed: %s", what,
-			log_quote(req->desc).s, s->cfg->poolset_dir,
-			strerror(-r));
-		return reply(s, req->type, -r, NULL) ?: r;
-	}
-
-	struct db_pool *p = s->pool;
-	s->created = req->type == PROTO_MSG_CREATE;
-	if (s->created)
-		r = session_gen_drop(p);
-	else if (s->pmdk || s->minor < PROTO_MINOR_GEN)
-		r = session_gen_legacy(p);
-	if (r)
-		goto err_close;
-	if (p->size < RPMEM_MIN_POOL) {
-		log_err("pool %s is %zu bytes, smaller than the minimum %zu",
-			log_quote(req->desc).s, p->size, RPMEM_MIN_POOL);
-		r = -EINVAL;
-		goto err_close;
-	}
-	if (p->size < req->common.pool_size) {
-		log_err("pool %s is %zu bytes, %llu requested",
-			log_quote(req->desc).s, p->size,
-			(unsigned long long)req->common.pool_size);
-		r = -EFBIG;
-		goto err_close;
-	}
-	s->size = req->common.pool_size;
-	struct lanesec_keys keys = { .policy = LANESEC_NONE };
-	r = s->pmdk ? 0 : lane_security(s, req, &keys, &resp.ext);
-	if (r)
-		goto err_close;
-	bool sealed = keys.policy != LANESEC_NONE;
-
-	unsigned nlanes = req->common.nlanes < s->cfg->max_lanes ?
-		req->common.nlanes : s->cfg->max_lanes;
-	struct fabric_attr fa = {
-		.provider = req->common.provider,
-		.node = ssh_server_addr(),
-		.pool = {
-			.base = p->addr,
-			.size = (size_t)req->common.pool_size,
-			.buff_size = buff_size(req->common.buff_size, nlanes,
-				sealed),
-			.is_pmem = p->is_pmem,
-			.has_headers = !p->no_headers,
-		},
-		.nlanes = nlanes,
-		.nthreads = s->cfg->nthreads,
-		.keys = &keys,
-		.pmdk = s->pmdk,
-		.session_fd = s->in,
-	};
-	r = fabric_init(&fa, &s->fab, &resp.ibc);
-	lanesec_wipe(&keys, sizeof(keys));
-	if (r) {
-		r = r == -EINVAL || r == -ENODATA ? -EMEDIUMTYPE : r;
-		goto err_close;
-	}
-	/*
-	 * The workers before the answer: a daemon that cannot run them
-	 * must fail the create or open, not leave the client a pool whose
-	 * lanes go nowhere (RELIABILITY R17).
-	 */
-	r = fabric_start(s->fab);
-	if (r)
-		goto err_close;
-	resp.ibc.persist_method = persist_method(s, p, fa.provider, sealed);
-	resp.ext.buff_size = fa.pool.buff_size;
-	if (req->type == PROTO_MSG_OPEN)
-		resp.attr = p->attr;
-
-	r = reply(s, req->type, 0, &resp);
-	if (r)
-		goto err_close_quiet;
-	s->state = SESSION_OPEN;
-	memcpy(s->desc, req->desc, sizeof(s->desc));
-
-	/*
-	 * A client that fails to connect its lanes says so with CLOSE; the
-	 * session stays open to hear it, without lanes.  Another request
-	 * that comes before the last lane is in finishes admission first
-	 * (fabric_settle).
-	 */
-	r = fabric_accept(s->fab, s->accept_ms, true);
-	if (r && r != -EINPROGRESS) {
-		fabric_fini(s->fab);
-		s->fab = NULL;
-	}
-	return 0;
-
-err_close:
-	(void) reply(s, req->type, -r, NULL);
-err_close_quiet:
-	fabric_fini(s->fab);
-	s->fab = NULL;
-	(void) db_pool_close(s->pool, p->created);
-	s->pool = NULL;
 	return r;
 }
 
@@ -515,7 +167,7 @@ handle_set_attr(struct session *s, const struct proto_req *req)
 		log_err("setting attributes failed: %s", strerror(-r));
 	else
 		s->pool->attr = req->attr;
-	return reply(s, req->type, -r, NULL);
+	return session_reply(s, req->type, -r, NULL);
 }
 
 /*
@@ -536,14 +188,14 @@ handle_hash(struct session *s, const struct proto_req *req)
 			"%llu-byte pool", (unsigned long long)req->hash_off,
 			(unsigned long long)req->hash_len,
 			(unsigned long long)s->size);
-		return reply(s, req->type, EINVAL, NULL);
+		return session_reply(s, req->type, EINVAL, NULL);
 	}
 	const char *base = (const char *)s->pool->addr + req->hash_off;
 	resp.nhashes = (uint32_t)proto_hash_count(req->hash_len,
 		req->hash_chunk);
 	hash64_chunks(base, (size_t)req->hash_len, (size_t)req->hash_chunk,
 		resp.hashes);
-	return reply(s, req->type, 0, &resp);
+	return session_reply(s, req->type, 0, &resp);
 }
 
 /* handle_stat -- STAT: the CPU time this process has spent so far */
@@ -553,12 +205,12 @@ handle_stat(struct session *s, const struct proto_req *req)
 	struct rusage ru;
 	struct proto_resp resp = { 0 };
 	if (getrusage(RUSAGE_SELF, &ru))
-		return reply(s, req->type, errno, NULL);
+		return session_reply(s, req->type, errno, NULL);
 	resp.cpu_user_us = (uint64_t)ru.ru_utime.tv_sec * 1000000 +
 		(uint64_t)ru.ru_utime.tv_usec;
 	resp.cpu_sys_us = (uint64_t)ru.ru_stime.tv_sec * 1000000 +
 		(uint64_t)ru.ru_stime.tv_usec;
-	return reply(s, req->type, 0, &resp);
+	return session_reply(s, req->type, 0, &resp);
 }
 
 /*
@@ -576,7 +228,7 @@ handle_outdate(struct session *s, const struct proto_req *req)
 		.attr = s->pool->no_headers ? NULL : &s->pool->attr,
 	};
 	int r = db_outdate(s->db, s->desc, &o);
-	return reply(s, req->type, -r, NULL);
+	return session_reply(s, req->type, -r, NULL);
 }
 
 /*
@@ -614,7 +266,7 @@ handle_gen(struct session *s, const struct proto_req *req)
 			free(set);
 		}
 	}
-	int sent = reply(s, req->type, -r, &resp);
+	int sent = session_reply(s, req->type, -r, &resp);
 	/* a refused replica takes nothing from this master */
 	return sent ? sent : r == -EACCES ? -ECONNRESET : 0;
 }
@@ -627,7 +279,7 @@ handle_beat(struct session *s, const struct proto_req *req)
 	int r = beat_start(&s->beat, s->out, req->beat_ms);
 	if (r)
 		log_err("cannot start the heartbeat: %s", strerror(-r));
-	return reply(s, req->type, -r, NULL);
+	return session_reply(s, req->type, -r, NULL);
 }
 
 /* handle_close -- CLOSE: close (and maybe remove) the pool, answer */
@@ -651,7 +303,7 @@ handle_close(struct session *s, const struct proto_req *req)
 	if (r)
 		log_err("closing the pool failed: %s", strerror(-r));
 	s->state = SESSION_DONE;
-	return reply(s, req->type, -r, NULL);
+	return session_reply(s, req->type, -r, NULL);
 }
 
 /* legal -- may a request of `type` arrive in the current state? */
@@ -740,10 +392,10 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 		if (r) {
 			/* the decoder keeps the versions to name them (R19) */
 			if (r == -EPROTONOSUPPORT)
-				(void) check_version(&s, &req.common);
+				(void) session_check_version(&s, &req.common);
 			/* FATAL with the cause, wherever the stream allows */
 			if (type)
-				(void) reply(&s, type, r == -EPROTONOSUPPORT ?
+				(void) session_reply(&s, type, r == -EPROTONOSUPPORT ?
 					EPROTONOSUPPORT : EPROTO, NULL);
 			else
 				tell_cause();
@@ -752,8 +404,8 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 		}
 		if (!legal(&s, req.type)) {
 			log_err("request %s is not allowed in state %s",
-				type_name(req.type), state_names[s.state]);
-			(void) reply(&s, req.type, EPROTO, NULL);
+				session_type_name(req.type), state_names[s.state]);
+			(void) session_reply(&s, req.type, EPROTO, NULL);
 			ret = -EPROTO;
 			break;
 		}
@@ -762,7 +414,7 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 		switch (req.type) {
 		case PROTO_MSG_CREATE:
 		case PROTO_MSG_OPEN:
-			r = handle_pool(&s, &req);
+			r = session_handle_pool(&s, &req);
 			if (r)
 				s.state = SESSION_DONE;
 			break;
