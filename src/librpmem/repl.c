@@ -72,9 +72,9 @@ repl_enter(RPMEMpool *rpp, enum rpmem_state to, const char *why)
 	atomic_store(&rpp->state, to);
 	/* in sync again: the peer is unfenced (the worker runs it); lost
 	 * before that: it stays fenced */
-	rp->unfence_due = rp->unfence_cmd && !rp->tool &&
-		(to == RPMEM_ST_READY ? from != RPMEM_ST_READY ||
-		rp->unfence_due : false);
+	bool insync = to == RPMEM_ST_READY && rp->unfence_cmd && !rp->tool;
+	rp->unfence_due = insync && (from != RPMEM_ST_READY ||
+		rp->unfence_due);
 	if (rp->unfence_due)
 		(void) repl_worker_start(rpp);
 	if (why)

@@ -188,9 +188,10 @@ rpmem_new_claim() {
 # rpmem_claim_xml CLONE CLAIM GEN -- the expressions that carry CLAIM and
 # the generation GEN (16 hex digits; anything else: none)
 rpmem_claim_xml() {
+	_g=none
 	case $3 in
-	[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]) _g=$3 ;;
-	*) _g=none ;;
+	*[!0-9a-f]*) ;;
+	*) [ ${#3} -ne 16 ] || _g=$3 ;;
 	esac
 	echo "<expression id=\"$RPMEM_FENCE_PREFIX$1-claim\" attribute=\"#uname\" operation=\"ne\" value=\"$2\"/><expression id=\"$RPMEM_FENCE_PREFIX$1-gen\" attribute=\"#uname\" operation=\"ne\" value=\"gen-$_g\"/>"
 }

@@ -386,7 +386,7 @@ sc_p2() {
 
 # sc_p3 -- the master cut off: the majority promotes the other copy
 sc_p3() {
-	local m r base first last_cut
+	local m r base first
 	m=$(master) r=$(other "$m")
 	grows "$m" 20 || bad "P3: no commits on $m before the cut"
 	base=$(logged "$r")
@@ -395,16 +395,22 @@ sc_p3() {
 	grows "$r" 1 || { bad "P3: the application does not commit on $r"; }
 	[[ $(master) == "$r" ]] || bad "P3: the majority did not promote $r"
 	first=$(sed -n "$((base + 1))p" "$tmp/committed.$r")
-	cluster_heal "$m"
-	cluster_wait_online "$m" || bad "P3: $m does not rejoin"
-	resynced P3 "$r" || return
-	# the cut-off side acknowledged nothing past what the new master had
-	last_cut=$(last_logged "$m")
-	((last_cut < first)) ||
-		bad "P3: $m acknowledged commit $last_cut; $r went on from $first"
+	cut_healed P3 "$m" "$r" "$first" || return
+	echo "--- P3: $m's last commit $LAST_CUT, $r went on at $first; healed, one master ($r), $m resynced"
+}
+
+# cut_healed WHAT M R FIRST -- the cut-off M healed: it rejoins and R, the
+# new master, resyncs it; M acknowledged nothing from R's first commit
+# FIRST on (D3), and one Promoted role is left.  LAST_CUT: M's last commit
+cut_healed() {
+	cluster_heal "$2"
+	cluster_wait_online "$2" || bad "$1: $2 does not rejoin"
+	resynced "$1" "$3" || return 1
+	LAST_CUT=$(last_logged "$2")
+	((LAST_CUT < $4)) ||
+		bad "$1: $2 acknowledged commit $LAST_CUT; $3 went on from $4"
 	[[ $(cluster_promoted n3 pool-clone | wc -l) == 1 ]] ||
-		bad "P3: not one master: $(cluster_promoted n3 pool-clone)"
-	echo "--- P3: $m's last commit $last_cut, $r went on at $first; healed, one master ($r), $m resynced"
+		bad "$1: not one master: $(cluster_promoted n3 pool-clone)"
 }
 
 # sc_p4 -- the replica's node lost: the application goes on
@@ -594,7 +600,7 @@ sc_c5() {
 
 # sc_c2 -- the master cut off right after a replica fault (no settling)
 sc_c2() {
-	local m r t0 t1 base first last_cut
+	local m r t0 t1 base first
 	m=$(master) r=$(other "$m")
 	echo "--- C2: $r's rpmemd killed, then $m (master) cut off right after the resync"
 	replica_fault C2 "$m" || return
@@ -607,16 +613,8 @@ sc_c2() {
 	rto C2 "$t0" "$t1"
 	first=$(first_after "$r" "$base")
 	[[ $(master) == "$r" ]] || bad "C2: the majority did not promote $r"
-	cluster_heal "$m"
-	cluster_wait_online "$m" || bad "C2: $m does not rejoin"
-	resynced C2 "$r" || return
-	# D3: the cut-off master acknowledged nothing once $r took over
-	last_cut=$(last_logged "$m")
-	((last_cut < first)) ||
-		bad "C2: $m acknowledged commit $last_cut; $r went on from $first"
-	[[ $(cluster_promoted n3 pool-clone | wc -l) == 1 ]] ||
-		bad "C2: not one master: $(cluster_promoted n3 pool-clone)"
-	echo "--- C2: cut to the first commit on $r: $RTO_C2 s; $m's last commit $last_cut, $r went on at $first"
+	cut_healed C2 "$m" "$r" "$first" || return
+	echo "--- C2: cut to the first commit on $r: $RTO_C2 s; $m's last commit $LAST_CUT, $r went on at $first"
 }
 
 # sc_c3 -- the replica's rpmemd stopped: a hung peer noticed in seconds

@@ -444,12 +444,7 @@ if want disk; then
 		for ((rep = 1; rep <= reps; rep++)); do
 			put disk.floor "$(python3 "$self/msync_floor.py" \
 				"$disk_ps" "$secs")"
-			for p in none encrypt; do
-				put "disk.ours.$p.lat" \
-					"$(client ours ours "$p" lat 64M "$secs")"
-			done
-			[[ -n $pmdk ]] && put disk.pmdk.lat \
-				"$(client pmdk pmdk - lat 64M "$secs")"
+			lat_sessions disk
 			bw_sessions disk 4 4K
 			obj_sessions disk.obj
 		done
@@ -459,19 +454,26 @@ if want disk; then
 fi
 
 # ------------------------------------------------------------- figures
-echo
-echo "== figures (medians of $reps; ratio = left / right)"
-if want lat; then
-	echo "-- strict 64 B persist, loopback (us; CPU us per persist" \
-		"client+daemon)"
-	for w in ours.none ours.authenticate ours.encrypt pmdk; do
-		k=lo.$w.lat
+# lat_rows SITE WHO... -- a line of 64 B latency figures for each WHO
+lat_rows() {
+	local site=$1 w k
+	shift
+	for w; do
+		k=$site.$w.lat
 		[[ -n ${V[$k.failed]:-} ]] && { echo "  $w: failed"; continue; }
 		[[ -n ${V[$k.p50]:-} ]] || continue
 		printf '  %-18s p50 %7s p99 %7s cpu %6s + %6s\n' "$w" \
 			"$(med "$k.p50")" "$(med "$k.p99")" \
 			"$(med "$k.cpu_client_us")" "$(med "$k.cpu_daemon_us")"
 	done
+}
+
+echo
+echo "== figures (medians of $reps; ratio = left / right)"
+if want lat; then
+	echo "-- strict 64 B persist, loopback (us; CPU us per persist" \
+		"client+daemon)"
+	lat_rows lo ours.none ours.authenticate ours.encrypt pmdk
 	for p in authenticate encrypt; do
 		check K "64 B p50, $p / none" "$(med "lo.ours.$p.lat.p50")" \
 			"$(med lo.ours.none.lat.p50)" 1.1 le
@@ -602,14 +604,7 @@ if want disk && [[ -n ${V[disk.floor.p50]:-} ]]; then
 	echo "-- replica on $(stat -f -c %T "$disk") ($disk): strict 64 B" \
 		"persist (us), one msync of one page p50 $(med disk.floor.p50)" \
 		"p99 $(med disk.floor.p99)"
-	for w in ours.none ours.encrypt pmdk; do
-		k=disk.$w.lat
-		[[ -n ${V[$k.failed]:-} ]] && { echo "  $w: failed"; continue; }
-		[[ -n ${V[$k.p50]:-} ]] || continue
-		printf '  %-18s p50 %7s p99 %7s cpu %6s + %6s\n' "$w" \
-			"$(med "$k.p50")" "$(med "$k.p99")" \
-			"$(med "$k.cpu_client_us")" "$(med "$k.cpu_daemon_us")"
-	done
+	lat_rows disk ours.none ours.authenticate ours.encrypt pmdk
 	echo "   4 KiB strict persists, 4 threads on 4 lanes (MiB/s): none" \
 		"$(med disk.ours.none.bw4k4.mibs), encrypt" \
 		"$(med disk.ours.encrypt.bw4k4.mibs), PMDK" \
