@@ -100,6 +100,7 @@ secs() {
 }
 
 # rpmemd.conf's after-resync, as the manual configures the data nodes
+# shellcheck disable=SC2034 # read by pool_lib.sh's pool_env
 POOL_AFTER_RESYNC=/usr/lib/ocf/lib/rpmem/crm-unfence-peer
 pool_env || { bad "librpmem's environment on the nodes"; exit 1; }
 # the application resource's program
