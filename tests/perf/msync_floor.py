@@ -28,6 +28,7 @@ def main():
     try:
         os.ftruncate(fd, SIZE)
         m = mmap.mmap(fd, SIZE, mmap.MAP_SHARED)
+        m.madvise(mmap.MADV_RANDOM)  # single pages, as rpmemd maps a part
         m[:] = b"\0" * SIZE  # every page allocated and written once
         m.flush()
         lat = []

@@ -39,7 +39,9 @@
 # (perf record -a -g: client, daemon, sshd and the kernel) into
 # DIR/CLIENT-DAEMON-POLICY-MODE-ARGS-SITE-SET.data, SITE lo or net10,
 # net25 (the link's Gbit/s), for `perf report --sort comm,dso,sym`;
-# its figures are then not figures.  Prints each
+# its figures are then not figures.  PERF_STRACE=DIR runs each daemon
+# under strace -f -T -tt into DIR/WHO-N.st (each call and what it took).
+# Prints each
 # figure, its ratio and PASS or MISS; exits 0 when it could measure.
 # Exits 2 on a build that is not optimised (coverage, -O0, sanitizers:
 # scripts/build_kind.sh), before anything runs.
@@ -133,6 +135,8 @@ daemon_cmd() {
 		printf 'RPMEM_SPIN_US=%q ' "$RPMEM_SPIN_US"
 	printf 'exec'
 	pin_of "$who" daemon
+	[[ -n ${PERF_STRACE:-} ]] && PIN+=(strace -f -T -tt
+		-o "$PERF_STRACE/$who-$RANDOM.st")
 	for a in "${PIN[@]}"; do
 		printf ' %q' "$a"
 	done
