@@ -3,16 +3,21 @@
  * perf_client.c -- the client side of tests/perf/sidebyside.sh
  *
  *   perf_client lat TARGET SET SIZE SECONDS
- *   perf_client bw TARGET SET SIZE LANES SECONDS [PERSIST]
+ *   perf_client bw TARGET SET SIZE LANES SECONDS|BYTES [PERSIST]
  *   perf_client obj POOLSET SECONDS
+ *   perf_client setup TARGET SET SIZE LANES ROUNDS
  *
  * Built on the public librpmem API only, so that one binary measures
  * this project's librpmem.so.1 and PMDK 1.12.1's alike (the caller picks
  * one with LD_LIBRARY_PATH): lat times strict 64 B persists on lane 0,
  * bw strict persists of PERSIST bytes (default 1M) on LANES lanes at
- * once (a thread each), obj
+ * once (a thread each), each on its own span of the pool cycled through,
+ * for SECONDS or until BYTES (2G, 512M: a size) went in all, after a
+ * pass over each span or PERF_WARMUP persists per lane; obj
  * 64 B undo-logged libpmemobj transactions on POOLSET (which it creates,
- * replicated through whichever librpmem.so.1 libpmemobj loads).  The
+ * replicated through whichever librpmem.so.1 libpmemobj loads); setup
+ * times ROUNDS rpmem_open + rpmem_close of LANES lanes of the replica it
+ * created (medians: what a session's set-up costs above its ssh).  The
  * CPU time of this process (getrusage) and of the daemon (whose pid the
  * file named by PERF_DAEMON_PIDFILE holds, read from /proc: the target
  * runs on this host, possibly in a network namespace) is taken around
@@ -43,7 +48,8 @@
 static RPMEMpool *Rpp;
 static char *Pool;
 static size_t Size;
-static double Stop_at;		/* bw: threads stop at this time */
+static double Stop_at;		/* bw: threads stop at this time, or */
+static uint64_t Quota;		/* bw: once a lane persisted this much */
 static unsigned Lanes;		/* bw: lanes at once */
 static size_t Big = (size_t)1 << 20;	/* bw: bytes of a persist */
 
@@ -160,7 +166,7 @@ run_lat(double secs)
 	free(s);
 }
 
-/* bw_lane -- a lane's strict persists of Big bytes, a pass or until Stop_at */
+/* bw_lane -- a lane's strict persists of Big bytes, until Stop_at or Quota */
 static void *
 bw_lane(void *arg)
 {
@@ -168,7 +174,7 @@ bw_lane(void *arg)
 	size_t region = (Size - HDR) / Lanes / Big * Big;
 	size_t base = HDR + lane * region, at = 0;
 	uint64_t bytes = 0;
-	while (Stop_at ? now_s() < Stop_at : bytes < region) {
+	while (Stop_at ? now_s() < Stop_at : bytes < Quota) {
 		if (rpmem_persist(Rpp, base + at, Big, lane, 0))
 			die("rpmem_persist");
 		bytes += Big;
@@ -195,23 +201,56 @@ bw_round(void)
 }
 
 /*
- * run_bw -- strict persists of Big bytes on `lanes` lanes at once, after a
- * pass over each lane's region (the replica's pages touched once)
+ * run_bw -- strict persists of Big bytes on `lanes` lanes at once for
+ * `secs` seconds or `total` bytes, after a pass over each lane's region
+ * (the replica's pages touched once) or PERF_WARMUP persists per lane
  */
 static void
-run_bw(unsigned lanes, double secs)
+run_bw(unsigned lanes, double secs, uint64_t total)
 {
 	Lanes = lanes;
 	Stop_at = 0;
+	const char *warm = getenv("PERF_WARMUP");
+	Quota = warm ? strtoull(warm, NULL, 10) * Big :
+		(Size - HDR) / Lanes / Big * Big;
 	(void) bw_round();
 	double c0 = cpu_self(), d0 = cpu_daemon(), t0 = now_s();
-	Stop_at = t0 + secs;
+	Stop_at = total ? 0 : t0 + secs;
+	Quota = total / lanes / Big * Big;
 	uint64_t bytes = bw_round();
 	double t = now_s() - t0, c = cpu_self() - c0, d = cpu_daemon();
 	double gib = (double)bytes / (1 << 30);
 	printf("mibs=%.1f cpu_client_s_gib=%.3f cpu_daemon_s_gib=%.3f\n",
 		(double)bytes / (1 << 20) / t, c / gib,
 		d0 < 0 || d < 0 ? -1.0 : (d - d0) / gib);
+}
+
+/* run_setup -- `rounds` opens and closes of the replica, medians */
+static void
+run_setup(const char *target, const char *set, unsigned lanes,
+		unsigned rounds)
+{
+	double op[64], cl[64];
+	if (rpmem_close(Rpp))
+		die("rpmem_close");
+	if (rounds > 64)
+		rounds = 64;
+	for (unsigned i = 0; i < rounds; i++) {
+		struct rpmem_pool_attr attr;
+		unsigned n = lanes;
+		double t0 = now_s();
+		Rpp = rpmem_open(target, set, Pool, Size, &n, &attr);
+		double t1 = now_s();
+		if (!Rpp)
+			die("rpmem_open");
+		if (i + 1 < rounds && rpmem_close(Rpp))
+			die("rpmem_close");
+		op[i] = t1 - t0;
+		cl[i] = now_s() - t1;
+	}
+	qsort(op, rounds, sizeof(*op), cmp_double);
+	qsort(cl, rounds, sizeof(*cl), cmp_double);
+	printf("open=%.4f close=%.4f\n", op[rounds / 2], cl[rounds / 2]);
 }
 
 /* run_obj -- 64 B undo-logged transactions on a new replicated pool */
@@ -275,15 +314,18 @@ main(int argc, char *argv[])
 		return run_obj(argv[2], atof(argv[3]));
 	bool lat = argc == 6 && !strcmp(argv[1], "lat");
 	bool bw = (argc == 7 || argc == 8) && !strcmp(argv[1], "bw");
-	if (!lat && !bw) {
+	bool setup = argc == 7 && !strcmp(argv[1], "setup");
+	if (!lat && !bw && !setup) {
 		fprintf(stderr, "usage: perf_client lat TARGET SET SIZE SECS\n"
-			"       perf_client bw TARGET SET SIZE LANES SECS "
+			"       perf_client bw TARGET SET SIZE LANES SECS|BYTES "
 			"[PERSIST]\n"
-			"       perf_client obj POOLSET SECS\n");
+			"       perf_client obj POOLSET SECS\n"
+			"       perf_client setup TARGET SET SIZE LANES "
+			"ROUNDS\n");
 		return 2;
 	}
 	Size = parse_size(argv[4]);
-	unsigned want = bw ? (unsigned)atoi(argv[5]) : 1;
+	unsigned want = bw || setup ? (unsigned)atoi(argv[5]) : 1;
 	if (argc == 8)
 		Big = parse_size(argv[7]);
 	if (want < 1 || want > MAX_LANES || !Big || Size < HDR + want * Big)
@@ -293,10 +335,14 @@ main(int argc, char *argv[])
 		fprintf(stderr, "perf_client: %u lanes of %u\n", got, want);
 		return 1;
 	}
-	if (lat)
+	if (setup)
+		run_setup(argv[2], argv[3], want, (unsigned)atoi(argv[6]));
+	else if (lat)
 		run_lat(atof(argv[5]));
+	else if (strpbrk(argv[6], "KMG"))
+		run_bw(want, 0, parse_size(argv[6]));
 	else
-		run_bw(want, atof(argv[6]));
+		run_bw(want, atof(argv[6]), 0);
 	if (rpmem_close(Rpp))
 		die("rpmem_close");
 	return 0;

@@ -21,6 +21,20 @@
 #          rate measured in the same run (tcp_stream.py); strict 64 B,
 #          1 MiB and (at 25 Gbit/s) 64 KiB persists
 #   mixed  our client with PMDK's rpmemd, PMDK's client with our rpmemd
+#   whole  issue 33's second harness: a 32 MiB pool cycled through by
+#          strict 1 MiB persists, each lane its own span, 2 GiB a figure
+#          after only 4 warm-up persists a lane, on loopback (1 and 2
+#          lanes, unpinned) and across the namespace's link shaped with
+#          tbf 25gbit burst 4mb latency 20ms, the client on core 0, the
+#          target's sshd and daemons on core 1 (1 lane, next to its
+#          single TCP stream): the net section's placement reversed
+#   setup  a session's set-up: rpmem_open + rpmem_close of 2 lanes, the
+#          median of 5, above a bare `ssh HOST true` (the median of 5),
+#          and what every daemon that links Debian's libfabric pays
+#          before it can listen, ours and PMDK's alike: `fi_info -p tcp`
+#          (loading libfabric, whose libinfinipath calibrates the TSC
+#          for 100 ms in a constructor, and its verbs provider reading
+#          /proc/kallsyms twice)
 #   disk   the replica's part on an ordinary file system, which rpmemd
 #          must msync (RPMEM_PERF_DISK, default /var/tmp; not tmpfs):
 #          strict 64 B persists next to the floor, one msync of one
@@ -54,7 +68,7 @@ export top_builddir top_srcdir=$top
 # shellcheck source=../common/harness.sh
 . "$top/tests/common/harness.sh"
 
-quick=0 reps=3 only=lat,bw,obj,sync,bench,net,mixed,disk rt=()
+quick=0 reps=3 only=lat,bw,obj,sync,bench,net,whole,setup,mixed,disk rt=()
 while (($#)); do
 	case $1 in
 	--quick) quick=1 reps=1 ;;
@@ -242,6 +256,59 @@ sum() {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a + b }'
 }
 
+# bw_rows TAG LANES: MiB/s and CPU per GiB of 1 MiB persists, each
+# side, for each number of LANES
+bw_rows() {
+	local n w k
+	for n in $2; do
+		for w in ours.none ours.encrypt pmdk; do
+			k=$1.$w.bw$n
+			[[ -n ${V[$k.failed]:-} ]] &&
+				{ echo "  $w $n lanes: failed"; continue; }
+			[[ -n ${V[$k.mibs]:-} ]] || continue
+			printf '  %-13s %u lane(s) %8s MiB/s cpu %6s + %6s\n' \
+				"$w" "$n" "$(med "$k.mibs")" \
+				"$(med "$k.cpu_client_s_gib")" \
+				"$(med "$k.cpu_daemon_s_gib")"
+		done
+	done
+}
+
+# encrypt_goals TAG: issue 33's G2 on loopback 1 MiB persists, 1 lane:
+# encrypt at 0.7x PMDK, its CPU per GiB (both sides) at most PMDK's and
+# the cipher's own, AES-256-GCM once each side ($ossl GB/s, this run)
+encrypt_goals() {
+	local t=$1 ours_cpu pmdk_cpu allowed=
+	check G2 "1 MiB 1 lane ($t), encrypt / PMDK" \
+		"$(med "$t.ours.encrypt.bw1.mibs")" "$(med "$t.pmdk.bw1.mibs")" \
+		0.7 ge
+	ours_cpu=$(sum "$(med "$t.ours.encrypt.bw1.cpu_client_s_gib")" \
+		"$(med "$t.ours.encrypt.bw1.cpu_daemon_s_gib")")
+	pmdk_cpu=$(sum "$(med "$t.pmdk.bw1.cpu_client_s_gib")" \
+		"$(med "$t.pmdk.bw1.cpu_daemon_s_gib")")
+	[[ -n $pmdk_cpu && -n $ossl ]] && allowed=$(awk -v p="$pmdk_cpu" \
+		-v g="$ossl" 'BEGIN { printf "%.3f", p + 2 * 1.073741824 / g }')
+	check G2 "CPU s/GiB ($t), encrypt / (PMDK + 2 GiB of cipher)" \
+		"$ours_cpu" "$allowed" 1.0 le
+	report G2 "1 MiB 1 lane ($t), encrypt / its ceiling" \
+		"$(med "$t.ours.encrypt.bw1.mibs")" "$(ceiling "$t" 2)"
+}
+
+# ceiling TAG CORES: the MiB/s encrypt could reach if it cost only what
+# none does plus the cipher once on each side (openssl speed, this run):
+# CORES 2 where client and daemon share both cores (loopback), 1 where
+# each has one (two hosts), and then the busier side bounds it
+ceiling() {
+	local c d
+	c=$(med "$1.ours.none.bw1.cpu_client_s_gib")
+	d=$(med "$1.ours.none.bw1.cpu_daemon_s_gib")
+	[[ -n $c && -n $d && -n ${ossl:-} ]] || return 0
+	awk -v c="$c" -v d="$d" -v g="$ossl" -v n="$2" 'BEGIN {
+		k = 1.073741824 / g
+		s = n == 2 ? (c + d + 2 * k) / 2 : (c > d ? c : d) + k
+		printf "%.1f", 1024 / s }'
+}
+
 lat_sessions() {
 	local p tag=$1
 	for p in none authenticate encrypt; do
@@ -377,9 +444,10 @@ for ((rep = 1; rep <= reps; rep++)); do
 done
 
 # ---------------------------------------------------------- two hosts
-# shape -- tbf at $1 Gbit/s on both ends of the veth pair
+# shape -- tbf at $1 Gbit/s on both ends of the veth pair, with a burst
+# of $2 (default 128 kb per Gbit/s) and a queue of $3 (default 5ms)
 shape() {
-	local rate=$1 dev
+	local rate=$1 burst=${2:-$(($1 * 128))kb} latency=${3:-5ms} dev
 	Shaped=$rate
 	for dev in "$HARNESS_NETNS_IF" "ns:${HARNESS_NETNS_IF}n"; do
 		local -a in_ns=()
@@ -388,19 +456,32 @@ shape() {
 			dev=${dev#ns:}
 		fi
 		"${in_ns[@]}" tc qdisc replace dev "$dev" root tbf \
-			rate "${rate}gbit" burst $((rate * 128))kb \
-			latency 5ms ||
+			rate "${rate}gbit" burst "$burst" latency "$latency" ||
 			return 1
 	done
 }
 
+# net_up -- the target's namespace and its sshd, once; false without
+# namespaces (the figures are then skipped)
+net_up() {
+	[[ -n ${ns_target:-} ]] && return 0
+	harness_netns_start perf || return 1
+	HARNESS_ADDR=$HARNESS_NETNS_ADDR harness_start_sshd "$ns_work" ||
+		exit 1
+	ns_target=$HARNESS_TARGET ns_ssh=$RPMEM_SSH
+}
+
+# net_on CORE -- sessions to go to the namespace, its sshd (and so the
+# daemons it starts) on CORE
+net_on() {
+	taskset -a -p -c "$1" "$(harness_sshd_pid "$ns_work")" >/dev/null ||
+		exit 1
+	target=$ns_target RPMEM_SSH=$ns_ssh
+}
+
 if want net; then
-	if harness_netns_start perf; then
-		HARNESS_ADDR=$HARNESS_NETNS_ADDR \
-			harness_start_sshd "$ns_work" &&
-			taskset -a -p -c 0 "$(harness_sshd_pid "$ns_work")" \
-				>/dev/null || exit 1
-		target=$HARNESS_TARGET
+	if net_up; then
+		net_on 0
 		saved_client=("${core_client[@]}")
 		saved_daemon=("${core_daemon[@]}")
 		core_client=(taskset -c 1) core_daemon=()
@@ -423,6 +504,70 @@ if want net; then
 	else
 		echo "network namespaces unavailable: two-host figures skipped"
 	fi
+fi
+
+# whole_sessions TAG LANES: the whole-pool workload (the header's
+# `whole`) for ours under none and encrypt and for PMDK, on each number
+# of LANES
+whole_sessions() {
+	local p n tag=$1
+	for n in $2; do
+		for p in none encrypt; do
+			put "$tag.ours.$p.bw$n" "$(PERF_WARMUP=4 client ours \
+				ours "$p" bw 32M "$n" 2G)"
+		done
+		[[ -n $pmdk ]] && put "$tag.pmdk.bw$n" "$(PERF_WARMUP=4 \
+			client pmdk pmdk - bw 32M "$n" 2G)"
+	done
+}
+
+if want whole; then
+	for ((rep = 1; rep <= reps; rep++)); do
+		whole_sessions whole.lo "1 2"
+	done
+	if net_up; then
+		net_on 1
+		saved_client=("${core_client[@]}")
+		saved_daemon=("${core_daemon[@]}")
+		core_client=(taskset -c 0) core_daemon=()
+		shape 25 4mb 20ms || exit 1
+		for ((rep = 1; rep <= reps; rep++)); do
+			V[whole.tcp25]+="$("${rt[@]}" python3 \
+				"$self/tcp_stream.py" "$HARNESS_NETNS" \
+				"$HARNESS_NETNS_ADDR" "$secs" 0 1) "
+			whole_sessions whole.net25 1
+		done
+		core_client=("${saved_client[@]}")
+		core_daemon=("${saved_daemon[@]}")
+		target=$lo_target RPMEM_SSH=$lo_ssh
+	fi
+fi
+
+# secs5 CMD...: the median of 5 runs of CMD, in seconds; nothing when
+# one fails
+secs5() {
+	local t0
+	for _ in 1 2 3 4 5; do
+		t0=$(date +%s.%N)
+		"$@" >/dev/null 2>&1 || break
+		awk -v a="$t0" -v b="$(date +%s.%N)" \
+			'BEGIN { printf "%.4f\n", b - a }'
+	done | sort -g | awk '{ v[NR] = $1 } END { if (NR == 5) print v[3] }'
+}
+
+if want setup; then
+	for ((rep = 1; rep <= reps; rep++)); do
+		V[setup.ssh]+="$(secs5 "$RPMEM_SSH" -p "${target##*:}" -T \
+			-oBatchMode=yes -- "${target%:*}" true) "
+		command -v fi_info >/dev/null &&
+			V[setup.fabric]+="$(secs5 fi_info -p tcp) "
+		for p in none encrypt; do
+			put "setup.ours.$p" "$(client ours ours "$p" setup 64M \
+				2 5)"
+		done
+		[[ -n $pmdk ]] &&
+			put setup.pmdk "$(client pmdk pmdk - setup 64M 2 5)"
+	done
 fi
 
 if want mixed && [[ -n $pmdk ]]; then
@@ -493,18 +638,7 @@ if want bw; then
 	ossl=$(med ossl)
 	echo "-- strict 1 MiB persists, loopback (MiB/s; CPU s per GiB" \
 		"client+daemon); openssl AES-256-GCM ${ossl:-?} GB/s"
-	for n in 1 2; do
-		for w in ours.none ours.encrypt pmdk; do
-			k=lo.$w.bw$n
-			[[ -n ${V[$k.failed]:-} ]] &&
-				{ echo "  $w $n lanes: failed"; continue; }
-			[[ -n ${V[$k.mibs]:-} ]] || continue
-			printf '  %-13s %u lane(s) %8s MiB/s cpu %6s + %6s\n' \
-				"$w" "$n" "$(med "$k.mibs")" \
-				"$(med "$k.cpu_client_s_gib")" \
-				"$(med "$k.cpu_daemon_s_gib")"
-		done
-	done
+	bw_rows lo "1 2"
 	report G6 "1 MiB 1 lane, encrypt / none" \
 		"$(med lo.ours.encrypt.bw1.mibs)" \
 		"$(med lo.ours.none.bw1.mibs)"
@@ -512,21 +646,9 @@ if want bw; then
 		"$(med lo.pmdk.bw1.mibs)" 1.0 ge
 	check K "1 MiB 2 lanes, none / PMDK" "$(med lo.ours.none.bw2.mibs)" \
 		"$(med lo.pmdk.bw2.mibs)" 1.5 ge
-	# G6: CPU-bound on two shared cores, a report against PMDK
-	for n in 1 2; do
-		report G6 "1 MiB $n lane(s), encrypt / PMDK" \
-			"$(med "lo.ours.encrypt.bw$n.mibs")" \
-			"$(med "lo.pmdk.bw$n.mibs")"
-	done
-	ours_cpu=$(sum "$(med lo.ours.encrypt.bw1.cpu_client_s_gib)" \
-		"$(med lo.ours.encrypt.bw1.cpu_daemon_s_gib)")
-	pmdk_cpu=$(sum "$(med lo.pmdk.bw1.cpu_client_s_gib)" \
-		"$(med lo.pmdk.bw1.cpu_daemon_s_gib)")
-	allowed=
-	[[ -n $pmdk_cpu && -n $ossl ]] && allowed=$(awk -v p="$pmdk_cpu" \
-		-v g="$ossl" 'BEGIN { printf "%.3f", p + 2 * 1.073741824 / g }')
-	check G5 "CPU s/GiB encrypt / (PMDK + 2 GiB of cipher)" "$ours_cpu" \
-		"$allowed" 1.0 le
+	encrypt_goals lo
+	report G6 "1 MiB 2 lane(s), encrypt / PMDK" \
+		"$(med lo.ours.encrypt.bw2.mibs)" "$(med lo.pmdk.bw2.mibs)"
 fi
 if want obj; then
 	echo "-- libpmemobj 64 B transaction p50 (us): ours (encrypt)" \
@@ -546,6 +668,56 @@ if want bench; then
 		"$(med bench.raw) MiB/s"
 	check G3 "64 KiB 1 lane, strict / raw RMA write" "$(med bench.mibs)" \
 		"$(med bench.raw)" 0.7 ge
+fi
+if want setup; then
+	echo "-- session set-up (s): bare ssh $(med setup.ssh), libfabric's" \
+		"load and first fi_getinfo $(med setup.fabric); open, close:"
+	for w in ours.none ours.encrypt pmdk; do
+		printf '  %-13s %8s %8s\n' "$w" "$(med "setup.$w.open")" \
+			"$(med "setup.$w.close")"
+	done
+	# above WHO [FLOOR]: open + close - ssh (- FLOOR)
+	above() {
+		local o c s
+		o=$(med "setup.$1.open") c=$(med "setup.$1.close")
+		s=$(med setup.ssh)
+		[[ -n $o && -n $c && -n $s ]] &&
+			awk -v o="$o" -v c="$c" -v s="$s" -v f="${2:-0}" \
+				'BEGIN { printf "%.4f", o + c - s - f }'
+	}
+	check G3 "open + close above ssh, encrypt / PMDK" \
+		"$(above ours.encrypt)" "$(above pmdk)" 0.8 le
+	report G3 "open + close above ssh, none / PMDK" \
+		"$(above ours.none)" "$(above pmdk)"
+	f=$(med setup.fabric)
+	[[ -n $f ]] && report G3 \
+		"open + close above ssh + libfabric's, encrypt / PMDK" \
+		"$(above ours.encrypt "$f")" "$(above pmdk "$f")"
+fi
+if want whole; then
+	echo "-- whole pool (32 MiB, 2 GiB a figure, 4 warm-up persists a" \
+		"lane), loopback: MiB/s; CPU s per GiB client+daemon"
+	bw_rows whole.lo "1 2"
+	[[ -n ${ossl:-} ]] || ossl=$(openssl_gbs)
+	encrypt_goals whole.lo
+	report G2 "1 MiB 2 lane(s) (whole.lo), encrypt / PMDK" \
+		"$(med whole.lo.ours.encrypt.bw2.mibs)" \
+		"$(med whole.lo.pmdk.bw2.mibs)"
+	if [[ -n ${V[whole.tcp25]:-} ]]; then
+		echo "-- whole pool, two hosts, 25 Gbit/s (burst 4mb, 20ms)," \
+			"client core 0, target core 1: TCP single stream" \
+			"$(med whole.tcp25) MiB/s"
+		bw_rows whole.net25 1
+		check G2 "1 MiB 1 lane (whole.net25), encrypt / TCP" \
+			"$(med whole.net25.ours.encrypt.bw1.mibs)" \
+			"$(med whole.tcp25)" 0.75 ge
+		report G2 "1 MiB 1 lane (whole.net25), encrypt / ceiling" \
+			"$(med whole.net25.ours.encrypt.bw1.mibs)" \
+			"$(ceiling whole.net25 1)"
+		check G4 "1 MiB 1 lane (whole.net25), none / TCP" \
+			"$(med whole.net25.ours.none.bw1.mibs)" \
+			"$(med whole.tcp25)" 0.95 ge
+	fi
 fi
 if want net && [[ -n ${V[tcp10]:-} ]]; then
 	for rate in 10 25; do
@@ -582,6 +754,7 @@ if want net && [[ -n ${V[tcp10]:-} ]]; then
 			"$(med net25.pmdk.bw64k1.mibs)" 1.0 ge
 	done
 fi
+
 if want mixed && [[ -n $pmdk ]]; then
 	echo "-- mixed directions, loopback, lane security none"
 	for d in o2p p2o; do

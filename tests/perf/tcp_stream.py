@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # tcp_stream.py -- a link's single-stream TCP rate, for sidebyside.sh
 #
-#   tcp_stream.py NETNS ADDR SECONDS
+#   tcp_stream.py NETNS ADDR SECONDS [SENDER_CORE RECEIVER_CORE]
 #
-# A receiver in network namespace NETNS on core 0 listens on ADDR; this
-# process, on core 1, sends it 1 MiB writes for SECONDS.  Prints the
+# A receiver in network namespace NETNS on RECEIVER_CORE (default 0)
+# listens on ADDR; this process, on SENDER_CORE (default 1), sends it
+# 1 MiB writes for SECONDS.  Prints the
 # receiver's MiB/s (bytes over the time from its first to its last byte).
 import os
 import socket
@@ -16,9 +17,9 @@ import time
 CHUNK = 1 << 20
 
 
-def receive(addr):
+def receive(addr, core):
     """serve one connection; print the port first, the rate last"""
-    os.sched_setaffinity(0, {0})
+    os.sched_setaffinity(0, {core % os.cpu_count()})
     srv = socket.socket()
     srv.bind((addr, 0))
     srv.listen(1)
@@ -37,13 +38,13 @@ def receive(addr):
     print("%.1f" % rate, flush=True)
 
 
-def send(netns, addr, secs):
+def send(netns, addr, secs, core=1, rx_core=0):
     """start the receiver in netns, stream to it, print its rate"""
     rx = subprocess.Popen(["ip", "netns", "exec", netns, sys.executable,
-                           __file__, "--receive", addr],
+                           __file__, "--receive", addr, str(rx_core)],
                           stdout=subprocess.PIPE, text=True)
     port = int(rx.stdout.readline())
-    os.sched_setaffinity(0, {1 % os.cpu_count()})
+    os.sched_setaffinity(0, {core % os.cpu_count()})
     buf = b"\x5a" * CHUNK
     with socket.create_connection((addr, port)) as s:
         end = time.monotonic() + secs
@@ -54,9 +55,11 @@ def send(netns, addr, secs):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--receive":
-        receive(sys.argv[2])
-    elif len(sys.argv) == 4:
-        send(sys.argv[1], sys.argv[2], float(sys.argv[3]))
+    if len(sys.argv) == 4 and sys.argv[1] == "--receive":
+        receive(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) in (4, 6):
+        send(sys.argv[1], sys.argv[2], float(sys.argv[3]),
+             *map(int, sys.argv[4:]))
     else:
-        sys.exit("usage: tcp_stream.py NETNS ADDR SECONDS")
+        sys.exit("usage: tcp_stream.py NETNS ADDR SECONDS"
+                 " [SENDER_CORE RECEIVER_CORE]")
