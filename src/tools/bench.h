@@ -79,6 +79,14 @@ struct run {
 	 * of the machine (rpmemd, the kernel and the rest on a loopback
 	 * target); < 0 where not known */
 	double cpu_self, cpu_daemon, cpu_rest;
+	/* the whole machine's CPU seconds per GiB of the raw 1 MiB RMA
+	 * writes on 1 endpoint, both ends in this run: the baseline of
+	 * cpu_self + cpu_rest; < 0 where not known */
+	double raw_cpu;
+	/* seconds to seal and then open 1 MiB with the session's cipher in
+	 * this process (both ends' share of a sealed 1 MiB persist); < 0
+	 * where the run seals nothing or it failed */
+	double seal_open_s_mib;
 };
 
 /* CPU seconds so far: this process, rpmemd, the whole machine (< 0:
@@ -97,6 +105,7 @@ struct first {
 struct setup {
 	unsigned rounds;
 	double ssh;		/* a bare `ssh HOST true` */
+	double fabric;		/* `rpmem --probe-fabric`; < 0 if it failed */
 	double open, close;	/* rpmem_open, rpmem_close */
 };
 

@@ -171,8 +171,9 @@ bench_print_json(const struct bench *b, FILE *f)
 		fprintf(f, ",\"measured\":%s", r->measured ? "true" : "false");
 		if (r->measured)
 			fprintf(f, ",\"cpu_s_per_gib\":{\"self\":%.3f,"
-				"\"rpmemd\":%.3f,\"rest\":%.3f}", r->cpu_self,
-				r->cpu_daemon, r->cpu_rest);
+				"\"rpmemd\":%.3f,\"rest\":%.3f,"
+				"\"raw_machine\":%.3f}", r->cpu_self,
+				r->cpu_daemon, r->cpu_rest, r->raw_cpu);
 		if (r->measured) {
 			json_ours(b, r, f);
 			json_raw(b, r, f);
@@ -180,9 +181,11 @@ bench_print_json(const struct bench *b, FILE *f)
 		fprintf(f, "}");
 	}
 	fprintf(f, "],\"setup\":{\"rounds\":%u,\"ssh_s\":%.4f,"
-		"\"open_s\":%.4f,\"close_s\":%.4f},\"first_pass\":"
-		"{\"first_mib_s\":%.1f,\"steady_mib_s\":%.1f}",
-		b->setup.rounds, b->setup.ssh, b->setup.open, b->setup.close,
+		"\"fabric_s\":%.4f,\"open_s\":%.4f,\"close_s\":%.4f},"
+		"\"first_pass\":{\"first_mib_s\":%.1f,"
+		"\"steady_mib_s\":%.1f}",
+		b->setup.rounds, b->setup.ssh, b->setup.fabric, b->setup.open,
+		b->setup.close,
 		b->first.first, b->first.steady);
 	bench_obj_print_json(b, f);
 	json_checks(b, f);

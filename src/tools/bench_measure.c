@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "lanesec.h"
 
 #define MIN_ITERS 20
 #define WARM_ITERS 3
@@ -323,23 +324,26 @@ static int
 measure_throughput(struct bench *b, struct run *r)
 {
 	unsigned reps = b->quick ? 1 : REPS;
-	struct cpu_use cpu = { 0 };
+	struct cpu_use cpu = { 0 }, raw = { 0 };
 	for (unsigned s = 0; s < NBW; s++) {
 		for (unsigned l = 1; l <= b->lanes; l++) {
 			double v[NMODES + 1][REPS];
 			for (unsigned k = 0; k < reps; k++) {
 				for (int m = -1; m < NMODES; m++) {
-					bool c = m == STRICT && l == 1 &&
-						Bench_bw_sizes[s] == MAX_SIZE;
+					/* strict and raw, 1 MiB on 1 lane */
+					struct cpu_use *c = l != 1 ||
+						Bench_bw_sizes[s] != MAX_SIZE ?
+						NULL : m == STRICT ? &cpu :
+						m < 0 ? &raw : NULL;
 					if (c)
-						cpu_begin(b, &cpu);
+						cpu_begin(b, c);
 					if (throughput(b, m, Bench_bw_sizes[s],
 							l, &v[m + 1][k]))
 						return m < 0 ?
 							fail_raw("write") :
 							bench_fail("persist");
 					if (c)
-						cpu_end(b, &cpu, v[m + 1][k]);
+						cpu_end(b, c, v[m + 1][k]);
 				}
 			}
 			struct lat med;
@@ -356,6 +360,8 @@ measure_throughput(struct bench *b, struct run *r)
 	r->cpu_daemon = gib > 0 && cpu.daemon >= 0 ? cpu.daemon / gib : -1;
 	r->cpu_rest = gib > 0 && cpu.machine >= 0 ?
 		(cpu.machine - cpu.self) / gib : -1;
+	gib = raw.mib / 1024.0;
+	r->raw_cpu = gib > 0 && raw.machine >= 0 ? raw.machine / gib : -1;
 	return 0;
 }
 
@@ -397,10 +403,53 @@ warm_up(struct bench *b)
 	return 0;
 }
 
+#define CIPHER_MIB 64	/* MiB sealed and opened to time the cipher */
+
+/*
+ * measure_cipher -- seconds per MiB of sealing 1 MiB messages with the
+ * run's cipher and policy and opening them again, in this process: what
+ * the two ends of a sealed persist spend on the cipher alone
+ */
+static void
+measure_cipher(struct run *r)
+{
+	enum lanesec_policy pol;
+	enum lanesec_cipher cip;
+	r->seal_open_s_mib = -1;
+	if (lanesec_policy_parse(r->policy, &pol) || pol == LANESEC_NONE ||
+			!r->cipher || lanesec_cipher_parse(r->cipher, &cip))
+		return;
+	uint8_t rnd[LANESEC_RANDOM_LEN] = { 0 }, tag[LANESEC_TAG_LEN];
+	struct lanesec_keys k;
+	struct lanesec_stream tx = { 0 }, rx = { 0 };
+	char *buf = malloc(MAX_SIZE);
+	if (buf && !lanesec_derive(&k, pol, cip, rnd, rnd) &&
+			!lanesec_stream_init(&tx, &k, LANESEC_C2S, 0, true) &&
+			!lanesec_stream_init(&rx, &k, LANESEC_C2S, 0, false)) {
+		memset(buf, 0x5a, MAX_SIZE);
+		struct lanesec_piece p = { buf, buf, MAX_SIZE };
+		uint64_t t0 = rawfab_now_ns();
+		int e = 0;
+		for (unsigned i = 0; !e && i < CIPHER_MIB; i++)
+			e = lanesec_seal(&tx, &p, 1, tag) ||
+				lanesec_open(&rx, &p, 1, tag);
+		if (!e)
+			r->seal_open_s_mib = (double)(rawfab_now_ns() - t0) /
+				1e9 / CIPHER_MIB;
+	}
+	lanesec_stream_fini(&tx);
+	lanesec_stream_fini(&rx);
+	lanesec_wipe(&k, sizeof(k));
+	free(buf);
+}
+
 /* bench_measure -- every figure of the open session into `r` */
 int
 bench_measure(struct bench *b, struct run *r)
 {
-	return warm_up(b) || measure_latency(b, r) ||
-		measure_throughput(b, r) || measure_fd(b, r) ? -1 : 0;
+	if (warm_up(b) || measure_latency(b, r) || measure_throughput(b, r) ||
+			measure_fd(b, r))
+		return -1;
+	measure_cipher(r);
+	return 0;
 }

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_setup.c -- rpmem bench: what a session's set-up costs next to a
- * bare ssh to the same target, and the CPU time spent per GiB persisted
+ * bare ssh to the same target and to libfabric's start-up, and the CPU
+ * time spent per GiB persisted
  *
  * The bare ssh runs `ssh [-p PORT] -T -oBatchMode=yes -- HOST true` with
  * the ssh librpmem uses (RPMEM_SSH, else ssh): the same login without
- * rpmemd.  CPU time is this process's (getrusage) and the whole
+ * rpmemd.  libfabric's start-up is this program run again as
+ * `rpmem --probe-fabric`: a process that loads libfabric and asks it
+ * once for a provider, as every rpmemd must before it can listen.  CPU time is this process's (getrusage) and the whole
  * machine's (/proc/stat) over a throughput point; on a loopback target
  * the difference is what rpmemd and the kernel below it spent.
  */
@@ -22,6 +25,41 @@
 #include "rpmem_tool.h"
 #include "db_pool.h"
 #include "poolset.h"
+
+/* timed_run -- seconds a command took to succeed, silenced; -1 if not */
+static double
+timed_run(char *const argv[])
+{
+	uint64_t t0 = rawfab_now_ns();
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	uint64_t t1 = rawfab_now_ns();
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ?
+		(double)(t1 - t0) / 1e9 : -1;
+}
+
+/* fabric_start -- seconds of `rpmem --probe-fabric`; -1 on failure */
+static double
+fabric_start(void)
+{
+	char *argv[] = { (char *)"/proc/self/exe", (char *)"--probe-fabric",
+		NULL };
+	return timed_run(argv);
+}
 
 /* ssh_true -- seconds of one bare login to the target; -1 on failure */
 static double
@@ -47,27 +85,7 @@ ssh_true(const struct bench *b)
 	argv[ac++] = host;
 	argv[ac++] = (char *)"true";
 	argv[ac] = NULL;
-
-	uint64_t t0 = rawfab_now_ns();
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int fd = open("/dev/null", O_RDWR);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	uint64_t t1 = rawfab_now_ns();
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ?
-		(double)(t1 - t0) / 1e9 : -1;
+	return timed_run(argv);
 }
 
 /* median -- of n values, sorted in place */
@@ -91,9 +109,11 @@ int
 bench_setup(struct bench *b)
 {
 	unsigned n = b->quick ? SETUP_ROUNDS_QUICK : SETUP_ROUNDS;
-	double ssh[SETUP_ROUNDS], op[SETUP_ROUNDS], cl[SETUP_ROUNDS];
+	double ssh[SETUP_ROUNDS], op[SETUP_ROUNDS], cl[SETUP_ROUNDS],
+		fab[SETUP_ROUNDS];
 	setenv("RPMEM_LANE_SECURITY", "none", 1);
 	for (unsigned i = 0; i < n; i++) {
+		fab[i] = fabric_start();
 		ssh[i] = ssh_true(b);
 		if (ssh[i] < 0) {
 			fprintf(stderr, "rpmem bench: a bare ssh to %s "
@@ -117,6 +137,7 @@ bench_setup(struct bench *b)
 	}
 	b->setup.rounds = n;
 	b->setup.ssh = median(ssh, n);
+	b->setup.fabric = median(fab, n);
 	b->setup.open = median(op, n);
 	b->setup.close = median(cl, n);
 	return 0;

@@ -368,6 +368,17 @@ rawfab_connect(struct rawfab *rf)
 	return r ? r : wait_connected(rf);
 }
 
+/* rawfab_probe -- see rawfab.h */
+int
+rawfab_probe(void)
+{
+	struct fi_info *info = NULL;
+	int r = fab_getinfo(PROTO_PROV_TCP, RAWFAB_NODE, NULL, 0, &info);
+	if (!r)
+		fi_freeinfo(info);
+	return r;
+}
+
 /* rawfab_peer_pid -- the forked peer */
 pid_t
 rawfab_peer_pid(const struct rawfab *rf)

@@ -69,6 +69,12 @@ void rawfab_close(struct rawfab *rf);
 /* rawfab_now_ns -- CLOCK_MONOTONIC in nanoseconds */
 uint64_t rawfab_now_ns(void);
 
+/*
+ * rawfab_probe -- ask libfabric once for the tcp provider, as a new
+ * process does before it can listen (rpmem --probe-fabric); 0 or an error
+ */
+int rawfab_probe(void);
+
 /* between rawfab.c and rawfab_peer.c */
 #define RAWFAB_RECV_SLOTS 2	/* receives posted per endpoint, each end */
 #define RAWFAB_RESP_SIZE 8	/* the answer, as struct lane_resp */

@@ -369,6 +369,8 @@ for c in d["checks"]:
 	assert c["result"] in ("PASS", "MISS") and c["value"] is not None, c
 s = d["setup"]
 assert s["rounds"] == 2 and 0 < s["ssh_s"] and 0 < s["open_s"], s
+assert 0 < s["fabric_s"] and s["fabric_s"] < s["open_s"] + 1, s
+assert all(r["cpu_s_per_gib"]["raw_machine"] > 0 for r in d["runs"]), d
 f = d["first_pass"]
 assert f["first_mib_s"] > 0 and f["steady_mib_s"] > 0, f
 o = d["pmemobj"]
