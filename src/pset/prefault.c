@@ -56,6 +56,18 @@ now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * read_ahead -- read [p, p + n) of a mapped file into the page cache;
+ * the kernel reads ahead at most a read-ahead window a call
+ */
+static void
+read_ahead(char *p, size_t n)
+{
+	for (size_t at = 0; at < n; at += RA_CHUNK)
+		(void) madvise(p + at, n - at < RA_CHUNK ? n - at : RA_CHUNK,
+			MADV_WILLNEED);
+}
+
 /* walk -- populate, then touch, one step at a time until done or told */
 static void *
 walk(void *arg)
@@ -67,11 +79,8 @@ walk(void *arg)
 	while (done < pf->len && !atomic_load(&pf->stop)) {
 		size_t n = pf->len - done < STEP ? pf->len - done : STEP;
 		char *p = pf->addr + done;
-		/* the kernel reads ahead at most a read-ahead window a call */
-		for (size_t at = 0; pf->advice == MADV_POPULATE_READ && at < n;
-				at += RA_CHUNK)
-			(void) madvise(p + at, n - at < RA_CHUNK ? n - at :
-				RA_CHUNK, MADV_WILLNEED);
+		if (pf->advice == MADV_POPULATE_READ)
+			read_ahead(p, n);
 		if (madvise(p, n, pf->advice) && errno == EINVAL)
 			break;	/* a kernel before 5.14 */
 		for (size_t at = 0; at < n; at += page)

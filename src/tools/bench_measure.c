@@ -331,10 +331,11 @@ measure_throughput(struct bench *b, struct run *r)
 			for (unsigned k = 0; k < reps; k++) {
 				for (int m = -1; m < NMODES; m++) {
 					/* strict and raw, 1 MiB on 1 lane */
-					struct cpu_use *c = l != 1 ||
-						Bench_bw_sizes[s] != MAX_SIZE ?
-						NULL : m == STRICT ? &cpu :
-						m < 0 ? &raw : NULL;
+					struct cpu_use *c = NULL;
+					if (l == 1 && Bench_bw_sizes[s] ==
+							MAX_SIZE)
+						c = m < 0 ? &raw : m == STRICT ?
+							&cpu : NULL;
 					if (c)
 						cpu_begin(b, c);
 					if (throughput(b, m, Bench_bw_sizes[s],

@@ -320,18 +320,20 @@ lat_sessions() {
 }
 
 # bw_sessions -- TAG LANES [PERSIST]: strict persists of PERSIST bytes
-# (1M: figures bwN; 64K: bw64kN; 4K: bw4kN) on each number of LANES
+# (1M: figures bwN; 64K: bw64kN; 4K: bw4kN) on each number of LANES, on
+# a pool of $BW_POOL (256M) for $BW_FOR ($secs seconds, or a byte budget)
 bw_sessions() {
 	local p n tag=$1 lanes=$2 size=${3:-1M} key=bw
+	local pool=${BW_POOL:-256M} for=${BW_FOR:-$secs}
 	[[ $size == 64K ]] && key=bw64k
 	[[ $size == 4K ]] && key=bw4k
 	for n in $lanes; do
 		for p in none encrypt; do
 			put "$tag.ours.$p.$key$n" "$(client ours ours "$p" bw \
-				256M "$n" "$secs" "$size")"
+				"$pool" "$n" "$for" "$size")"
 		done
 		[[ -n $pmdk ]] && put "$tag.pmdk.$key$n" \
-			"$(client pmdk pmdk - bw 256M "$n" "$secs" "$size")"
+			"$(client pmdk pmdk - bw "$pool" "$n" "$for" "$size")"
 	done
 }
 
@@ -507,18 +509,10 @@ if want net; then
 fi
 
 # whole_sessions TAG LANES: the whole-pool workload (the header's
-# `whole`) for ours under none and encrypt and for PMDK, on each number
-# of LANES
+# `whole`): bw_sessions on a 32 MiB pool, 2 GiB a figure, 4 warm-up
+# persists a lane
 whole_sessions() {
-	local p n tag=$1
-	for n in $2; do
-		for p in none encrypt; do
-			put "$tag.ours.$p.bw$n" "$(PERF_WARMUP=4 client ours \
-				ours "$p" bw 32M "$n" 2G)"
-		done
-		[[ -n $pmdk ]] && put "$tag.pmdk.bw$n" "$(PERF_WARMUP=4 \
-			client pmdk pmdk - bw 32M "$n" 2G)"
-	done
+	PERF_WARMUP=4 BW_POOL=32M BW_FOR=2G bw_sessions "$1" "$2"
 }
 
 if want whole; then
