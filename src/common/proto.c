@@ -88,14 +88,24 @@ static const struct field ibc_fields[] = {
 static const struct field ext_fields[] = {
 	E(0, major, BE), E(2, minor, BE), E(4, version, BE),
 	E(8, buff_size, BE), E(16, security, BE), E(18, cipher, BE),
-	E(24, random, RAW),
+	E(20, flags, BE), E(24, random, RAW),
 };
 #undef E
 
 /* reserved bytes, zero on the wire: decoders refuse anything else */
 #define REQ_EXT_RSVD 4
-#define EXT_RSVD 20
 #define HASH_RESP_RSVD (HASH_RESP_COUNT + 4)
+
+/*
+ * ext_flags_ok -- the response extension's flags: known ones only, and
+ * none from a peer older than minor 7, whose word was reserved
+ */
+static bool
+ext_flags_ok(const struct proto_ext *ext)
+{
+	return !(ext->flags & ~PROTO_EXT_FLAGS) &&
+		(!ext->flags || ext->minor >= PROTO_MINOR_FLAGS);
+}
 
 /* bytes 4-7 of the request extension are reserved (zero) */
 #define Q(w, m, o) FIELD(w, struct proto_req_ext, m, o)
@@ -553,11 +563,11 @@ proto_resp_decode(const void *buf, size_t len, uint32_t expected,
 		GET(p + attr_offset(expected), attr_fields, &resp->attr);
 	resp->has_ext = size > base;
 	if (resp->has_ext) {
-		if (get32(p, base + EXT_RSVD)) {
+		GET(p + base, ext_fields, &resp->ext);
+		if (!ext_flags_ok(&resp->ext)) {
 			memset(resp, 0, sizeof(*resp));
 			return -EPROTO;
 		}
-		GET(p + base, ext_fields, &resp->ext);
 	}
 
 	if (status != PROTO_SUCCESS)
@@ -671,6 +681,8 @@ proto_resp_encode(const struct proto_resp *resp, void *buf, size_t len)
 		return -EINVAL;
 
 	bool ext = ibc && resp->has_ext;
+	if (ext && !ext_flags_ok(&resp->ext))
+		return -EINVAL;
 	bool hash = type == PROTO_MSG_HASH_RESP;
 	if (hash && (resp->nhashes > PROTO_HASH_MAX ||
 			(resp->status != PROTO_SUCCESS && resp->nhashes)))

@@ -22,7 +22,10 @@
  * (proto_gen.c).  Minor 6 adds BEAT: the client asks rpmemd for a beat
  * every interval; the answer is the first, and a bare BEAT_RESP follows
  * every interval for the rest of the session, unasked, so that a client
- * tells a stopped or hung rpmemd from an idle one (proto_ext.c).  All of
+ * tells a stopped or hung rpmemd from an idle one (proto_ext.c).  Minor 7
+ * gives the response extension's reserved word a meaning, flags
+ * (PROTO_EXT_*): the replica's persists wait for a file system's
+ * write-back, so a client may poll through that wait (spin.h).  All of
  * it travels inside ssh.
  *
  * Decoders take (buf, len), check every field and never read past len.
@@ -51,7 +54,13 @@
 #define PROTO_MINOR_OUTDATE 4	/* ours: OUTDATE */
 #define PROTO_MINOR_GEN 5	/* ours: GEN, CLOSE's INSYNC */
 #define PROTO_MINOR_BEAT 6	/* ours: BEAT */
-#define PROTO_MINOR 6		/* the newest we speak */
+#define PROTO_MINOR_FLAGS 7	/* ours: the response extension's flags */
+#define PROTO_MINOR 7		/* the newest we speak */
+
+/* the response extension's flags (minor 7 on; zero before) */
+#define PROTO_EXT_WRITES_BACK 0x1U	/* a persist waits for the replica's
+					 * file system to write back */
+#define PROTO_EXT_FLAGS PROTO_EXT_WRITES_BACK
 
 enum proto_msg_type {
 	PROTO_MSG_CREATE = 1,
@@ -200,6 +209,7 @@ struct proto_ext {
 	uint64_t buff_size;	/* negotiated inline buffer per lane */
 	uint16_t security;	/* the session's lane-security policy */
 	uint16_t cipher;	/* and its cipher */
+	uint32_t flags;		/* PROTO_EXT_*; minor 7 on, else zero */
 	uint8_t random[PROTO_RANDOM_LEN];	/* the daemon's key material */
 };
 

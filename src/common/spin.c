@@ -15,30 +15,32 @@
 
 #include "spin.h"
 
-#define EST_CAP 4		/* waits count for at most 4 bounds */
+#define EST_CAP 4		/* waits count for at most 4 caps */
 #define PROBE_MAX 64		/* blocking waits between probes, at most */
 #define YIELD_EVERY 4		/* polls between two sched_yield */
 #define YIELD_LOST_NS 20000	/* a yield this long ran another thread */
 
-/* spin_bound_env -- RPMEM_SPIN_US in nanoseconds, else the default */
-uint64_t
-spin_bound_env(void)
+/* spin_conf_env -- RPMEM_SPIN_US fixed, else the default, growing */
+struct spin_conf
+spin_conf_env(unsigned grow_us)
 {
 	const char *s = getenv("RPMEM_SPIN_US");
 	if (s && *s) {
 		char *end;
 		unsigned long us = strtoul(s, &end, 10);
 		if (!*end && us <= SPIN_MAX_US)
-			return (uint64_t)us * 1000;
+			return (struct spin_conf){ us * 1000, us * 1000 };
 	}
-	return (uint64_t)SPIN_DEFAULT_US * 1000;
+	uint64_t cap = grow_us > SPIN_DEFAULT_US ? grow_us : SPIN_DEFAULT_US;
+	return (struct spin_conf){ SPIN_DEFAULT_US * 1000ULL, cap * 1000 };
 }
 
-/* spin_init -- a waiter that spins at most `bound_ns` */
+/* spin_init -- a waiter that spins as `conf` says */
 void
-spin_init(struct spin *s, uint64_t bound_ns)
+spin_init(struct spin *s, struct spin_conf conf)
 {
-	s->bound_ns = bound_ns;
+	s->conf = conf;
+	s->bound_ns = conf.bound_ns;
 	s->est_ns = 0;
 	s->skip = 0;
 	s->backoff = 1;
@@ -113,23 +115,39 @@ spin_wait_end(struct spin *s, const struct spin_wait *w)
 }
 
 /*
+ * follow -- the bound a quarter above the waits' estimate, within the
+ * conf's range: a fixed bound stays, a growing one covers waits up to
+ * its cap
+ */
+static void
+follow(struct spin *s)
+{
+	uint64_t b = s->est_ns + s->est_ns / 4;
+	s->bound_ns = b < s->conf.bound_ns ? s->conf.bound_ns :
+		b > s->conf.cap_ns ? s->conf.cap_ns : b;
+}
+
+/*
  * spin_account -- fold a wait into the estimate: a wait that ended while
  * spinning weighs half, one that blocked a quarter (it includes the
- * wake-up); a spin that found nothing while waits run long puts off
- * the next one, twice as long as the last time
+ * wake-up); the bound follows (follow); a spin that found nothing
+ * while waits run longer than the bound puts off the next one, twice
+ * as long as the last time
  */
 void
 spin_account(struct spin *s, uint64_t waited_ns, bool hit)
 {
-	uint64_t cap = EST_CAP * s->bound_ns;
+	uint64_t cap = EST_CAP * s->conf.cap_ns;
 	uint64_t w = waited_ns < cap ? waited_ns : cap;
 	if (hit) {
 		s->est_ns = (s->est_ns + w) / 2;
 		s->backoff = 1;
 		s->skip = 0;
+		follow(s);
 		return;
 	}
 	s->est_ns = s->est_ns - s->est_ns / 4 + w / 4;
+	follow(s);
 	if (s->est_ns > s->bound_ns && s->spun) {
 		s->skip = s->backoff;
 		if (s->backoff < PROBE_MAX)

@@ -9,7 +9,15 @@
  * most its bound, yielding the CPU as it goes) only while its recent
  * waits ended within that bound, and otherwise blocks at once, probing
  * now and then, less often the longer the waits stay long.  An idle
- * lane thus burns nothing but the one bound after its last message.
+ * lane thus burns nothing but one bound after its last message.
+ *
+ * Where the waits are the peer's I/O rather than its CPU (a replica on a
+ * file system, whose every strict persist waits for an msync), the bound
+ * may follow them up to a cap, so that replies that steadily take a
+ * little longer than the starting bound are still polled for rather
+ * than each paying a wake-up on top.  Only there: a poller that follows
+ * waits which need this host's CPU (sealing a large persist, the
+ * kernel's TCP send path) takes it from the work it waits for.
  */
 #ifndef RPMEM_SPIN_H
 #define RPMEM_SPIN_H 1
@@ -22,10 +30,18 @@
 struct fid_cq;
 
 #define SPIN_DEFAULT_US 50	/* the bound, unless RPMEM_SPIN_US says */
+#define SPIN_GROW_US 250	/* the most it grows to where waits are I/O */
 #define SPIN_MAX_US 10000	/* the most RPMEM_SPIN_US may ask for */
+
+/* how a waiter spins: the bound it starts from and the most it grows to */
+struct spin_conf {
+	uint64_t bound_ns;	/* 0: never spin */
+	uint64_t cap_ns;	/* >= bound_ns; equal: a fixed bound */
+};
 
 /* one waiter: one thread at a time */
 struct spin {
+	struct spin_conf conf;
 	uint64_t bound_ns;	/* never spin longer; 0: never spin */
 	uint64_t est_ns;	/* recent waits, averaged, capped */
 	unsigned skip;		/* blocking waits before the next probe */
@@ -43,13 +59,14 @@ spin_now_ns(void)
 }
 
 /*
- * spin_bound_env -- the bound in nanoseconds from RPMEM_SPIN_US
- * (microseconds, 0 to SPIN_MAX_US; 0 never spins), else the default
+ * spin_conf_env -- a fixed bound from RPMEM_SPIN_US (microseconds, 0 to
+ * SPIN_MAX_US; 0 never spins), else SPIN_DEFAULT_US, growing to
+ * `grow_us` when that is more (SPIN_GROW_US where the waits are I/O)
  */
-uint64_t spin_bound_env(void);
+struct spin_conf spin_conf_env(unsigned grow_us);
 
-/* spin_init -- a waiter that spins at most `bound_ns` */
-void spin_init(struct spin *s, uint64_t bound_ns);
+/* spin_init -- a waiter that spins as `conf` says */
+void spin_init(struct spin *s, struct spin_conf conf);
 
 /*
  * spin_budget -- how long this wait may spin: the bound while recent

@@ -27,6 +27,9 @@ struct fabric_attr {
 	const char *node;		/* target host as the user wrote it */
 	const struct proto_ibc *ibc;	/* rpmemd's answer */
 	size_t buff_size;		/* negotiated inline buffer */
+	bool writes_back;		/* rpmemd's persists wait for its
+					 * file system: lanes may poll
+					 * through that (spin.h) */
 	const struct lanesec_keys *keys;	/* the session's */
 	bool pmdk;			/* rpmemd is PMDK 1.12's: no lane
 					 * tokens, one message in flight per

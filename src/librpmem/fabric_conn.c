@@ -212,7 +212,7 @@ lane_open(struct fabric *f, unsigned i, const struct lanesec_keys *keys)
 {
 	struct lane *l = &f->lanes[i];
 	lane_bufs(f, l, f->bufs + (size_t)i * f->stride);
-	spin_init(&l->spin, f->spin_ns);
+	spin_init(&l->spin, f->spin);
 	int r = lanesec_stream_init(&l->tx, keys, LANESEC_C2S, i, true);
 	if (!r)
 		r = lanesec_stream_init(&l->rx, keys, LANESEC_S2C, i, false);
@@ -379,7 +379,8 @@ fabric_connect(const struct fabric_attr *attr, struct fabric **fabp)
 	if (f->policy != LANESEC_NONE && f->buff_size > LANE_SEALED_BUFF)
 		f->buff_size = LANE_SEALED_BUFF;
 	f->timeout_ms = attr->timeout_ms;
-	f->spin_ns = spin_bound_env();
+	f->spin = spin_conf_env(attr->writes_back ? SPIN_GROW_US :
+		SPIN_DEFAULT_US);
 	f->ssh_fd = attr->ssh_fd;
 	f->watch = attr->watch;
 	f->watch_arg = attr->watch_arg;

@@ -104,7 +104,7 @@ struct fabric {
 	unsigned nlanes;
 	struct lane *lanes;
 	int timeout_ms;
-	uint64_t spin_ns;		/* the bound of a lane's spin */
+	struct spin_conf spin;		/* how a lane spins */
 	int ssh_fd;
 	int (*watch)(void *arg);	/* fabric_attr's */
 	void *watch_arg;

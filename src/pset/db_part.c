@@ -320,6 +320,7 @@ pool_map(struct db_pool *pool, struct db_priv *priv)
 	 * only where nothing is written back.
 	 */
 	bool in_memory = pool->is_pmem || parts_in_memory(priv);
+	pool->writes_back = !in_memory;
 	(void) madvise(base, total, in_memory ? MADV_HUGEPAGE : MADV_RANDOM);
 	priv->map_size = total;
 	priv->prefault = prefault_start(base, total, in_memory);

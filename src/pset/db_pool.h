@@ -24,6 +24,7 @@ struct db_pool {
 	void *addr;		/* pool offset 0 (part 0 header) */
 	size_t size;		/* usable size, headers accounted as PMDK does */
 	bool is_pmem;		/* every part on pmem (or PMEM_IS_PMEM_FORCE) */
+	bool writes_back;	/* a persist waits for a file system (msync) */
 	bool no_headers;	/* OPTION NOHDRS */
 	bool created;		/* by this session: removed on failed create */
 	struct rpmem_pool_attr attr;	/* part-0 header attrs (zero: none) */

@@ -336,11 +336,11 @@ setup_lanes(struct fabric *f, const struct fabric_attr *attr)
 			return r;
 	}
 	unsigned per = (n + f->nworkers - 1) / f->nworkers;
-	uint64_t spin_ns = spin_bound_env();
+	struct spin_conf spin = spin_conf_env(SPIN_DEFAULT_US);
 	for (unsigned i = 0; i < f->nworkers; i++) {
 		struct worker *w = &f->workers[i];
 		w->fab = f;
-		spin_init(&w->spin, spin_ns);
+		spin_init(&w->spin, spin);
 		r = cq_open(f, (size_t)per * LANE_SLOTS * 2, &w->cq);
 		if (!r && f->secure)
 			r = cq_open(f, (size_t)per * LANE_SENDBUFS * 2,

@@ -309,6 +309,9 @@ session_handle_pool(struct session *s, const struct proto_req *req)
 		goto err_close;
 	resp.ibc.persist_method = persist_method(s, p, fa.provider, sealed);
 	resp.ext.buff_size = fa.pool.buff_size;
+	/* a client polls through the msync only if told (spin.h) */
+	if (p->writes_back && s->minor >= PROTO_MINOR_FLAGS)
+		resp.ext.flags = PROTO_EXT_WRITES_BACK;
 	if (req->type == PROTO_MSG_OPEN)
 		resp.attr = p->attr;
 

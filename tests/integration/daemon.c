@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -185,6 +187,33 @@ START_TEST(newer_minor_works_at_the_daemons_minor)
 	ck_assert(resp->has_ext);
 	ck_assert_uint_eq(resp->ext.minor, PROTO_MINOR);
 	ck_assert_uint_ne(resp->ext.version, 0);
+	dtest_done(&d);
+}
+END_TEST
+
+/*
+ * the answer says a persist waits for write-back where the pool is on a
+ * file system (not tmpfs, not pmem), to a client of minor 7 on only:
+ * an older one refuses anything but zero in that word
+ */
+static const uint16_t Flag_minors[] = { PROTO_MINOR_FLAGS,
+	PROTO_MINOR_FLAGS - 1 };
+
+START_TEST(open_says_whether_persists_wait_for_write_back)
+{
+	struct statfs st;
+	ck_assert_int_eq(statfs(Dtest_dir, &st), 0);
+	const char *force = getenv("PMEM_IS_PMEM_FORCE");
+	bool writes_back = st.f_type != TMPFS_MAGIC &&
+		!(force && atoi(force) > 0);
+	struct daemon d;
+	dtest_start(&d);
+	struct proto_req r = dtest_open_req(PROTO_MAJOR, Flag_minors[_i]);
+	const struct proto_resp *resp = dtest_answer(&d, &r);
+	ck_assert_uint_eq(resp->status, 0);
+	ck_assert_uint_eq(resp->ext.flags, writes_back &&
+		Flag_minors[_i] >= PROTO_MINOR_FLAGS ?
+		PROTO_EXT_WRITES_BACK : 0);
 	dtest_done(&d);
 }
 END_TEST
@@ -467,6 +496,8 @@ daemon_suite(void)
 	tcase_add_test(tc, unknown_lane_security_is_refused_naming_both);
 	tcase_add_test(tc, other_major_is_refused_naming_both_versions);
 	tcase_add_test(tc, newer_minor_works_at_the_daemons_minor);
+	TU_LOOP(tc, open_says_whether_persists_wait_for_write_back,
+		Flag_minors);
 	tcase_add_test(tc, our_older_minor_gets_a_plain_badproto);
 	TU_LOOP(tc, refused_clients_hear_why, Refused_clients);
 	tcase_add_test(tc, pmdk_client_is_served_0_1_when_allowed);

@@ -319,7 +319,7 @@ START_TEST(test_open_resp_bytes_sit_at_pmdk_offsets)
 		NUM("buff_size", 156, 8, r.ext.buff_size),
 		NUM("security", 164, 2, r.ext.security),
 		NUM("cipher", 166, 2, r.ext.cipher),
-		NUM("reserved", 168, 4, 0),
+		NUM("flags", 168, 4, PROTO_EXT_WRITES_BACK),
 		BYTES("random", 172, r.ext.random, PROTO_RANDOM_LEN),
 	};
 	fields_are(buf, f, TU_NELEMS(f), "OPEN_RESP");

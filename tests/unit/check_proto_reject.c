@@ -382,8 +382,9 @@ START_TEST(test_extension_with_wrong_version_is_refused)
 	ck_assert_int_eq(resp_ret(buf, n, type), -EPROTO);
 	be_set(buf, ext + 2, 2, PROTO_MINOR + 1);
 	ck_assert_int_eq(resp_ret(buf, n, type), 0);
-	/* a minor-3 daemon, which knows no OUTDATE, still answers */
+	/* a minor-3 daemon, which knows no OUTDATE nor flags, still answers */
 	be_set(buf, ext + 2, 2, PROTO_MINOR_EXT);
+	be_set(buf, ext + 20, 4, 0);
 	ck_assert_int_eq(resp_ret(buf, n, type), 0);
 }
 END_TEST
@@ -545,6 +546,45 @@ START_TEST(test_reserved_bytes_must_be_zero)
 }
 END_TEST
 
+/*
+ * the response extension's flags (minor 7): known ones only, and none
+ * from an older peer, whose word there was reserved; both codecs agree
+ */
+static const struct {
+	uint16_t minor;
+	uint32_t flags;
+	int ret;	/* the decoder's; the encoder's is -EINVAL for -EPROTO */
+} Ext_flags[] = {
+	{ PROTO_MINOR_FLAGS, PROTO_EXT_WRITES_BACK, 0 },
+	{ PROTO_MINOR_FLAGS, 0, 0 },
+	{ PROTO_MINOR_FLAGS - 1, 0, 0 },
+	{ PROTO_MINOR_FLAGS - 1, PROTO_EXT_WRITES_BACK, -EPROTO },
+	{ PROTO_MINOR_FLAGS, PROTO_EXT_FLAGS + 1, -EPROTO },
+	{ PROTO_MINOR_FLAGS, 0x80000000U, -EPROTO },
+};
+
+START_TEST(test_ext_flags_known_and_in_time)
+{
+	unsigned char buf[BUF_LEN];
+	struct proto_resp r, got;
+	sample_resp(&r, PROTO_MSG_CREATE_RESP, true);
+	size_t n = enc_resp(buf, PROTO_MSG_CREATE_RESP, true);
+	be_set(buf, PROTO_CREATE_RESP_SIZE + 2, 2, Ext_flags[_i].minor);
+	be_set(buf, PROTO_CREATE_RESP_SIZE + 20, 4, Ext_flags[_i].flags);
+	ck_assert_int_eq(resp_ret(buf, n, PROTO_MSG_CREATE_RESP),
+		Ext_flags[_i].ret);
+	if (!Ext_flags[_i].ret) {
+		ck_assert_int_eq(proto_resp_decode(buf, n,
+			PROTO_MSG_CREATE_RESP, &got), 0);
+		ck_assert_uint_eq(got.ext.flags, Ext_flags[_i].flags);
+	}
+	r.ext.minor = Ext_flags[_i].minor;
+	r.ext.flags = Ext_flags[_i].flags;
+	ck_assert_int_eq(proto_resp_encode(&r, buf, sizeof(buf)),
+		Ext_flags[_i].ret ? -EINVAL : (ssize_t)n);
+}
+END_TEST
+
 START_TEST(test_request_encoder_refuses_bad_input)
 {
 	unsigned char buf[BUF_LEN];
@@ -664,6 +704,7 @@ proto_add_reject(Suite *s)
 	tcase_add_loop_test(tc, test_extension_with_wrong_version_is_refused,
 			0, 2);
 	tcase_add_test(tc, test_reserved_bytes_must_be_zero);
+	TU_LOOP(tc, test_ext_flags_known_and_in_time, Ext_flags);
 	tcase_add_test(tc, test_request_encoder_refuses_bad_input);
 	tcase_add_test(tc, test_response_encoder_refuses_bad_input);
 	tcase_add_test(tc, test_decoders_refuse_null_arguments);

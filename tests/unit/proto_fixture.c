@@ -170,6 +170,7 @@ sample_resp(struct proto_resp *r, enum proto_msg_type type, bool ext)
 		r->ext.buff_size = 0x0000000100000000ULL;
 		r->ext.security = 0x0a0b;
 		r->ext.cipher = 0x0c0d;
+		r->ext.flags = PROTO_EXT_WRITES_BACK;
 		for (unsigned i = 0; i < PROTO_RANDOM_LEN; i++)
 			r->ext.random[i] = (unsigned char)(0xff - i);
 	}
@@ -208,6 +209,7 @@ ext_eq(const struct proto_ext *a, const struct proto_ext *b)
 	ck_assert(a->buff_size == b->buff_size);
 	ck_assert_uint_eq(a->security, b->security);
 	ck_assert_uint_eq(a->cipher, b->cipher);
+	ck_assert_uint_eq(a->flags, b->flags);
 	ck_assert_mem_eq(a->random, b->random, PROTO_RANDOM_LEN);
 }
 
