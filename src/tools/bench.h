@@ -27,7 +27,7 @@
 #define WINDOW 8		/* raw RMA writes in flight per endpoint */
 #define DATA_OFF 4096		/* the pool header is below */
 #define MAX_SAMPLES 100000	/* per latency point */
-#define REPS 3			/* throughput rounds; --quick: 1 */
+#define REPS 3			/* throughput rounds, --quick too */
 #define MIB (1024.0 * 1024.0)
 #define SETUP_ROUNDS 5		/* ssh, open, close rounds; --quick: 2 */
 #define SETUP_ROUNDS_QUICK 2
@@ -175,6 +175,12 @@ double bench_raw_rtt(const struct run *r, size_t size);
 
 /* bench_llc -- bytes of the last-level cache (sysconf), 0 unknown */
 long bench_llc(void);
+
+/*
+ * bench_shared_cpus -- on a loopback target, the CPUs its processes
+ * share when too few to give each its own; 0 otherwise
+ */
+long bench_shared_cpus(const struct bench *b);
 
 /* bench_fail -- report a failed librpmem call; returns -1 */
 int bench_fail(const char *what);

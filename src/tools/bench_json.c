@@ -155,11 +155,12 @@ bench_print_json(const struct bench *b, FILE *f)
 	fprintf(f, ",\"target_loopback\":%s,\"provider\":\"%s\","
 		"\"pool_size\":%zu,\"lanes\":%u,\"lanes_asked\":%u,"
 		"\"buff_size_requested\":%d,\"lat_s\":%.3f,\"bw_s\":%.3f,"
-		"\"region_bytes\":%zu,\"llc_bytes\":%ld",
+		"\"region_bytes\":%zu,\"llc_bytes\":%ld,\"shared_cpus\":%ld",
 		b->loopback ? "true" : "false",
 		proto_provider_name(b->provider), b->size, b->lanes,
 		b->lanes_req, LANE_BUFF_DEFAULT, (double)b->lat_ns / 1e9,
-		(double)b->bw_ns / 1e9, b->region, bench_llc());
+		(double)b->bw_ns / 1e9, b->region, bench_llc(),
+		bench_shared_cpus(b));
 	fprintf(f, ",\"runs\":[");
 	for (int i = 0; i < NRUNS; i++) {
 		const struct run *r = &b->runs[i];

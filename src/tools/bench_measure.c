@@ -318,17 +318,16 @@ cpu_end(struct bench *b, struct cpu_use *u, double mibs)
 
 /*
  * measure_throughput -- b and the raw write bandwidth: the median of
- * `reps` rounds of raw, strict, relaxed, so drift hits all three alike
+ * REPS rounds of raw, strict, relaxed, so drift hits all three alike
  */
 static int
 measure_throughput(struct bench *b, struct run *r)
 {
-	unsigned reps = b->quick ? 1 : REPS;
 	struct cpu_use cpu = { 0 }, raw = { 0 };
 	for (unsigned s = 0; s < NBW; s++) {
 		for (unsigned l = 1; l <= b->lanes; l++) {
 			double v[NMODES + 1][REPS];
-			for (unsigned k = 0; k < reps; k++) {
+			for (unsigned k = 0; k < REPS; k++) {
 				for (int m = -1; m < NMODES; m++) {
 					/* strict and raw, 1 MiB on 1 lane */
 					struct cpu_use *c = NULL;
@@ -348,10 +347,10 @@ measure_throughput(struct bench *b, struct run *r)
 				}
 			}
 			struct lat med;
-			bench_stats(v[0], reps, &med);
+			bench_stats(v[0], REPS, &med);
 			r->raw_bw[s][l] = med.p50;
 			for (int m = 0; m < NMODES; m++) {
-				bench_stats(v[m + 1], reps, &med);
+				bench_stats(v[m + 1], REPS, &med);
 				r->bw[m][s][l] = med.p50;
 			}
 		}

@@ -357,8 +357,10 @@ expect 0 "bench --quick"
 grep -qF "removing and creating replica 1" "$tmp/err" ||
 	fail "bench did not warn that it recreates the replica"
 python3 -c '
-import json, sys
+import json, os, sys
 d = json.load(sys.stdin)
+n = os.sysconf("SC_NPROCESSORS_ONLN")
+assert d["shared_cpus"] == (n if d["target_loopback"] and n < 4 else 0), d
 assert [r["lane_security"] for r in d["runs"]] == \
 	["none", "authenticate", "encrypt"], d["runs"]
 assert all(r["measured"] and r["cpu_s_per_gib"]["self"] > 0 and
