@@ -15,6 +15,7 @@
 
 #include <iniparser.h>
 
+#include "conffile.h"
 #include "config.h"
 
 /*
@@ -22,13 +23,6 @@
  * nothing: the user can already name any file with -c.
  */
 #define CONFIG_SYSTEM_ENV "RPMEMD_SYSTEM_CONFIG"
-
-/*
- * iniparser 4.1 reads lines into a 1024-byte buffer and gives up on the
- * whole file when a line (without its newline) exceeds 1022 characters;
- * refusing longer lines ourselves lets us name the line.
- */
-#define CONFIG_LINE_MAX 1022
 
 #define NTHREADS_MAX 1024
 #define MAX_LANES_MAX 65536
@@ -135,6 +129,7 @@ struct load {
 	char *home;			/* NULL: unknown */
 	char *err;
 	size_t errlen;
+	const char *path;		/* the file being checked */
 };
 
 /* fail -- describe a failure in the caller's buffer and return `ret` */
@@ -224,122 +219,35 @@ key_find(const char *name)
 	return NULL;
 }
 
-/* trim -- strip blanks at both ends, in place */
-static char *
-trim(char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	size_t n = strlen(s);
-	while (n > 0 && isspace((unsigned char)s[n - 1]))
-		s[--n] = '\0';
-	return s;
-}
-
 /*
  * line_check -- one line of a config file must be blank, a comment or
- * `key = value` with a known key and a valid value.  It must also mean the
- * same to iniparser, which joins lines ending in '\', cuts values at ';'
- * and strips quotes; such lines are refused rather than reinterpreted.
+ * `key = value` with a known key and a valid value, and mean the same
+ * to iniparser (conffile.h)
  */
 static int
-line_check(struct load *ld, const char *path, unsigned lno, const char *raw,
-	size_t n)
+line_check(void *arg, unsigned lno, const char *raw, size_t n)
 {
-	char buf[CONFIG_LINE_MAX + 1];
+	struct load *ld = arg;
+	char buf[CONFFILE_LINE_MAX + 1];
+	struct conffile_line l;
+	const char *why;
 
-	if (memchr(raw, '\0', n))
-		return fail(ld, -EINVAL, "%s:%u: NUL byte", path, lno);
-	if (n > CONFIG_LINE_MAX)
-		return fail(ld, -EINVAL, "%s:%u: line longer than %d bytes",
-			path, lno, CONFIG_LINE_MAX);
-	memcpy(buf, raw, n);
-	buf[n] = '\0';
-
-	char *line = trim(buf);
-	size_t len = strlen(line);
-	if (len > 0 && line[len - 1] == '\\')
-		return fail(ld, -EINVAL, "%s:%u: line continuation with '\\' "
-			"not supported", path, lno);
-	char *hash = strchr(line, '#');
-	if (hash)
-		*hash = '\0';
-	line = trim(line);
-	if (line[0] == '\0')
+	if (conffile_split(raw, n, buf, &l, &why))
+		return fail(ld, -EINVAL, "%s:%u: %s", ld->path, lno, why);
+	if (l.kind == CONFFILE_BLANK)
 		return 0;
-	if (line[0] == '[')
+	if (l.kind == CONFFILE_SECTION)
 		return fail(ld, -EINVAL, "%s:%u: sections are not supported",
-			path, lno);
-
-	char *eq = strchr(line, '=');
-	if (eq == NULL)
-		return fail(ld, -EINVAL, "%s:%u: invalid line", path, lno);
-	*eq = '\0';
-	char *key = trim(line);
-	char *val = trim(eq + 1);
-	if (key[0] == '\0' || val[0] == '\0')
-		return fail(ld, -EINVAL, "%s:%u: invalid line", path, lno);
-
-	const struct key_desc *kd = key_find(key);
+			ld->path, lno);
+	const struct key_desc *kd = key_find(l.name);
 	if (kd == NULL)
-		return fail(ld, -EINVAL, "%s:%u: unknown key '%s'", path, lno,
-			key);
-	if (strchr(val, ';') || val[0] == '"' || val[0] == '\'' ||
-			key_apply(NULL, kd, val))
+		return fail(ld, -EINVAL, "%s:%u: unknown key '%s'", ld->path,
+			lno, l.name);
+	if (!conffile_value_ok(l.value) || key_apply(NULL, kd, l.value))
 		return fail(ld, -EINVAL,
 			"%s:%u: invalid value '%s' for key '%s' (expected %s)",
-			path, lno, val, key, kd->expect);
+			ld->path, lno, l.value, l.name, kd->expect);
 	return 0;
-}
-
-/*
- * file_trusted -- like ssh's StrictModes (RELIABILITY S4): a file others
- * could rewrite could redirect pools or logs, so refuse it.
- */
-static int
-file_trusted(struct load *ld, const char *path, int fd)
-{
-	struct stat st;
-
-	if (fstat(fd, &st)) {
-		int e = errno;
-		return fail(ld, -e, "%s: %s", path, strerror(e));
-	}
-	if (!S_ISREG(st.st_mode))
-		return fail(ld, -EINVAL, "%s: not a regular file", path);
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return fail(ld, -EINVAL, "%s: writable by group or others",
-			path);
-	if (st.st_uid != getuid() && st.st_uid != 0)
-		return fail(ld, -EINVAL, "%s: owned by uid %u, not by you or "
-			"root", path, (unsigned)st.st_uid);
-	/* bounds what getline may allocate for one line */
-	if (st.st_size > CONFIG_FILE_MAX)
-		return fail(ld, -EINVAL, "%s: larger than %d bytes", path,
-			CONFIG_FILE_MAX);
-	return 0;
-}
-
-/* text_check -- line_check every line of the file */
-static int
-text_check(struct load *ld, const char *path, FILE *f)
-{
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned lno = 0;
-	ssize_t n;
-	int ret = 0;
-
-	while (ret == 0 && (n = getline(&line, &cap, f)) > 0) {
-		size_t len = (size_t)n;
-		if (line[len - 1] == '\n')
-			len--;
-		ret = line_check(ld, path, ++lno, line, len);
-	}
-	if (ret == 0 && ferror(f))
-		ret = fail(ld, -EIO, "%s: read error", path);
-	free(line);
-	return ret;
 }
 
 /* ini_quiet -- iniparser error sink; our own check already named the line */
@@ -388,9 +296,11 @@ file_load(struct load *ld, const char *path, bool required)
 		return e == ENOENT && !required ? 0 :
 			fail(ld, -e, "%s: %s", path, strerror(e));
 	}
-	int ret = file_trusted(ld, path, fileno(f));
+	int ret = conffile_trusted(path, fileno(f), ld->err, ld->errlen);
+	ld->path = path;
 	if (ret == 0)
-		ret = text_check(ld, path, f);
+		ret = conffile_each(f, path, line_check, ld, ld->err,
+			ld->errlen);
 	if (ret == 0)
 		ret = ini_apply(ld, path, fileno(f));
 	fclose(f);

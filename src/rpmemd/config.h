@@ -20,7 +20,6 @@
 #define CONFIG_SYSTEM_FILE "/etc/rpmemd/rpmemd.conf"
 #define CONFIG_USER_FILE ".rpmemd.conf"		/* under $HOME */
 #define CONFIG_ERR_MAX 512
-#define CONFIG_FILE_MAX (1 << 20)	/* a config file is a few lines */
 /* lane_security when not set: lanesec_policy_default of the provider */
 #define CONFIG_LANE_SECURITY_DEFAULT (-1)
 

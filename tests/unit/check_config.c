@@ -13,6 +13,7 @@
 
 #include <check.h>
 
+#include "conffile.h"
 #include "config.h"
 #include "tu.h"
 #include "tu_check.h"
@@ -437,15 +438,15 @@ END_TEST
 START_TEST(test_oversized_file_is_refused_before_reading)
 {
 	char c[PATH_MAX];
-	static char text[CONFIG_FILE_MAX + 64];
+	static char text[CONFFILE_MAX + 64];
 	/* comment lines, each valid, one byte too many in all */
-	for (size_t i = 0; i < CONFIG_FILE_MAX + 1; i++)
+	for (size_t i = 0; i < CONFFILE_MAX + 1; i++)
 		text[i] = i % 64 == 63 ? '\n' : '#';
-	text[CONFIG_FILE_MAX + 1] = '\0';
+	text[CONFFILE_MAX + 1] = '\0';
 	write_conf(c, "big.conf", text);
 	ck_assert_int_eq(LOAD("-c", c), -EINVAL);
-	expect_err("%s: larger than %d bytes", c, CONFIG_FILE_MAX);
-	text[CONFIG_FILE_MAX] = '\0';
+	expect_err("%s: larger than %d bytes", c, CONFFILE_MAX);
+	text[CONFFILE_MAX] = '\0';
 	write_conf(c, "big.conf", text);
 	ck_assert_int_eq(LOAD("-c", c), 0);
 }
