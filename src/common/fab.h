@@ -34,6 +34,7 @@ enum lane_op {
 	LANE_OP_INLINE = 2,	/* bytes inline: 8-byte-atomic copy, persist */
 	LANE_OP_BATCH = 3,	/* lane_rec records, each handled as INLINE */
 	LANE_OP_READ = 4,	/* secured sessions: answer with the bytes */
+	LANE_OP_EPOCHS = 5,	/* lane_rec records in epochs (minor 8) */
 };
 
 #define LANE_F_DEEP 0x100U	/* deep persist instead of persist */
@@ -58,6 +59,14 @@ struct lane_rec {
 	uint64_t len;		/* data bytes that follow, padded to 8 */
 	uint8_t data[];
 };
+
+/*
+ * In a LANE_OP_EPOCHS message a record whose len carries LANE_REC_END
+ * ends an epoch: rpmemd makes every record up to it durable before it
+ * stores a byte of the next (an async replica's order, doc/async.md).
+ * A LANE_OP_BATCH is one epoch; its records never carry the bit.
+ */
+#define LANE_REC_END (1ULL << 63)
 
 /* lane_rec_size -- bytes a record of `len` data bytes takes */
 static inline size_t

@@ -25,8 +25,10 @@
  * tells a stopped or hung rpmemd from an idle one (proto_ext.c).  Minor 7
  * gives the response extension's reserved word a meaning, flags
  * (PROTO_EXT_*): the replica's persists wait for a file system's
- * write-back, so a client may poll through that wait (spin.h).  All of
- * it travels inside ssh.
+ * write-back, so a client may poll through that wait (spin.h).  Minor 8
+ * serves LANE_OP_EPOCHS on the lanes (fab.h): an async replica's records
+ * in the master's persist order (doc/async.md).  All of it travels
+ * inside ssh.
  *
  * Decoders take (buf, len), check every field and never read past len.
  * They return 0 or -errno (-EPROTO for a malformed message, -EMSGSIZE for
@@ -55,7 +57,8 @@
 #define PROTO_MINOR_GEN 5	/* ours: GEN, CLOSE's INSYNC */
 #define PROTO_MINOR_BEAT 6	/* ours: BEAT */
 #define PROTO_MINOR_FLAGS 7	/* ours: the response extension's flags */
-#define PROTO_MINOR 7		/* the newest we speak */
+#define PROTO_MINOR_EPOCHS 8	/* ours: LANE_OP_EPOCHS */
+#define PROTO_MINOR 8		/* the newest we speak */
 
 /* the response extension's flags (minor 7 on; zero before) */
 #define PROTO_EXT_WRITES_BACK 0x1U	/* a persist waits for the replica's

@@ -98,45 +98,56 @@ check_range(const struct apply_pool *p, uint32_t lane, uint64_t addr,
 }
 
 /*
- * apply_batch -- the records of a LANE_OP_BATCH, all checked before any
- * is stored, each stored 8 bytes at a time, then made durable, merging
- * neighbours so a run of small flushes costs one persist
+ * apply_batch -- the records of a LANE_OP_BATCH or LANE_OP_EPOCHS, all
+ * checked before any is stored, each stored 8 bytes at a time and made
+ * durable merged with its neighbours, so a run of small flushes costs
+ * one persist; but never merged across an epoch's end (`epochs`): what
+ * came before it is durable before a byte after it is stored
  */
 static int
 apply_batch(const struct apply_pool *p, const struct lane_msg *msg,
-		size_t size, bool deep)
+		size_t size, bool deep, bool epochs)
 {
 	for (size_t at = 0; at < size;) {
 		const struct lane_rec *rec = (const void *)(msg->data + at);
 		size_t off;
-		if (size - at < sizeof(*rec) || rec->len > size - at ||
-				lane_rec_size((size_t)rec->len) > size - at) {
+		uint64_t len = size - at < sizeof(*rec) ? 0 :
+			rec->len & ~LANE_REC_END;
+		if (size - at < sizeof(*rec) || len > size - at ||
+				lane_rec_size((size_t)len) > size - at ||
+				(!epochs && (rec->len & LANE_REC_END))) {
 			log_err("lane %u: batch record at %zu overruns the "
 				"%zu-byte batch", msg->lane, at, size);
 			return EINVAL;
 		}
-		int r = check_range(p, msg->lane, rec->addr, rec->len, &off);
+		int r = check_range(p, msg->lane, rec->addr, len, &off);
 		if (r)
 			return r;
-		at += lane_rec_size((size_t)rec->len);
+		at += lane_rec_size((size_t)len);
 	}
 	size_t lo = 0, hi = 0;
+	bool ended = false;	/* the last record stored ended an epoch */
 	for (size_t at = 0; at < size;) {
 		const struct lane_rec *rec = (const void *)(msg->data + at);
 		size_t off = (size_t)(rec->addr - p->raddr);
-		size_t len = (size_t)rec->len;
+		size_t len = (size_t)(rec->len & ~LANE_REC_END);
+		bool joins = lo != hi && !ended && off <= hi && off + len >= lo;
+		if (lo != hi && !joins) {
+			int r = apply_persist(p, p->base + lo, hi - lo, deep);
+			if (r)
+				return r;
+			lo = hi = 0;
+		}
 		apply_copy8(p->base + off, rec->data, len);
 		at += lane_rec_size(len);
-		if (lo != hi && off <= hi && off + len >= lo) {
+		ended = rec->len & LANE_REC_END;
+		if (joins) {
 			lo = off < lo ? off : lo;
 			hi = off + len > hi ? off + len : hi;
-			continue;
+		} else {
+			lo = off;
+			hi = off + len;
 		}
-		int r = apply_persist(p, p->base + lo, hi - lo, deep);
-		if (r)
-			return r;
-		lo = off;
-		hi = off + len;
 	}
 	return apply_persist(p, p->base + lo, hi - lo, deep);
 }
@@ -156,7 +167,9 @@ apply_msg(const struct apply_pool *p, const struct lane_msg *msg,
 	bool more = msg->op & LANE_F_MORE;
 	if ((msg->op & ~(LANE_OP_MASK | LANE_F_DEEP | LANE_F_MORE)) ||
 			(op != LANE_OP_WRITTEN && op != LANE_OP_INLINE &&
-			op != LANE_OP_BATCH) || (op == LANE_OP_BATCH && more)) {
+			op != LANE_OP_BATCH && op != LANE_OP_EPOCHS) ||
+			((op == LANE_OP_BATCH || op == LANE_OP_EPOCHS) &&
+			more)) {
 		log_err("lane %u: unknown op 0x%x", msg->lane, msg->op);
 		return EPROTO;
 	}
@@ -168,8 +181,8 @@ apply_msg(const struct apply_pool *p, const struct lane_msg *msg,
 			(unsigned long long)msg->size, len, p->buff_size);
 		return EINVAL;
 	}
-	if (op == LANE_OP_BATCH)
-		return apply_batch(p, msg, size, deep);
+	if (op == LANE_OP_BATCH || op == LANE_OP_EPOCHS)
+		return apply_batch(p, msg, size, deep, op == LANE_OP_EPOCHS);
 
 	size_t off;
 	int r = check_range(p, msg->lane, msg->addr, msg->size, &off);

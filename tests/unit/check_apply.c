@@ -3,6 +3,7 @@
  * check_apply.c -- rpmemd's apply module: message validation, 8-byte copy
  */
 #include <check.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -189,6 +190,115 @@ START_TEST(test_batch_with_a_bad_record_stores_nothing)
 }
 END_TEST
 
+/*
+ * what each msync saw: the range, and how many of the case's records
+ * were stored by then (pmem_msync is wrapped at link time)
+ */
+#define CALLS_MAX 8
+static struct { size_t off, len; unsigned stored; } Calls[CALLS_MAX];
+static unsigned Ncalls;
+
+/* the records of an epochs case: distinct fills, no overlap */
+struct erec {
+	uint64_t off;
+	size_t len;
+	bool end;
+};
+static const struct erec *Recs;
+static unsigned Nrecs;
+
+int __real_pmem_msync(const void *addr, size_t len);
+int __wrap_pmem_msync(const void *addr, size_t len);
+
+/* __wrap_pmem_msync -- note the call, then do it */
+int
+__wrap_pmem_msync(const void *addr, size_t len)
+{
+	unsigned stored = 0;
+	for (unsigned i = 0; i < Nrecs; i++)
+		stored += Pool[Recs[i].off] == (char)(i + 1);
+	if (Ncalls < CALLS_MAX)
+		Calls[Ncalls] = (typeof(Calls[0])){
+			(size_t)((const char *)addr - Pool), len, stored };
+	Ncalls++;
+	return __real_pmem_msync(addr, len);
+}
+
+/*
+ * An async replica's epochs: records up to an epoch's end durable
+ * before the next is stored; neighbours merged only within an epoch
+ */
+static const struct {
+	const char *name;
+	uint32_t op;
+	struct erec rec[4];
+	unsigned nrec;
+	unsigned ncalls;
+	struct { size_t off, len; unsigned stored; } call[4];
+} Epochs[] = {
+	{ "a batch is one epoch: neighbours merge", LANE_OP_BATCH,
+		{ { 8192, 64, 0 }, { 8256, 64, 0 }, { 8320, 64, 0 } }, 3,
+		1, { { 8192, 192, 3 } } },
+	{ "an end between neighbours splits them", LANE_OP_EPOCHS,
+		{ { 8192, 64, 1 }, { 8256, 64, 1 }, { 8320, 64, 1 } }, 3,
+		3, { { 8192, 64, 1 }, { 8256, 64, 2 }, { 8320, 64, 3 } } },
+	{ "one epoch of neighbours is one persist", LANE_OP_EPOCHS,
+		{ { 8192, 64, 0 }, { 8256, 64, 0 }, { 8320, 64, 1 } }, 3,
+		1, { { 8192, 192, 3 } } },
+	{ "records apart: a persist each, in order", LANE_OP_EPOCHS,
+		{ { 20000, 8, 0 }, { 8192, 64, 1 }, { 30000, 16, 1 } }, 3,
+		3, { { 20000, 8, 1 }, { 8192, 64, 2 }, { 30000, 16, 3 } } },
+	{ "an end closes the merged run before it", LANE_OP_EPOCHS,
+		{ { 8192, 64, 0 }, { 8256, 64, 1 }, { 8320, 64, 0 },
+		{ 8384, 64, 1 } }, 4,
+		2, { { 8192, 128, 2 }, { 8320, 128, 4 } } },
+};
+
+START_TEST(test_epochs_are_durable_in_order)
+{
+	struct lane_msg *m = msg(Epochs[_i].op, 0, 0, 0, 0);
+	size_t at = 0;
+	Recs = Epochs[_i].rec;
+	Nrecs = Epochs[_i].nrec;
+	for (unsigned i = 0; i < Nrecs; i++) {
+		struct lane_rec *r = (void *)(m->data + at);
+		at = batch_rec(m, at, Recs[i].off, Recs[i].len, (int)i + 1);
+		if (Recs[i].end)
+			r->len |= LANE_REC_END;
+	}
+	m->size = at;
+	Ncalls = 0;
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + at, &Pend), 0);
+	ck_assert_msg(Ncalls == Epochs[_i].ncalls, "%s: %u persists",
+		Epochs[_i].name, Ncalls);
+	for (unsigned i = 0; i < Ncalls; i++)
+		ck_assert_msg(Calls[i].off == Epochs[_i].call[i].off &&
+			Calls[i].len == Epochs[_i].call[i].len &&
+			Calls[i].stored == Epochs[_i].call[i].stored,
+			"%s: persist %u of [%zu, +%zu) with %u stored",
+			Epochs[_i].name, i, Calls[i].off, Calls[i].len,
+			Calls[i].stored);
+	Nrecs = 0;
+}
+END_TEST
+
+/* an epoch's end is refused in a batch, and a piece of either */
+START_TEST(test_epoch_end_only_in_epochs)
+{
+	struct lane_msg *m = msg(LANE_OP_BATCH, 0, 0, 0, 0);
+	size_t at = batch_rec(m, 0, 8192, 8, 0x01);
+	((struct lane_rec *)(void *)m->data)->len |= LANE_REC_END;
+	m->size = at;
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + at, &Pend), EINVAL);
+	ck_assert_int_eq(Pool[8192], 0);
+	m->op = LANE_OP_EPOCHS;
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + at, &Pend), 0);
+	ck_assert_int_eq(Pool[8192], 1);
+	m->op = LANE_OP_EPOCHS | LANE_F_MORE;
+	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + at, &Pend), EPROTO);
+}
+END_TEST
+
 START_TEST(test_copy8_every_alignment)
 {
 	unsigned char src[80], dst[96];
@@ -220,6 +330,8 @@ apply_suite(void)
 	tcase_add_test(tc, test_refuses_inline_size_mismatch_r7);
 	tcase_add_test(tc, test_refuses_short_and_unknown);
 	tcase_add_test(tc, test_more_pieces_persist_with_the_last);
+	TU_LOOP(tc, test_epochs_are_durable_in_order, Epochs);
+	tcase_add_test(tc, test_epoch_end_only_in_epochs);
 	tcase_add_test(tc, test_batch_applies_every_record_in_order);
 	tcase_add_test(tc, test_batch_with_a_bad_record_stores_nothing);
 	tcase_add_test(tc, test_copy8_every_alignment);
