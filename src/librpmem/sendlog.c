@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sendlog.c -- an async replica's send log (sendlog.h)
+ *
+ * A record in the ring: a header, then its bytes padded to 8.  A record
+ * never wraps: where the rest of the ring is too short for the next one,
+ * a pad record fills it (or, shorter than a header, the rest is skipped
+ * by the same rule on both sides).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fab.h"
+#include "sendlog.h"
+
+#define REC_END 0x1U	/* its call ended an epoch */
+#define REC_PAD 0x2U	/* fills the rest of the ring */
+#define CAP_MIN (64 * 1024)
+
+struct rec {
+	uint64_t off;		/* pool offset */
+	uint32_t len;		/* data bytes */
+	uint32_t flags;
+	uint64_t t_ns;		/* appended at, CLOCK_MONOTONIC */
+	uint8_t data[];
+};
+
+/* now_ns -- CLOCK_MONOTONIC in nanoseconds */
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* rec_size -- ring bytes of a record of `len` data bytes */
+static size_t
+rec_size(size_t len)
+{
+	return sizeof(struct rec) + ((len + 7) & ~(size_t)7);
+}
+
+/* rest -- ring bytes from position `pos` to the ring's end */
+static size_t
+rest(const struct sendlog *l, uint64_t pos)
+{
+	return l->cap - (size_t)(pos % l->cap);
+}
+
+/* at -- the record at position `pos` */
+static struct rec *
+at(const struct sendlog *l, uint64_t pos)
+{
+	return (struct rec *)(void *)(l->buf + pos % l->cap);
+}
+
+/*
+ * skip_pad -- `pos`, or the ring's next start when a pad (or a rest too
+ * short for a header) is there
+ */
+static uint64_t
+skip_pad(const struct sendlog *l, uint64_t pos, uint64_t head)
+{
+	if (pos == head)
+		return pos;
+	size_t r = rest(l, pos);
+	if (r < sizeof(struct rec) || (at(l, pos)->flags & REC_PAD))
+		return pos + r;
+	return pos;
+}
+
+/* sendlog_init -- an empty log */
+int
+sendlog_init(struct sendlog *l, size_t cap, size_t piece_max)
+{
+	memset(l, 0, sizeof(*l));
+	if (cap < CAP_MIN || cap % 8 || piece_max == 0 ||
+			rec_size(piece_max) > cap / 4)
+		return -EINVAL;
+	l->buf = malloc(cap);
+	if (!l->buf)
+		return -ENOMEM;
+	l->cap = cap;
+	l->piece_max = piece_max;
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->room, &ca);
+	pthread_cond_init(&l->work, &ca);
+	pthread_condattr_destroy(&ca);
+	return 0;
+}
+
+/* sendlog_fini -- free it */
+void
+sendlog_fini(struct sendlog *l)
+{
+	if (!l->buf)
+		return;
+	pthread_cond_destroy(&l->work);
+	pthread_cond_destroy(&l->room);
+	pthread_mutex_destroy(&l->lock);
+	free(l->buf);
+	l->buf = NULL;
+}
+
+/*
+ * wait_until -- wait on `cv` (the lock held) until woken or the
+ * deadline (0: return at once); false when the deadline passed
+ */
+static bool
+wait_until(struct sendlog *l, pthread_cond_t *cv, uint64_t deadline_ns)
+{
+	if (!deadline_ns || now_ns() >= deadline_ns)
+		return false;
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000ULL),
+		.tv_nsec = (long)(deadline_ns % 1000000000ULL),
+	};
+	(void) pthread_cond_timedwait(cv, &l->lock, &ts);
+	return true;
+}
+
+/*
+ * put -- one record of at most piece_max bytes, waiting for room; the
+ * lock held
+ */
+static int
+put(struct sendlog *l, size_t off, const void *src, size_t len,
+		uint32_t flags, uint64_t deadline_ns)
+{
+	size_t need = rec_size(len);
+	for (;;) {
+		if (l->closed)
+			return -EPIPE;
+		size_t r = rest(l, l->head);
+		size_t pad = r < need ? r : 0;
+		if (l->head + pad + need - l->tail <= l->cap) {
+			if (pad >= sizeof(struct rec))
+				*at(l, l->head) = (struct rec){ .flags =
+					REC_PAD };
+			l->head += pad;
+			break;
+		}
+		if (!wait_until(l, &l->room, deadline_ns))
+			return -ETIMEDOUT;
+	}
+	struct rec *rec = at(l, l->head);
+	*rec = (struct rec){ .off = off, .len = (uint32_t)len,
+		.flags = flags, .t_ns = now_ns() };
+	memcpy(rec->data, src, len);
+	l->head += need;
+	l->seq++;
+	return 0;
+}
+
+/* sendlog_append -- the range's bytes as records, in pieces */
+int
+sendlog_append(struct sendlog *l, size_t off, const void *src, size_t len,
+		bool end, uint64_t deadline_ns, uint64_t *seq)
+{
+	int ret = 0;
+	pthread_mutex_lock(&l->lock);
+	do {
+		size_t n = len < l->piece_max ? len : l->piece_max;
+		bool last = n == len;
+		ret = put(l, off, src, n, last && end ? REC_END : 0,
+			deadline_ns);
+		off += n;
+		src = (const char *)src + n;
+		len -= n;
+	} while (!ret && len);
+	*seq = l->seq;
+	pthread_cond_signal(&l->work);
+	pthread_mutex_unlock(&l->lock);
+	return ret;
+}
+
+/*
+ * merge -- the record joins the last lane_rec of the message (which
+ * ends at `used`): it starts inside or right after it, no epoch ended
+ * between, and the grown record fits; true when merged
+ */
+static bool
+merge(struct lane_rec *last, size_t *used, size_t cap, uint64_t raddr,
+		const struct rec *rec)
+{
+	uint64_t lo = last->addr - raddr;
+	uint64_t len = last->len & ~LANE_REC_END;
+	if ((last->len & LANE_REC_END) || rec->off < lo ||
+			rec->off > lo + len)
+		return false;
+	uint64_t hi = rec->off + rec->len > lo + len ?
+		rec->off + rec->len : lo + len;
+	size_t grown = lane_rec_size((size_t)(hi - lo));
+	size_t now = lane_rec_size((size_t)len);
+	if (*used - now + grown > cap)
+		return false;
+	memcpy(last->data + (rec->off - lo), rec->data, rec->len);
+	memset(last->data + (hi - lo), 0, grown - sizeof(*last) - (hi - lo));
+	last->len = (hi - lo) | (rec->flags & REC_END ? LANE_REC_END : 0);
+	*used = *used - now + grown;
+	return true;
+}
+
+/* sendlog_take -- the unsent records as a LANE_OP_EPOCHS body */
+size_t
+sendlog_take(struct sendlog *l, void *msg, size_t cap, uint64_t raddr,
+		struct sendlog_ticket *t)
+{
+	size_t used = 0, last_at = 0;
+	pthread_mutex_lock(&l->lock);
+	for (;;) {
+		uint64_t pos = skip_pad(l, l->sent, l->head);
+		if (pos == l->head) {
+			l->sent = pos;
+			break;
+		}
+		const struct rec *rec = at(l, pos);
+		struct lane_rec *last = (void *)((char *)msg + last_at);
+		if (!(used && merge(last, &used, cap, raddr, rec))) {
+			size_t need = lane_rec_size(rec->len);
+			if (used + need > cap)
+				break;
+			struct lane_rec *lr = (void *)((char *)msg + used);
+			lr->addr = raddr + rec->off;
+			lr->len = rec->len |
+				(rec->flags & REC_END ? LANE_REC_END : 0);
+			memcpy(lr->data, rec->data, rec->len);
+			memset(lr->data + rec->len, 0, need - sizeof(*lr) -
+				rec->len);
+			last_at = used;
+			used += need;
+		}
+		l->sent = pos + rec_size(rec->len);
+		l->sent_seq++;
+	}
+	t->upto = l->sent;
+	t->seq = l->sent_seq;
+	pthread_mutex_unlock(&l->lock);
+	return used;
+}
+
+/* sendlog_release -- the message of `t` is answered */
+void
+sendlog_release(struct sendlog *l, const struct sendlog_ticket *t)
+{
+	pthread_mutex_lock(&l->lock);
+	if (t->upto > l->tail) {
+		l->tail = t->upto;
+		l->done_seq = t->seq;
+	}
+	pthread_cond_broadcast(&l->room);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* sendlog_wait_work -- until something is to be taken */
+bool
+sendlog_wait_work(struct sendlog *l, uint64_t deadline_ns)
+{
+	pthread_mutex_lock(&l->lock);
+	bool any;
+	while (!(any = skip_pad(l, l->sent, l->head) != l->head) &&
+			!l->closed && wait_until(l, &l->work, deadline_ns))
+		;
+	pthread_mutex_unlock(&l->lock);
+	return any;
+}
+
+/* sendlog_wait_done -- until record `seq` is released */
+int
+sendlog_wait_done(struct sendlog *l, uint64_t seq, uint64_t deadline_ns)
+{
+	int ret = 0;
+	pthread_mutex_lock(&l->lock);
+	while (l->done_seq < seq) {
+		if (l->closed) {
+			ret = -EPIPE;
+			break;
+		}
+		if (!wait_until(l, &l->room, deadline_ns)) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+	return ret;
+}
+
+/* sendlog_lag -- bytes not released, and how old the oldest is */
+void
+sendlog_lag(struct sendlog *l, uint64_t *bytes, uint64_t *age_ns)
+{
+	pthread_mutex_lock(&l->lock);
+	uint64_t pos = skip_pad(l, l->tail, l->head);
+	*bytes = l->head - l->tail;
+	*age_ns = pos == l->head ? 0 : now_ns() - at(l, pos)->t_ns;
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* sendlog_close -- wake every waiter */
+void
+sendlog_close(struct sendlog *l)
+{
+	pthread_mutex_lock(&l->lock);
+	l->closed = true;
+	pthread_cond_broadcast(&l->room);
+	pthread_cond_broadcast(&l->work);
+	pthread_mutex_unlock(&l->lock);
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sendlog.h -- an async replica's send log: the bytes of each flush and
+ * persist, copied at the call, in the order the calls were made, kept
+ * until rpmemd answers that it holds them durably (doc/async.md)
+ *
+ * A ring of `cap` bytes.  Application threads append records; one
+ * sender takes the records not yet sent as the body of a LANE_OP_EPOCHS
+ * message (merging a record into the one before it when it starts
+ * inside or right after it and no epoch ended between), and releases
+ * them when rpmemd's answer comes.  The lag is what is appended and not
+ * released: its bytes, and the age of its oldest record.  Positions
+ * count bytes ever appended, so a position tells which records a
+ * message held after the ring has wrapped.
+ */
+#ifndef RPMEM_SENDLOG_H
+#define RPMEM_SENDLOG_H 1
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sendlog {
+	pthread_mutex_t lock;
+	pthread_cond_t room;	/* records released, or the log closed */
+	pthread_cond_t work;	/* records appended, or the log closed */
+	char *buf;
+	size_t cap;
+	uint64_t head;		/* position after the newest record */
+	uint64_t sent;		/* position of the first record not taken */
+	uint64_t tail;		/* position of the oldest not released */
+	uint64_t seq;		/* records appended so far */
+	uint64_t sent_seq;	/* records taken so far */
+	uint64_t done_seq;	/* records released so far */
+	size_t piece_max;	/* the most data bytes of one record */
+	bool closed;		/* nothing more is appended or sent */
+};
+
+/* what a taken message holds: to release once it is answered */
+struct sendlog_ticket {
+	uint64_t upto;		/* position after its last record */
+	uint64_t seq;		/* the number of records up to its last */
+};
+
+/*
+ * sendlog_init -- an empty log of `cap` bytes (a multiple of 8, at least
+ * 64 KiB) whose records carry at most `piece_max` bytes each (a lane
+ * message's room, lane_rec included, at most a quarter of `cap`); 0,
+ * -EINVAL or -ENOMEM
+ */
+int sendlog_init(struct sendlog *l, size_t cap, size_t piece_max);
+
+/* sendlog_fini -- free it (nobody may use it any more) */
+void sendlog_fini(struct sendlog *l);
+
+/*
+ * sendlog_append -- copy `len` bytes of `src`, pool offset `off`, into
+ * the log as one or more records, the last one ending an epoch when
+ * `end`; waits for room until `deadline_ns` (CLOCK_MONOTONIC; 0: not at
+ * all).  0 with *seq the number of the last record, -ETIMEDOUT (some
+ * records of a long range may be in), -EPIPE when the log is closed.
+ */
+int sendlog_append(struct sendlog *l, size_t off, const void *src,
+		size_t len, bool end, uint64_t deadline_ns, uint64_t *seq);
+
+/*
+ * sendlog_take -- the records not yet sent, as lane_rec records of a
+ * LANE_OP_EPOCHS body (addresses raddr + offset) into `msg`, at most
+ * `cap` bytes; the bytes written (0: nothing to send) and the ticket
+ */
+size_t sendlog_take(struct sendlog *l, void *msg, size_t cap,
+		uint64_t raddr, struct sendlog_ticket *t);
+
+/* sendlog_release -- rpmemd answered the message of ticket `t` */
+void sendlog_release(struct sendlog *l, const struct sendlog_ticket *t);
+
+/*
+ * sendlog_wait_work -- until there is something to take, the log is
+ * closed, or `deadline_ns` passes; true when there is something
+ */
+bool sendlog_wait_work(struct sendlog *l, uint64_t deadline_ns);
+
+/*
+ * sendlog_wait_done -- until record `seq` is released (or the log is
+ * closed, or `deadline_ns` passes: -EPIPE, -ETIMEDOUT); 0 then
+ */
+int sendlog_wait_done(struct sendlog *l, uint64_t seq, uint64_t deadline_ns);
+
+/* sendlog_lag -- bytes appended and not released; the oldest's age */
+void sendlog_lag(struct sendlog *l, uint64_t *bytes, uint64_t *age_ns);
+
+/* sendlog_close -- wake every waiter; nothing more is appended */
+void sendlog_close(struct sendlog *l);
+
+#endif /* RPMEM_SENDLOG_H */

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * check_sendlog.c -- unit tests of an async replica's send log
+ * (sendlog.c): what a message holds, the ring's wrap, the bound, and a
+ * sender thread that keeps a shadow replica equal to the master
+ */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fab.h"
+#include "sendlog.h"
+#include "tu.h"
+#include "tu_check.h"
+
+#define RADDR 0x10000ULL
+#define POOL (256 * 1024)
+#define LOG (64 * 1024)
+#define PIECE 4096
+#define MSG (PIECE * 4)
+
+static unsigned char Master[POOL], Replica[POOL];
+static unsigned char Msg[MSG];
+
+/* now_ns -- CLOCK_MONOTONIC */
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* write_persist -- the master's bytes change, then go into the log */
+static int
+write_persist(struct sendlog *l, size_t off, size_t len, bool end,
+		uint64_t deadline, uint64_t *seq)
+{
+	for (size_t i = 0; i < len; i++)
+		Master[off + i] = (unsigned char)(rand() | 1);
+	return sendlog_append(l, off, Master + off, len, end, deadline, seq);
+}
+
+/* a record of a message as the test reads it */
+struct got { size_t off, len; bool end; };
+
+/* apply -- a message's records into the shadow replica, listed */
+static unsigned
+apply(size_t used, struct got *g, unsigned max)
+{
+	unsigned n = 0;
+	for (size_t at = 0; at < used;) {
+		const struct lane_rec *r = (const void *)(Msg + at);
+		size_t len = (size_t)(r->len & ~LANE_REC_END);
+		ck_assert_uint_ge(r->addr, RADDR);
+		memcpy(Replica + (r->addr - RADDR), r->data, len);
+		if (n < max)
+			g[n] = (struct got){ (size_t)(r->addr - RADDR), len,
+				(r->len & LANE_REC_END) != 0 };
+		n++;
+		at += lane_rec_size(len);
+	}
+	return n;
+}
+
+/* appends, and the records one take gives */
+static const struct {
+	const char *name;
+	struct got put[4];
+	unsigned nput;
+	struct got want[4];
+	unsigned nwant;
+} Takes[] = {
+	{ "neighbours of one epoch merge", { { 0, 64, false },
+		{ 64, 64, true } }, 2, { { 0, 128, true } }, 1 },
+	{ "an epoch's end keeps them apart", { { 0, 64, true },
+		{ 64, 64, true } }, 2, { { 0, 64, true }, { 64, 64, true } },
+		2 },
+	{ "a later record inside an earlier one merges, its bytes winning",
+		{ { 0, 256, false }, { 8, 8, true } }, 2,
+		{ { 0, 256, true } }, 1 },
+	{ "one that starts before does not", { { 64, 64, false },
+		{ 0, 72, true } }, 2, { { 64, 64, false }, { 0, 72, true } },
+		2 },
+	{ "apart: two records", { { 0, 8, false }, { 4096, 8, true } }, 2,
+		{ { 0, 8, false }, { 4096, 8, true } }, 2 },
+	{ "a range longer than a piece is pieces, merged again",
+		{ { 0, 3 * PIECE, true } }, 1, { { 0, 3 * PIECE, true } }, 1 },
+};
+
+START_TEST(test_take_merges_within_an_epoch)
+{
+	struct sendlog l;
+	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE), 0);
+	memset(Replica, 0, sizeof(Replica));
+	memset(Master, 0, sizeof(Master));
+	uint64_t seq;
+	for (unsigned i = 0; i < Takes[_i].nput; i++)
+		ck_assert_int_eq(write_persist(&l, Takes[_i].put[i].off,
+			Takes[_i].put[i].len, Takes[_i].put[i].end, 0, &seq),
+			0);
+	struct sendlog_ticket t;
+	size_t used = sendlog_take(&l, Msg, sizeof(Msg), RADDR, &t);
+	struct got g[4];
+	unsigned n = apply(used, g, 4);
+	ck_assert_msg(n == Takes[_i].nwant, "%s: %u records", Takes[_i].name,
+		n);
+	for (unsigned i = 0; i < n; i++)
+		ck_assert_msg(g[i].off == Takes[_i].want[i].off &&
+			g[i].len == Takes[_i].want[i].len &&
+			g[i].end == Takes[_i].want[i].end,
+			"%s: record %u [%zu, +%zu) end %d", Takes[_i].name, i,
+			g[i].off, g[i].len, g[i].end);
+	ck_assert_mem_eq(Replica, Master, POOL);
+	ck_assert_uint_eq(t.seq, seq);
+	ck_assert_uint_eq(sendlog_take(&l, Msg, sizeof(Msg), RADDR, &t), 0);
+	sendlog_release(&l, &t);
+	ck_assert_int_eq(sendlog_wait_done(&l, seq, 0), 0);
+	sendlog_fini(&l);
+}
+END_TEST
+
+/* the bound: a full log refuses until released; the lag says so */
+START_TEST(test_full_log_waits_for_release)
+{
+	struct sendlog l;
+	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE), 0);
+	uint64_t seq, bytes, age;
+	sendlog_lag(&l, &bytes, &age);
+	ck_assert(bytes == 0 && age == 0);
+	unsigned n = 0;
+	while (write_persist(&l, (n * 64) % POOL, 64, true, 0, &seq) == 0)
+		n++;
+	ck_assert_uint_eq(n, LOG / (24 + 64));
+	sendlog_lag(&l, &bytes, &age);
+	ck_assert_uint_le(bytes, LOG);
+	ck_assert_uint_gt(age, 0);
+	ck_assert_int_eq(write_persist(&l, 0, 64, true, now_ns() + 1000000,
+		&seq), -ETIMEDOUT);
+	struct sendlog_ticket t;
+	ck_assert_uint_gt(sendlog_take(&l, Msg, sizeof(Msg), RADDR, &t), 0);
+	sendlog_release(&l, &t);
+	ck_assert_int_eq(write_persist(&l, 0, 64, true, 0, &seq), 0);
+	ck_assert_int_eq(sendlog_wait_done(&l, seq, now_ns() + 1000000),
+		-ETIMEDOUT);
+	sendlog_close(&l);
+	ck_assert_int_eq(sendlog_wait_done(&l, seq, 0), -EPIPE);
+	ck_assert_int_eq(write_persist(&l, 0, 64, true, 0, &seq), -EPIPE);
+	sendlog_fini(&l);
+}
+END_TEST
+
+/* a sender: take, apply to the shadow replica, release, until closed */
+static void *
+sender(void *arg)
+{
+	struct sendlog *l = arg;
+	for (;;) {
+		bool any = sendlog_wait_work(l, now_ns() + 100000000ULL);
+		struct sendlog_ticket t;
+		size_t used = sendlog_take(l, Msg, sizeof(Msg), RADDR, &t);
+		if (used) {
+			struct got g;
+			(void) apply(used, &g, 0);
+			sendlog_release(l, &t);
+		} else if (!any) {
+			pthread_mutex_lock(&l->lock);
+			bool closed = l->closed;
+			pthread_mutex_unlock(&l->lock);
+			if (closed)
+				return NULL;
+		}
+	}
+}
+
+/*
+ * many appends of every size through the wrapping ring while a sender
+ * drains it: the replica ends equal, the lag never past the log
+ */
+START_TEST(test_sender_keeps_the_replica_equal)
+{
+	struct sendlog l;
+	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE), 0);
+	memset(Replica, 0, sizeof(Replica));
+	memset(Master, 0, sizeof(Master));
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, sender, &l), 0);
+	uint64_t rnd = 42, seq = 0, bytes, age;
+	for (unsigned i = 0; i < 20000; i++) {
+		size_t len = 1 + tu_rnd(&rnd) % (i % 7 ? 200 : 3 * PIECE);
+		size_t off = tu_rnd(&rnd) % (POOL - len);
+		ck_assert_int_eq(write_persist(&l, off, len, tu_rnd(&rnd) % 3,
+			now_ns() + 10000000000ULL, &seq), 0);
+		sendlog_lag(&l, &bytes, &age);
+		ck_assert_uint_le(bytes, LOG);
+	}
+	ck_assert_int_eq(sendlog_wait_done(&l, seq, now_ns() +
+		10000000000ULL), 0);
+	sendlog_close(&l);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert_mem_eq(Replica, Master, POOL);
+	sendlog_fini(&l);
+}
+END_TEST
+
+/* sizes a log is refused for */
+START_TEST(test_init_refuses_bad_sizes)
+{
+	struct sendlog l;
+	ck_assert_int_eq(sendlog_init(&l, LOG - 8, PIECE), -EINVAL);
+	ck_assert_int_eq(sendlog_init(&l, LOG + 4, PIECE), -EINVAL);
+	ck_assert_int_eq(sendlog_init(&l, LOG, LOG / 4), -EINVAL);
+	ck_assert_int_eq(sendlog_init(&l, LOG, 0), -EINVAL);
+}
+END_TEST
+
+/* sendlog_suite -- every sendlog test */
+static Suite *
+sendlog_suite(void)
+{
+	TCase *tc;
+	Suite *s = tu_suite("sendlog", "sendlog", NULL, NULL, &tc);
+	TU_LOOP(tc, test_take_merges_within_an_epoch, Takes);
+	tcase_add_test(tc, test_full_log_waits_for_release);
+	tcase_add_test(tc, test_sender_keeps_the_replica_equal);
+	tcase_add_test(tc, test_init_refuses_bad_sizes);
+	return tu_suite_add(s, tc);
+}
+
+TU_MAIN(sendlog_suite)
