@@ -503,6 +503,52 @@ fabric_drain(struct fabric *f, unsigned lane)
 	return -r;
 }
 
+/* fabric_epochs_buf -- the lane's next batch buffer, once it is free */
+int
+fabric_epochs_buf(struct fabric *f, unsigned lane, void **body, size_t *cap)
+{
+	struct lane *l = &f->lanes[lane];
+	int r = wait_slot(f, l, &l->batch[l->bcur]);
+	if (r)
+		return r;
+	*body = (char *)l->batch[l->bcur].buf + LANE_HDR_OFF +
+		sizeof(struct lane_msg);
+	*cap = f->batch_cap;
+	return 0;
+}
+
+/* fabric_epochs_send -- send the records built in that buffer */
+int
+fabric_epochs_send(struct fabric *f, unsigned lane, size_t len)
+{
+	struct lane *l = &f->lanes[lane];
+	struct op *op = &l->batch[l->bcur];
+	int r = wait_slot(f, l, op);
+	if (r)
+		return r;
+	msg_init(f, l, op, LANE_OP_EPOCHS, 0, len);
+	r = post_send(f, l, op, sizeof(struct lane_msg) + len, NULL, 0, NULL,
+		0);
+	l->bcur ^= 1;
+	return r;
+}
+
+/* fabric_answers -- until at most `left` messages wait for an answer */
+int
+fabric_answers(struct fabric *f, unsigned lane, unsigned left)
+{
+	struct lane *l = &f->lanes[lane];
+	long long deadline = clock_ms() + f->timeout_ms;
+	while (l->inflight > left) {
+		int r = progress(f, l, deadline);
+		if (r)
+			return r;
+	}
+	int r = l->status;
+	l->status = 0;
+	return -r;
+}
+
 /*
  * read_sealed -- a read as READ messages of at most one buffer each, up
  * to LANE_SLOTS in flight; each answer is opened straight into `buf`

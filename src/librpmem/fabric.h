@@ -95,6 +95,19 @@ int fabric_flush(struct fabric *fab, unsigned lane, size_t off, size_t len,
  */
 int fabric_drain(struct fabric *fab, unsigned lane);
 
+/*
+ * An async replica's sender (async.c) owns one lane: it builds the body
+ * of a LANE_OP_EPOCHS message in the lane's next batch buffer
+ * (fabric_epochs_buf: waits until that buffer is free, *cap bytes),
+ * sends it (fabric_epochs_send; two may be in flight), and learns that
+ * rpmemd holds the oldest ones (fabric_answers: until at most `left`
+ * wait).  0 or -errno: a lost connection, or rpmemd's status.
+ */
+int fabric_epochs_buf(struct fabric *fab, unsigned lane, void **body,
+		size_t *cap);
+int fabric_epochs_send(struct fabric *fab, unsigned lane, size_t len);
+int fabric_answers(struct fabric *fab, unsigned lane, unsigned left);
+
 /* fabric_read -- remote bytes into buf: RMA read, or sealed READs; -errno */
 int fabric_read(struct fabric *fab, unsigned lane, void *buf, size_t off,
 		size_t len);

@@ -95,6 +95,24 @@ sendlog_init(struct sendlog *l, size_t cap, size_t piece_max)
 	return 0;
 }
 
+/* sendlog_bound_age -- appends wait while the oldest is older */
+void
+sendlog_bound_age(struct sendlog *l, uint64_t max_age_ns)
+{
+	pthread_mutex_lock(&l->lock);
+	l->max_age_ns = max_age_ns;
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* too_old -- the oldest record not released is past the age bound */
+static bool
+too_old(const struct sendlog *l)
+{
+	uint64_t pos = skip_pad(l, l->tail, l->head);
+	return l->max_age_ns && pos != l->head &&
+		now_ns() - at(l, pos)->t_ns > l->max_age_ns;
+}
+
 /* sendlog_fini -- free it */
 void
 sendlog_fini(struct sendlog *l)
@@ -139,7 +157,7 @@ put(struct sendlog *l, size_t off, const void *src, size_t len,
 			return -EPIPE;
 		size_t r = rest(l, l->head);
 		size_t pad = r < need ? r : 0;
-		if (l->head + pad + need - l->tail <= l->cap) {
+		if (l->head + pad + need - l->tail <= l->cap && !too_old(l)) {
 			if (pad >= sizeof(struct rec))
 				*at(l, l->head) = (struct rec){ .flags =
 					REC_PAD };
@@ -222,7 +240,11 @@ sendlog_take(struct sendlog *l, void *msg, size_t cap, uint64_t raddr,
 		}
 		const struct rec *rec = at(l, pos);
 		struct lane_rec *last = (void *)((char *)msg + last_at);
-		if (!(used && merge(last, &used, cap, raddr, rec))) {
+		if (rec->len == 0) {
+			/* a drain: the epoch ends with the record before */
+			if (used && (rec->flags & REC_END))
+				last->len |= LANE_REC_END;
+		} else if (!(used && merge(last, &used, cap, raddr, rec))) {
 			size_t need = lane_rec_size(rec->len);
 			if (used + need > cap)
 				break;
@@ -299,6 +321,22 @@ sendlog_lag(struct sendlog *l, uint64_t *bytes, uint64_t *age_ns)
 	uint64_t pos = skip_pad(l, l->tail, l->head);
 	*bytes = l->head - l->tail;
 	*age_ns = pos == l->head ? 0 : now_ns() - at(l, pos)->t_ns;
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* sendlog_unreleased -- the range of every record not released */
+void
+sendlog_unreleased(struct sendlog *l,
+		void (*fn)(void *arg, size_t off, size_t len), void *arg)
+{
+	pthread_mutex_lock(&l->lock);
+	for (uint64_t pos = skip_pad(l, l->tail, l->head); pos != l->head;
+			pos = skip_pad(l, pos, l->head)) {
+		const struct rec *rec = at(l, pos);
+		if (rec->len)
+			fn(arg, (size_t)rec->off, rec->len);
+		pos += rec_size(rec->len);
+	}
 	pthread_mutex_unlock(&l->lock);
 }
 

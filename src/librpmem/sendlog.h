@@ -34,6 +34,8 @@ struct sendlog {
 	uint64_t sent_seq;	/* records taken so far */
 	uint64_t done_seq;	/* records released so far */
 	size_t piece_max;	/* the most data bytes of one record */
+	uint64_t max_age_ns;	/* appends wait while the oldest record is
+				 * older (0: no bound) */
 	bool closed;		/* nothing more is appended or sent */
 };
 
@@ -51,13 +53,20 @@ struct sendlog_ticket {
  */
 int sendlog_init(struct sendlog *l, size_t cap, size_t piece_max);
 
+/*
+ * sendlog_bound_age -- appends wait, as for room, while the oldest
+ * record not released is older than `max_age_ns` (0: no such bound)
+ */
+void sendlog_bound_age(struct sendlog *l, uint64_t max_age_ns);
+
 /* sendlog_fini -- free it (nobody may use it any more) */
 void sendlog_fini(struct sendlog *l);
 
 /*
  * sendlog_append -- copy `len` bytes of `src`, pool offset `off`, into
  * the log as one or more records, the last one ending an epoch when
- * `end`; waits for room until `deadline_ns` (CLOCK_MONOTONIC; 0: not at
+ * `end` (`len` 0 with `end`: the records before it end one); waits for
+ * room (and for the oldest record to be young enough) until `deadline_ns` (CLOCK_MONOTONIC; 0: not at
  * all).  0 with *seq the number of the last record, -ETIMEDOUT (some
  * records of a long range may be in), -EPIPE when the log is closed.
  */
@@ -89,6 +98,14 @@ int sendlog_wait_done(struct sendlog *l, uint64_t seq, uint64_t deadline_ns);
 
 /* sendlog_lag -- bytes appended and not released; the oldest's age */
 void sendlog_lag(struct sendlog *l, uint64_t *bytes, uint64_t *age_ns);
+
+/*
+ * sendlog_unreleased -- call `fn` with the range of every record not
+ * released yet, oldest first (the sender's connection is lost: they go
+ * to the out-of-sync bitmap)
+ */
+void sendlog_unreleased(struct sendlog *l,
+		void (*fn)(void *arg, size_t off, size_t len), void *arg);
 
 /* sendlog_close -- wake every waiter; nothing more is appended */
 void sendlog_close(struct sendlog *l);

@@ -87,6 +87,9 @@ static const struct {
 		2 },
 	{ "apart: two records", { { 0, 8, false }, { 4096, 8, true } }, 2,
 		{ { 0, 8, false }, { 4096, 8, true } }, 2 },
+	{ "a drain's empty record ends the epoch before it",
+		{ { 0, 64, false }, { 0, 0, true }, { 64, 64, false } }, 3,
+		{ { 0, 64, true }, { 64, 64, false } }, 2 },
 	{ "a range longer than a piece is pieces, merged again",
 		{ { 0, 3 * PIECE, true } }, 1, { { 0, 3 * PIECE, true } }, 1 },
 };
@@ -149,6 +152,51 @@ START_TEST(test_full_log_waits_for_release)
 	sendlog_close(&l);
 	ck_assert_int_eq(sendlog_wait_done(&l, seq, 0), -EPIPE);
 	ck_assert_int_eq(write_persist(&l, 0, 64, true, 0, &seq), -EPIPE);
+	sendlog_fini(&l);
+}
+END_TEST
+
+/* range_note -- collect what sendlog_unreleased lists */
+static struct got Ranges[8];
+static unsigned Nranges;
+
+static void
+range_note(void *arg, size_t off, size_t len)
+{
+	(void) arg;
+	if (Nranges < 8)
+		Ranges[Nranges] = (struct got){ off, len, false };
+	Nranges++;
+}
+
+/*
+ * the age bound: appends wait while the oldest record is too old; what
+ * is not released is listed, oldest first, without a drain's record
+ */
+START_TEST(test_age_bound_and_unreleased)
+{
+	struct sendlog l;
+	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE), 0);
+	sendlog_bound_age(&l, 20000000ULL);	/* 20 ms */
+	uint64_t seq;
+	ck_assert_int_eq(write_persist(&l, 100, 8, false, 0, &seq), 0);
+	ck_assert_int_eq(sendlog_append(&l, 0, NULL, 0, true, 0, &seq), 0);
+	ck_assert_int_eq(write_persist(&l, 4096, 300, true, 0, &seq), 0);
+	Nranges = 0;
+	sendlog_unreleased(&l, range_note, NULL);
+	ck_assert_uint_eq(Nranges, 2);
+	ck_assert(Ranges[0].off == 100 && Ranges[0].len == 8);
+	ck_assert(Ranges[1].off == 4096 && Ranges[1].len == 300);
+	struct timespec ts = { 0, 30000000 };
+	nanosleep(&ts, NULL);	/* the time the bound is about */
+	uint64_t t0 = now_ns();
+	ck_assert_int_eq(write_persist(&l, 0, 8, true, t0 + 50000000ULL,
+		&seq), -ETIMEDOUT);
+	ck_assert_uint_ge(now_ns() - t0, 50000000ULL);
+	struct sendlog_ticket t;
+	ck_assert_uint_gt(sendlog_take(&l, Msg, sizeof(Msg), RADDR, &t), 0);
+	sendlog_release(&l, &t);
+	ck_assert_int_eq(write_persist(&l, 0, 8, true, 0, &seq), 0);
 	sendlog_fini(&l);
 }
 END_TEST
@@ -225,6 +273,7 @@ sendlog_suite(void)
 	Suite *s = tu_suite("sendlog", "sendlog", NULL, NULL, &tc);
 	TU_LOOP(tc, test_take_merges_within_an_epoch, Takes);
 	tcase_add_test(tc, test_full_log_waits_for_release);
+	tcase_add_test(tc, test_age_bound_and_unreleased);
 	tcase_add_test(tc, test_sender_keeps_the_replica_equal);
 	tcase_add_test(tc, test_init_refuses_bad_sizes);
 	return tu_suite_add(s, tc);
