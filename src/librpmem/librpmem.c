@@ -333,7 +333,8 @@ data_call(RPMEMpool *rpp, enum repl_op op, const char *what, unsigned lane,
 		}
 		if (s != RPMEM_ST_READY)
 			return repl_away(rpp, i, op, off, len, buf);
-		int r = fabric_op(rpp, i, op, off, len, flags, buf);
+		int r = async_on(rpp) ? async_op(rpp, i, op, off, len, buf) :
+			fabric_op(rpp, i, op, off, len, flags, buf);
 		int sticky = r ? fabric_error(rpp->fab) : 0;
 		pthread_mutex_unlock(&rpp->calls[i].mu);
 		if (!r)

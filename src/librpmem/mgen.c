@@ -232,6 +232,32 @@ mgen_lost(RPMEMpool *rpp, uint64_t peer)
 	return r;
 }
 
+/* ahead -- as gen_roll, the session with peer staying open */
+static int
+ahead(struct gen *g, uint64_t peer)
+{
+	int r = gen_roll(g, peer);
+	struct gen_peer *p = r ? NULL : gen_peer_get(g, peer);
+	if (p)
+		p->open = true;
+	return r;
+}
+
+/*
+ * mgen_ahead -- an async session with `peer` starts: the master goes on
+ * ahead of it, under a new generation, its bitmap for the peer keeping
+ * the old one; the session stays open
+ */
+int
+mgen_ahead(RPMEMpool *rpp, uint64_t peer)
+{
+	struct gen g;
+	int r = change(rpp, ahead, peer, &g, false);
+	if (!r)
+		gen_str(g.current, rpp->repl->st.generation);
+	return r;
+}
+
 /* mgen_synced -- `peer` holds the master's current again */
 int
 mgen_synced(RPMEMpool *rpp, uint64_t peer)

@@ -69,6 +69,17 @@ repl_enter(RPMEMpool *rpp, enum rpmem_state to, const char *why)
 			rstate_name(repl_rstate(rpp, to)), why ? why : "");
 		return -1;
 	}
+	/* an async replica acknowledges from its log once READY: the master
+	 * rolls its generation first, and nothing is acknowledged if not */
+	if (to == RPMEM_ST_READY && from != RPMEM_ST_READY &&
+			async_ready(rpp)) {
+		int expected = 0;
+		atomic_compare_exchange_strong(&rpp->error, &expected,
+			ECONNRESET);
+		to = RPMEM_ST_BROKEN;
+		why = "an async replica's generation or sender could not be "
+			"started";
+	}
 	atomic_store(&rpp->state, to);
 	/* in sync again: the peer is unfenced (the worker runs it); lost
 	 * before that: it stays fenced */
@@ -161,6 +172,7 @@ repl_drop(RPMEMpool *rpp, int err, int sticky, const char *why)
 	struct repl *rp = rpp->repl;
 	if (rpp->fab)	/* calls waiting on other lanes return at once */
 		fabric_break(rpp->fab, err);
+	async_halt(rpp);	/* and those waiting in an async log */
 	int error = sticky ? sticky : err == ETIMEDOUT ? ETIMEDOUT :
 		ECONNRESET;
 	if (rp->policy == REPL_POLICY_FAIL) {
@@ -176,6 +188,7 @@ repl_drop(RPMEMpool *rpp, int err, int sticky, const char *why)
 	lanes_hold_all(rpp);
 	for (unsigned i = 0; i < rpp->nlanes; i++)
 		pend_record(rpp, i);
+	async_lost(rpp);
 	struct ssh *ssh = rpp_drop_session(rpp);
 	if (ssh && rp->reap)
 		(void) ssh_close(rp->reap, 0, NULL, 0);
@@ -345,6 +358,28 @@ repl_close(RPMEMpool *rpp)
 	repl_worker_stop(rpp);
 
 	int s = atomic_load(&rpp->state);
+	/*
+	 * an async replica's log drains first; what it could not ship in
+	 * time is recorded, and the replica keeps its generation
+	 */
+	if (s == RPMEM_ST_READY && async_on(rpp)) {
+		if (!async_close(rpp, rp->close_ms)) {
+			size_t left = oos_bytes(&rp->oos);
+			if (repl_record(rpp, false, "closed before the async "
+					"log drained", true) == 0)
+				log_warn("'%s' on %s closed before its async "
+					"log drained: %zu bytes out of sync "
+					"recorded, the next open resumes",
+					rpp->desc, rpp->target.node, left);
+			return 0;
+		}
+		/* the replica holds the master's current: it takes it */
+		if (resync_adopt(rpp))
+			log_warn("'%s' on %s: the async log drained, but the "
+				"replica did not take the master's generation: "
+				"the next open compares the copies", rpp->desc,
+				rpp->target.node);
+	}
 	/*
 	 * what a handle acknowledged without its replica is recorded; a
 	 * BROKEN one acknowledged nothing more (fail: the application got

@@ -190,6 +190,19 @@ int mgen_session(RPMEMpool *rpp, uint64_t peer);
  */
 int mgen_lost(RPMEMpool *rpp, uint64_t peer);
 
+/*
+ * resync_adopt -- the replica holds what the master holds: it adopts the
+ * master's current generation, the master keeps no bitmap of it
+ * (resync.c); 0 or a negative errno of the channel
+ */
+int resync_adopt(RPMEMpool *rpp);
+
+/*
+ * mgen_ahead -- an async session with `peer` starts: a new generation,
+ * the old one the peer's bitmap, the session open
+ */
+int mgen_ahead(RPMEMpool *rpp, uint64_t peer);
+
 /* mgen_synced -- `peer` holds the master's current again */
 int mgen_synced(RPMEMpool *rpp, uint64_t peer);
 

@@ -227,6 +227,8 @@ repl_init(RPMEMpool *rpp, enum proto_msg_type type)
 		mgen_locate(rpp);
 		return 0;
 	}
+	if (async_init(rpp))
+		return -1;
 	paths(rpp);
 	/* a create starts the record afresh */
 	if (rp->record_path[0] && type == PROTO_MSG_OPEN) {
@@ -272,6 +274,7 @@ repl_fini(RPMEMpool *rpp)
 	if (!rp)
 		return;
 	repl_worker_stop(rpp);
+	async_fini(rpp);
 	if (rp->stop_fd >= 0)
 		close(rp->stop_fd);
 	if (rp->reap)

@@ -256,13 +256,14 @@ lost(RPMEMpool *rpp, int err, const char *what)
 }
 
 /*
- * adopt -- the replica holds what the master holds: with generations it
- * adopts the master's current (what the master's copy is now: every
- * lane is held) and the master keeps no bitmap of it; our outdated mark
- * comes off a peer of minor 4.  0 or a negative errno of the channel.
+ * resync_adopt -- the replica holds what the master holds (every lane
+ * held, or no call left: a resync's end, an async log drained at close):
+ * with generations it adopts the master's current and the master keeps
+ * no bitmap of it; our outdated mark comes off a peer of minor 4.  0 or
+ * a negative errno of the channel.
  */
-static int
-adopt(RPMEMpool *rpp)
+int
+resync_adopt(RPMEMpool *rpp)
 {
 	struct repl *rp = rpp->repl;
 	if (!rpp->has_gen || !rpp->mgen.current) {
@@ -320,7 +321,7 @@ finish(RPMEMpool *rpp, size_t *done)
 			*done += len;
 	}
 	if (!r)
-		r = adopt(rpp);
+		r = resync_adopt(rpp);
 	if (!r) {
 		if (repl_record(rpp, true, NULL, false))
 			log_warn("'%s' on %s is in sync, but its record still "

@@ -68,6 +68,7 @@ struct lane_calls {
 } __attribute__((aligned(64)));
 
 struct repl;
+struct async;
 
 struct rpmem_pool {
 	_Atomic int state;		/* enum rpmem_state */
@@ -92,6 +93,9 @@ struct rpmem_pool {
 	struct gen rgen;		/* the replica's, as it found them */
 	enum gen_verdict refused;	/* rpmemd refused the HELLO: why */
 	struct lane_calls *calls;	/* [nlanes] */
+	struct async *async;		/* an async replica's, else NULL */
+	unsigned extra_lanes;		/* a session's lanes beyond the
+					 * application's: its sender's */
 };
 
 /*
@@ -175,5 +179,6 @@ int control_call(RPMEMpool *rpp, const struct proto_req *req,
 	struct proto_resp *resp, const char *what, int *lost);
 
 #include "repl.h"
+#include "async.h"
 
 #endif /* RPMEM_RPMEM_H */

@@ -170,7 +170,8 @@ put(struct sendlog *l, size_t off, const void *src, size_t len,
 	struct rec *rec = at(l, l->head);
 	*rec = (struct rec){ .off = off, .len = (uint32_t)len,
 		.flags = flags, .t_ns = now_ns() };
-	memcpy(rec->data, src, len);
+	if (len)
+		memcpy(rec->data, src, len);
 	l->head += need;
 	l->seq++;
 	return 0;
@@ -265,6 +266,16 @@ sendlog_take(struct sendlog *l, void *msg, size_t cap, uint64_t raddr,
 	t->seq = l->sent_seq;
 	pthread_mutex_unlock(&l->lock);
 	return used;
+}
+
+/* sendlog_last -- records appended so far */
+uint64_t
+sendlog_last(struct sendlog *l)
+{
+	pthread_mutex_lock(&l->lock);
+	uint64_t seq = l->seq;
+	pthread_mutex_unlock(&l->lock);
+	return seq;
 }
 
 /* sendlog_release -- the message of `t` is answered */

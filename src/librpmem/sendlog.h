@@ -81,6 +81,9 @@ int sendlog_append(struct sendlog *l, size_t off, const void *src,
 size_t sendlog_take(struct sendlog *l, void *msg, size_t cap,
 		uint64_t raddr, struct sendlog_ticket *t);
 
+/* sendlog_last -- the number of records appended so far */
+uint64_t sendlog_last(struct sendlog *l);
+
 /* sendlog_release -- rpmemd answered the message of ticket `t` */
 void sendlog_release(struct sendlog *l, const struct sendlog_ticket *t);
 

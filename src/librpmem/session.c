@@ -472,6 +472,16 @@ rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
 			return -1;
 	}
 	rpp->pmdk = pmdk;
+	/* an async replica is refused before PMDK's rpmemd touches it */
+	if (pmdk && async_session(rpp, true, PROTO_MINOR_PMDK, 0)) {
+		char last[ERRMSG_MAX];
+		int err = errno;
+		rpmem_errmsg_save(last);
+		ssh_end(rpp, 0, NULL, 0, NULL);
+		rpmem_errmsg_restore(last);
+		errno = err;
+		return -1;
+	}
 
 	/* PMDK's 0.1 request has no extension and 8 KiB buffers */
 	struct proto_req req = {
@@ -480,7 +490,8 @@ rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
 			.major = PROTO_MAJOR,
 			.minor = pmdk ? PROTO_MINOR_PMDK : PROTO_MINOR,
 			.pool_size = size,
-			.nlanes = *nlanes < max_lanes ? *nlanes : max_lanes,
+			.nlanes = *nlanes + rpp->extra_lanes < max_lanes ?
+				*nlanes + rpp->extra_lanes : max_lanes,
 			.provider = rpp->provider,
 			.buff_size = pmdk ? PROTO_DEF_BUFF_SIZE :
 				LANE_BUFF_DEFAULT,
@@ -532,6 +543,8 @@ rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
 			what, n, req.common.nlanes);
 		goto err_close;
 	}
+	if (async_session(rpp, pmdk, rpp->resp.ext.minor, n))
+		goto err_close;
 	if (rpp->resp.ext.buff_size < PROTO_DEF_BUFF_SIZE ||
 			rpp->resp.ext.buff_size > req.common.buff_size) {
 		fail(EPROTO, "%s: rpmemd chose a %llu-byte buffer for %llu "
@@ -573,7 +586,8 @@ rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
 			proto_provider_name(rpp->provider));
 		goto err_close;
 	}
-	rpp->fab_nlanes = n;
+	/* an async replica's sender takes the last lane */
+	rpp->fab_nlanes = n - rpp->extra_lanes;
 	/* rpmemd beats from here on: a stopped one is lost in seconds */
 	if (beat_ms && (r = obc_beat(rpp->ssh, (unsigned)beat_ms,
 			Env.peer_timeout_ms, Env.timeout_ms))) {
@@ -597,7 +611,7 @@ rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
 		errno = EACCES;
 		return -1;
 	}
-	*nlanes = n;
+	*nlanes = n - rpp->extra_lanes;
 	log_info("%s of '%s' on %s: %u lanes, %s, %s", what, desc,
 		rpp->target.node, n, proto_provider_name(rpp->provider),
 		proto_pm_name(rpp->resp.ibc.persist_method));
@@ -650,8 +664,11 @@ rpp_lanes(RPMEMpool *rpp, unsigned n)
 RPMEMpool *
 rpp_replica(const RPMEMpool *rpp)
 {
-	return rpp_new(rpp->target_str, rpp->desc, rpp->pool_addr,
+	RPMEMpool *r = rpp_new(rpp->target_str, rpp->desc, rpp->pool_addr,
 		rpp->pool_size);
+	if (r)
+		r->extra_lanes = rpp->extra_lanes;
+	return r;
 }
 
 /* rpp_start -- the shared body of rpmem_create and rpmem_open */

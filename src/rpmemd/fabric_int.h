@@ -42,6 +42,7 @@ struct lane {
 	unsigned idx;
 	unsigned worker;
 	bool connected;
+	bool epochs;			/* an async replica's records came */
 	struct slot slots[LANE_SLOTS];
 	struct sendbuf send[LANE_SENDBUFS];
 	unsigned snext;			/* next send buffer */

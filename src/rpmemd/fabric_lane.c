@@ -302,6 +302,12 @@ handle_recv(struct fabric *f, struct slot *s, size_t len)
 			msg->op == LANE_OP_READ) {
 		status = read_range(f, msg, len, &data, &dlen);
 	} else {
+		if (len >= sizeof(*msg) && msg->op == LANE_OP_EPOCHS &&
+				!l->epochs) {
+			l->epochs = true;
+			log_msg(LOG_LVL_INFO, "lane %u: an async replica's "
+				"records, applied in order", l->idx);
+		}
 		status = apply_msg(&f->pool, msg, len, &l->pending);
 	}
 	uint32_t lane = len >= sizeof(*msg) ? msg->lane : l->idx;

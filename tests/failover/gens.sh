@@ -27,6 +27,12 @@
 #                 copies the master's difference into it
 #   d11           the master host lost between its local and its remote
 #                 persist: the next open makes the replica equal
+#   async         an async replica (doc/async.md): while its session
+#                 writes, the master copy's generation is ahead and its
+#                 bitmap for the replica names the replica's; a clean
+#                 close makes both equal, bytes and generation; rpmemd
+#                 killed while persists stream (continue): the records
+#                 it had not answered come back with the resync
 #   promote_race  rpmem promote held (strace) after its first look at
 #                 the replica and before it ends the sessions holding
 #                 it, while the master reconnects and starts a resync:
@@ -298,7 +304,48 @@ sc_promote_race() {
 	finish_app
 }
 
-scenarios=${SCENARIOS:-d7_open d7_reconnect d8 d9 d10 d11 promote_race}
+# gen_of FILE -- the current generation a copy's .gen file names
+gen_of() {
+	awk '$1 == "current" { print $2 }' "$1"
+}
+
+sc_async() {
+	fresh
+	local m r
+	gc_bg RPMEM_REPLICATION=async write 5 $((4 * MIB)) $((8 * MIB)) \
+		"$tmp/w"
+	wait_for '[[ -e $tmp/w/acked ]]' 30 "the async writes" || return
+	m=$(gen_of "$tmp/m.pool.gen") r=$(gen_of "$part.gen")
+	[[ -n $m && $m != "$r" ]] ||
+		bad "async session: the master's generation $m is not ahead" \
+			"of the replica's $r"
+	grep -Eq "^peer [0-9a-f]+ $r " "$tmp/m.pool.gen" ||
+		bad "async session: no bitmap for the replica from $r:" \
+			"$(grep '^peer' "$tmp/m.pool.gen")"
+	finish_app
+	((rc == 0)) || bad "async write: $rc: $(tail -3 "$tmp/gc.out")"
+	equal "an async session closed"
+	[[ $(gen_of "$tmp/m.pool.gen") == "$(gen_of "$part.gen")" ]] ||
+		bad "closed: generations $(gen_of "$tmp/m.pool.gen") and" \
+			"$(gen_of "$part.gen")"
+	grep -q "async replica (mode from RPMEM_REPLICATION)" \
+		"$tmp/client.log" || bad "the client log names no async replica"
+	# the link lost while persists stream
+	rm -f -- "$tmp/w/stop" "$tmp/w/acks"
+	gc_bg RPMEM_REPLICATION=async RPMEM_ON_REPLICA_LOSS=continue \
+		soak 11 "$tmp/w"
+	wait_for '[[ $(wc -l 2>/dev/null <"$tmp/w/acks") -gt 200 ]]' 30 \
+		"200 async persists" || return
+	kill_rpmemd || return
+	wait_for '[[ $(state) == degraded || $(state) == resyncing ]]' 30 \
+		"the loss" || return
+	wait_for '[[ $(state) == connected ]]' 60 "the resync" || return
+	finish_app
+	((rc == 0)) || bad "async soak: $rc: $(tail -3 "$tmp/gc.out")"
+	equal "async, after the link was lost and came back"
+}
+
+scenarios=${SCENARIOS:-d7_open d7_reconnect d8 d9 d10 d11 async promote_race}
 for sc in $scenarios; do
 	echo "$me: --- $sc"
 	before=$fails

@@ -18,6 +18,7 @@
 #   stray   strangers at the fabric port (S2); ssh's output is held after
 #           rpmemd's start-up status until the test opens a gate (a fifo),
 #           so the listener is up while the real client waits
+#   async   the random mixes on an async replica (RPMEM_REPLICATION)
 #   pmdk    the random mixes with rpmemd posing as PMDK 1.12's (it refuses
 #           --protocol as PMDK's does, then serves protocol 0.1 with
 #           allow-pmdk-clients) and RPMEM_ALLOW_PMDK_DAEMON=1: librpmem
@@ -143,6 +144,7 @@ run_group() {
 	# stands for, or serving a PMDK client
 	local says="lane security: $policy"
 	[[ $group == pmdk ]] && says="serving a PMDK 1.12 client"
+	[[ $group == async ]] && says="an async replica's records, applied"
 	printf '=== %s: RPMEM_TIMEOUT=%s RPMEM_SSH=%s RPMEM_PROVIDER=%s\n' \
 		"$group" "$RPMEM_TIMEOUT" "$RPMEM_SSH" "${RPMEM_PROVIDER:-}"
 	had=$(sessions_with "$says")
@@ -228,11 +230,11 @@ datapath_ops=${DATAPATH_OPS:-}
 
 groups=("$@")
 ((${#groups[@]} != 0)) ||
-	groups=(data fault stray sockets none authenticate pmdk)
+	groups=(data fault stray sockets none authenticate async pmdk)
 for group in "${groups[@]}"; do
 	pgroup=$group
 	unset RPMEM_PROVIDER CK_RUN_CASE RPMEM_LANE_SECURITY
-	unset RPMEM_ALLOW_PMDK_DAEMON
+	unset RPMEM_ALLOW_PMDK_DAEMON RPMEM_REPLICATION
 	RPMEM_CMD=$rpmemd_cmd
 	unset DATAPATH_OPS
 	[[ -z $datapath_ops ]] || export DATAPATH_OPS=$datapath_ops
@@ -249,6 +251,11 @@ for group in "${groups[@]}"; do
 		RPMEM_TIMEOUT=20 RPMEM_SSH=$harness_ssh pgroup=data
 		write_conf "lane-security = $group"
 		export RPMEM_LANE_SECURITY=$group CK_RUN_CASE=mix ;;
+	async)	# the mixes again on an async replica (doc/async.md): every
+		# persist into the send log, a read or a reopen after it
+		# waits for the log to drain
+		RPMEM_TIMEOUT=20 RPMEM_SSH=$harness_ssh pgroup=data
+		export RPMEM_REPLICATION=async CK_RUN_CASE=mix ;;
 	pmdk)	# the mixes again, shorter, with PMDK's protocol 0.1
 		RPMEM_TIMEOUT=20 RPMEM_SSH=$harness_ssh pgroup=data
 		RPMEM_CMD=$(printf '%q' "$tmp/pmdk-rpmemd")

@@ -158,6 +158,12 @@ tu_check "$dir: libpmemobj is refused too, and tu_says why" \
 	tu_says 1 "$obj" create "$theirs/local/o.set" 10 -- \
 	"errno: Protocol not supported"
 export RPMEM_ALLOW_PMDK_DAEMON=1
+tu_check "$dir: an async replica is refused, saying why and the fix" \
+	tu_says 1 env RPMEM_REPLICATION=async "$pc" create "$target" p.set \
+	"$size" 7 4 "$tmp/expect" -- "FAIL rpmem_create: EPROTONOSUPPORT" \
+	"is async, but its rpmemd (PMDK's, protocol 0.1) serves only" \
+	"make it sync (RPMEM_REPLICATION, librpmem.conf)"
+tu_check "$dir: ... and no part was made" gone "$theirs/p.part"
 librpmem_level "$theirs" "$ours_lib"
 pmemobj_level "$theirs"
 # a target moving from PMDK's rpmemd to ours, and back, keeps its replica

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * async.c -- an async replica: the data calls into the send log, the
+ * sender thread, and the log's ends (async.h, doc/async.md)
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "async.h"
+#include "fab.h"
+#include "log.h"
+#include "replconf.h"
+#include "repl_int.h"
+#include "sendlog.h"
+
+#define PIECE_MAX (32 * 1024)	/* a record's bytes: half a batch */
+#define IDLE_NS 50000000ULL	/* the sender looks for a stop this often */
+#define WAIT_NS (24ULL * 3600 * 1000000000)	/* "until the link says" */
+
+struct async {
+	struct replconf conf;
+	struct sendlog log;
+	pthread_t thread;
+	bool running;
+	_Atomic bool stop;	/* the sender ends once nothing is in flight */
+	unsigned lane;		/* the session lane it sends on */
+	struct fabric *fab;	/* the session it sends on */
+	uint64_t raddr;		/* rpmemd's address of pool offset 0 */
+};
+
+/* now_ns -- CLOCK_MONOTONIC */
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* async_on -- the replica is async */
+bool
+async_on(const RPMEMpool *rpp)
+{
+	return rpp->async != NULL;
+}
+
+/* log_start -- an empty send log of the configured size and age bound */
+static int
+log_start(struct async *a)
+{
+	int r = sendlog_init(&a->log, (size_t)a->conf.lag_bytes, PIECE_MAX);
+	if (!r)
+		sendlog_bound_age(&a->log, a->conf.lag_ms * 1000000ULL);
+	return r;
+}
+
+/* async_init -- the settings; the log for an async replica */
+int
+async_init(RPMEMpool *rpp)
+{
+	struct replconf c;
+	char err[ERRMSG_MAX];
+	int r = replconf_get(rpp->target_str, rpp->desc, &c, err,
+		sizeof(err));
+	if (r)
+		return fail(-r, "replication settings of '%s' on %s: %s",
+			rpp->desc, rpp->target_str, err);
+	if (c.mode == REPLCONF_SYNC || rpp->repl->tool)
+		return 0;
+	if (c.congestion == REPLCONF_PULL_AHEAD)
+		return fail(ENOTSUP, "replica '%s' on %s: on-congestion "
+			"pull-ahead (from %s) is not built yet; use block",
+			rpp->desc, rpp->target_str, c.from);
+	struct async *a = calloc(1, sizeof(*a));
+	if (!a)
+		return fail(ENOMEM, "!allocating an async replica");
+	a->conf = c;
+	r = log_start(a);
+	if (r) {
+		free(a);
+		return fail(-r, "!a send log of %llu bytes for '%s' on %s",
+			(unsigned long long)c.lag_bytes, rpp->desc,
+			rpp->target_str);
+	}
+	rpp->async = a;
+	rpp->extra_lanes = 1;
+	log_notice("'%s' on %s: async replica (mode from %s), lag at most "
+		"%llu bytes and %u ms, on congestion %s", rpp->desc,
+		rpp->target_str, c.from, (unsigned long long)c.lag_bytes,
+		c.lag_ms, replconf_congestion_name(c.congestion));
+	return 0;
+}
+
+/* async_session -- refuse a peer or a session that cannot serve it */
+int
+async_session(RPMEMpool *rpp, bool pmdk, unsigned minor, unsigned n)
+{
+	if (!rpp->extra_lanes)
+		return 0;
+	if (pmdk || minor < PROTO_MINOR_EPOCHS)
+		return fail(EPROTONOSUPPORT, "replica '%s' on %s is async, "
+			"but its rpmemd %s serves only synchronous replicas: "
+			"make it sync (RPMEM_REPLICATION, librpmem.conf), or "
+			"run this project's rpmemd of protocol 0.%d on there",
+			rpp->desc, rpp->target.node, pmdk ?
+			"(PMDK's, protocol 0.1)" : "(of an older protocol)",
+			PROTO_MINOR_EPOCHS);
+	if (n < 2)
+		return fail(ENOSPC, "replica '%s' on %s is async: its sender "
+			"needs a lane besides the application's, rpmemd "
+			"granted %u", rpp->desc, rpp->target.node, n);
+	return 0;
+}
+
+/*
+ * sender -- ship the log: take what is not sent into the lane's free
+ * batch buffer, send it (two in flight), release what is answered; on
+ * an error the connection is broken and the log closed, so callers
+ * waiting in it return and find the session lost
+ */
+static void *
+sender(void *arg)
+{
+	struct async *a = arg;
+	struct sendlog_ticket t[2];
+	unsigned n = 0;
+	int r = 0;
+	while (!r) {
+		if (n == 2) {
+			if ((r = fabric_answers(a->fab, a->lane, 1)))
+				break;
+			sendlog_release(&a->log, &t[0]);
+			t[0] = t[1];
+			n = 1;
+		}
+		bool any = sendlog_wait_work(&a->log, n ? 0 :
+			now_ns() + IDLE_NS);
+		if (any) {
+			void *body;
+			size_t cap;
+			if ((r = fabric_epochs_buf(a->fab, a->lane, &body,
+					&cap)))
+				break;
+			size_t used = sendlog_take(&a->log, body, cap,
+				a->raddr, &t[n]);
+			if (used && (r = fabric_epochs_send(a->fab, a->lane,
+					used)))
+				break;
+			n += used != 0;
+			continue;
+		}
+		if (n) {
+			if ((r = fabric_answers(a->fab, a->lane, 0)))
+				break;
+			for (unsigned i = 0; i < n; i++)
+				sendlog_release(&a->log, &t[i]);
+			n = 0;
+			continue;
+		}
+		if (atomic_load(&a->stop))
+			break;
+	}
+	if (r) {
+		log_err("async sender on lane %u: %s", a->lane, strerror(-r));
+		fabric_break(a->fab, -r);
+	}
+	sendlog_close(&a->log);
+	return NULL;
+}
+
+/* async_ready -- READY with a session: roll, then the sender starts */
+int
+async_ready(RPMEMpool *rpp)
+{
+	struct async *a = rpp->async;
+	if (!a || a->running || !rpp->fab)
+		return 0;
+	int r = mgen_ahead(rpp, rpp->repl->peer);
+	if (r && r != -ENOENT)
+		return r;
+	a->fab = rpp->fab;
+	a->lane = atomic_load(&rpp->fab_nlanes);
+	a->raddr = rpp->resp.ibc.raddr;
+	atomic_store(&a->stop, false);
+	r = pthread_create(&a->thread, NULL, sender, a);
+	if (r)
+		return -r;
+	a->running = true;
+	return 0;
+}
+
+/* mark -- a record not answered is out of sync */
+static void
+mark(void *arg, size_t off, size_t len)
+{
+	oos_mark(arg, off, len);
+}
+
+/* halt -- the sender stopped and joined, the log closed */
+static void
+halt(struct async *a)
+{
+	atomic_store(&a->stop, true);
+	if (a->running) {
+		(void) pthread_join(a->thread, NULL);
+		a->running = false;
+	}
+	sendlog_close(&a->log);
+}
+
+/*
+ * restart -- what was not answered into the bitmap, and an empty log
+ * for the next session; false when the log cannot be made again
+ */
+static bool
+restart(RPMEMpool *rpp)
+{
+	struct async *a = rpp->async;
+	uint64_t bytes, age;
+	sendlog_lag(&a->log, &bytes, &age);
+	sendlog_unreleased(&a->log, mark, &rpp->repl->oos);
+	sendlog_fini(&a->log);
+	if (bytes)
+		log_warn("'%s' on %s: %llu bytes of the async log were not "
+			"answered (the oldest %llu ms): recorded out of sync",
+			rpp->desc, rpp->target.node,
+			(unsigned long long)bytes,
+			(unsigned long long)(age / 1000000));
+	return log_start(a) == 0;
+}
+
+/* async_halt -- the session is lost: the sender stops, the log closes */
+void
+async_halt(RPMEMpool *rpp)
+{
+	if (rpp->async)
+		halt(rpp->async);
+}
+
+/* async_lost -- the session goes: stop, record what was not answered */
+void
+async_lost(RPMEMpool *rpp)
+{
+	struct async *a = rpp->async;
+	if (!a)
+		return;
+	halt(a);
+	if (!restart(rpp))
+		log_err("'%s' on %s: no memory for the next send log",
+			rpp->desc, rpp->target.node);
+}
+
+/* async_close -- drain within the timeout, stop, record what is left */
+bool
+async_close(RPMEMpool *rpp, int timeout_ms)
+{
+	struct async *a = rpp->async;
+	if (!a || !a->running)
+		return true;
+	uint64_t seq = sendlog_last(&a->log);
+	int r = sendlog_wait_done(&a->log, seq, now_ns() +
+		(uint64_t)timeout_ms * 1000000ULL);
+	halt(a);
+	(void) restart(rpp);
+	return r == 0;
+}
+
+/* async_fini -- stop and free */
+void
+async_fini(RPMEMpool *rpp)
+{
+	struct async *a = rpp->async;
+	if (!a)
+		return;
+	halt(a);
+	sendlog_fini(&a->log);
+	free(a);
+	rpp->async = NULL;
+}
+
+/* async_op -- a data call into the log (reads wait for it to drain) */
+int
+async_op(RPMEMpool *rpp, unsigned i, enum repl_op op, size_t off,
+		size_t len, void *buf)
+{
+	struct sendlog *l = &rpp->async->log;
+	const char *src = (const char *)rpp->pool_addr + off;
+	uint64_t seq, deadline = now_ns() + WAIT_NS;
+	int r = 0;
+	switch (op) {
+	case REPL_FLUSH:
+		return sendlog_append(l, off, src, len, false, deadline, &seq);
+	case REPL_DRAIN:
+		return sendlog_append(l, off, NULL, 0, true, deadline, &seq);
+	case REPL_PERSIST:
+		return sendlog_append(l, off, src, len, true, deadline, &seq);
+	case REPL_DEEP_PERSIST:
+		r = sendlog_append(l, off, src, len, true, deadline, &seq);
+		return r ? r : sendlog_wait_done(l, seq, deadline);
+	case REPL_READ:
+		r = sendlog_wait_done(l, sendlog_last(l), deadline);
+		return r ? r : fabric_read(rpp->fab, i, buf, off, len);
+	}
+	return -EINVAL;
+}
