@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "async.h"
+#include "clock.h"
 #include "fab.h"
 #include "log.h"
 #include "replconf.h"
@@ -30,15 +31,6 @@ struct async {
 	struct fabric *fab;	/* the session it sends on */
 	uint64_t raddr;		/* rpmemd's address of pool offset 0 */
 };
-
-/* now_ns -- CLOCK_MONOTONIC */
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* async_on -- the replica is async */
 bool
@@ -137,7 +129,7 @@ sender(void *arg)
 			n = 1;
 		}
 		bool any = sendlog_wait_work(&a->log, n ? 0 :
-			now_ns() + IDLE_NS);
+			clock_ns() + IDLE_NS);
 		if (any) {
 			void *body;
 			size_t cap;
@@ -261,7 +253,7 @@ async_close(RPMEMpool *rpp, int timeout_ms)
 	if (!a || !a->running)
 		return true;
 	uint64_t seq = sendlog_last(&a->log);
-	int r = sendlog_wait_done(&a->log, seq, now_ns() +
+	int r = sendlog_wait_done(&a->log, seq, clock_ns() +
 		(uint64_t)timeout_ms * 1000000ULL);
 	halt(a);
 	(void) restart(rpp);
@@ -288,7 +280,7 @@ async_op(RPMEMpool *rpp, unsigned i, enum repl_op op, size_t off,
 {
 	struct sendlog *l = &rpp->async->log;
 	const char *src = (const char *)rpp->pool_addr + off;
-	uint64_t seq, deadline = now_ns() + WAIT_NS;
+	uint64_t seq, deadline = clock_ns() + WAIT_NS;
 	int r = 0;
 	switch (op) {
 	case REPL_FLUSH:

@@ -217,6 +217,18 @@ mgen_session(RPMEMpool *rpp, uint64_t peer)
 	return change(rpp, open_peer, peer, NULL, false);
 }
 
+/* rolled -- a roll by `fn`, the handle's status naming the new current */
+static int
+rolled(RPMEMpool *rpp, int (*fn)(struct gen *g, uint64_t peer),
+		uint64_t peer)
+{
+	struct gen g;
+	int r = change(rpp, fn, peer, &g, false);
+	if (!r)
+		gen_str(g.current, rpp->repl->st.generation);
+	return r;
+}
+
 /*
  * mgen_lost -- the master goes on without `peer`: a new generation,
  * which the handle's status names from now on (rpmem status shows it
@@ -225,11 +237,7 @@ mgen_session(RPMEMpool *rpp, uint64_t peer)
 int
 mgen_lost(RPMEMpool *rpp, uint64_t peer)
 {
-	struct gen g;
-	int r = change(rpp, gen_roll, peer, &g, false);
-	if (!r)
-		gen_str(g.current, rpp->repl->st.generation);
-	return r;
+	return rolled(rpp, gen_roll, peer);
 }
 
 /* ahead -- as gen_roll, the session with peer staying open */
@@ -251,11 +259,7 @@ ahead(struct gen *g, uint64_t peer)
 int
 mgen_ahead(RPMEMpool *rpp, uint64_t peer)
 {
-	struct gen g;
-	int r = change(rpp, ahead, peer, &g, false);
-	if (!r)
-		gen_str(g.current, rpp->repl->st.generation);
-	return r;
+	return rolled(rpp, ahead, peer);
 }
 
 /* mgen_synced -- `peer` holds the master's current again */

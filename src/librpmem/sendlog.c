@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "fab.h"
 #include "sendlog.h"
 
@@ -26,15 +27,6 @@ struct rec {
 	uint64_t t_ns;		/* appended at, CLOCK_MONOTONIC */
 	uint8_t data[];
 };
-
-/* now_ns -- CLOCK_MONOTONIC in nanoseconds */
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* rec_size -- ring bytes of a record of `len` data bytes */
 static size_t
@@ -110,7 +102,7 @@ too_old(const struct sendlog *l)
 {
 	uint64_t pos = skip_pad(l, l->tail, l->head);
 	return l->max_age_ns && pos != l->head &&
-		now_ns() - at(l, pos)->t_ns > l->max_age_ns;
+		clock_ns() - at(l, pos)->t_ns > l->max_age_ns;
 }
 
 /* sendlog_fini -- free it */
@@ -133,7 +125,7 @@ sendlog_fini(struct sendlog *l)
 static bool
 wait_until(struct sendlog *l, pthread_cond_t *cv, uint64_t deadline_ns)
 {
-	if (!deadline_ns || now_ns() >= deadline_ns)
+	if (!deadline_ns || clock_ns() >= deadline_ns)
 		return false;
 	struct timespec ts = {
 		.tv_sec = (time_t)(deadline_ns / 1000000000ULL),
@@ -169,7 +161,7 @@ put(struct sendlog *l, size_t off, const void *src, size_t len,
 	}
 	struct rec *rec = at(l, l->head);
 	*rec = (struct rec){ .off = off, .len = (uint32_t)len,
-		.flags = flags, .t_ns = now_ns() };
+		.flags = flags, .t_ns = clock_ns() };
 	if (len)
 		memcpy(rec->data, src, len);
 	l->head += need;
@@ -331,7 +323,7 @@ sendlog_lag(struct sendlog *l, uint64_t *bytes, uint64_t *age_ns)
 	pthread_mutex_lock(&l->lock);
 	uint64_t pos = skip_pad(l, l->tail, l->head);
 	*bytes = l->head - l->tail;
-	*age_ns = pos == l->head ? 0 : now_ns() - at(l, pos)->t_ns;
+	*age_ns = pos == l->head ? 0 : clock_ns() - at(l, pos)->t_ns;
 	pthread_mutex_unlock(&l->lock);
 }
 

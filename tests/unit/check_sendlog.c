@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "fab.h"
 #include "sendlog.h"
 #include "tu.h"
@@ -24,15 +25,6 @@
 
 static unsigned char Master[POOL], Replica[POOL];
 static unsigned char Msg[MSG];
-
-/* now_ns -- CLOCK_MONOTONIC */
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* write_persist -- the master's bytes change, then go into the log */
 static int
@@ -141,13 +133,13 @@ START_TEST(test_full_log_waits_for_release)
 	sendlog_lag(&l, &bytes, &age);
 	ck_assert_uint_le(bytes, LOG);
 	ck_assert_uint_gt(age, 0);
-	ck_assert_int_eq(write_persist(&l, 0, 64, true, now_ns() + 1000000,
+	ck_assert_int_eq(write_persist(&l, 0, 64, true, clock_ns() + 1000000,
 		&seq), -ETIMEDOUT);
 	struct sendlog_ticket t;
 	ck_assert_uint_gt(sendlog_take(&l, Msg, sizeof(Msg), RADDR, &t), 0);
 	sendlog_release(&l, &t);
 	ck_assert_int_eq(write_persist(&l, 0, 64, true, 0, &seq), 0);
-	ck_assert_int_eq(sendlog_wait_done(&l, seq, now_ns() + 1000000),
+	ck_assert_int_eq(sendlog_wait_done(&l, seq, clock_ns() + 1000000),
 		-ETIMEDOUT);
 	sendlog_close(&l);
 	ck_assert_int_eq(sendlog_wait_done(&l, seq, 0), -EPIPE);
@@ -189,10 +181,10 @@ START_TEST(test_age_bound_and_unreleased)
 	ck_assert(Ranges[1].off == 4096 && Ranges[1].len == 300);
 	struct timespec ts = { 0, 30000000 };
 	nanosleep(&ts, NULL);	/* the time the bound is about */
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_ns();
 	ck_assert_int_eq(write_persist(&l, 0, 8, true, t0 + 50000000ULL,
 		&seq), -ETIMEDOUT);
-	ck_assert_uint_ge(now_ns() - t0, 50000000ULL);
+	ck_assert_uint_ge(clock_ns() - t0, 50000000ULL);
 	struct sendlog_ticket t;
 	ck_assert_uint_gt(sendlog_take(&l, Msg, sizeof(Msg), RADDR, &t), 0);
 	sendlog_release(&l, &t);
@@ -207,7 +199,7 @@ sender(void *arg)
 {
 	struct sendlog *l = arg;
 	for (;;) {
-		bool any = sendlog_wait_work(l, now_ns() + 100000000ULL);
+		bool any = sendlog_wait_work(l, clock_ns() + 100000000ULL);
 		struct sendlog_ticket t;
 		size_t used = sendlog_take(l, Msg, sizeof(Msg), RADDR, &t);
 		if (used) {
@@ -241,11 +233,11 @@ START_TEST(test_sender_keeps_the_replica_equal)
 		size_t len = 1 + tu_rnd(&rnd) % (i % 7 ? 200 : 3 * PIECE);
 		size_t off = tu_rnd(&rnd) % (POOL - len);
 		ck_assert_int_eq(write_persist(&l, off, len, tu_rnd(&rnd) % 3,
-			now_ns() + 10000000000ULL, &seq), 0);
+			clock_ns() + 10000000000ULL, &seq), 0);
 		sendlog_lag(&l, &bytes, &age);
 		ck_assert_uint_le(bytes, LOG);
 	}
-	ck_assert_int_eq(sendlog_wait_done(&l, seq, now_ns() +
+	ck_assert_int_eq(sendlog_wait_done(&l, seq, clock_ns() +
 		10000000000ULL), 0);
 	sendlog_close(&l);
 	ck_assert_int_eq(pthread_join(th, NULL), 0);
