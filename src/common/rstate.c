@@ -98,6 +98,8 @@ static const struct field Status_fields[] = {
 	FS(reconnects, F_U64, false), FS(last_error, F_STR, false),
 	FS(updated_ms, F_I64, false), FS(generation, F_STR, false),
 	FS(replica_generation, F_STR, false), FS(refusal, F_STR, false),
+	FS(mode, F_STR, false), FS(lag_bytes, F_U64, false),
+	FS(lag_ms, F_U64, false),
 };
 
 #define NFIELDS(t) (sizeof(t) / sizeof((t)[0]))

@@ -131,6 +131,9 @@ struct rstate_status {
 						 * session's start */
 	char refusal[24];			/* the last session start the
 						 * generations refused, or "" */
+	char mode[8];				/* sync, async ("": sync) */
+	uint64_t lag_bytes;			/* async: in the send log */
+	uint64_t lag_ms;			/* async: its oldest's age */
 };
 
 /* rstate_status_path -- DIR/run/PID-SEQ.status */

@@ -19,9 +19,11 @@
 
 #define PIECE_MAX (32 * 1024)	/* a record's bytes: half a batch */
 #define IDLE_NS 50000000ULL	/* the sender looks for a stop this often */
+#define STATUS_NS 1000000000ULL	/* and rewrites the handle's status */
 #define WAIT_NS (24ULL * 3600 * 1000000000)	/* "until the link says" */
 
 struct async {
+	RPMEMpool *rpp;
 	struct replconf conf;
 	struct sendlog log;
 	pthread_t thread;
@@ -70,6 +72,7 @@ async_init(RPMEMpool *rpp)
 	if (!a)
 		return fail(ENOMEM, "!allocating an async replica");
 	a->conf = c;
+	a->rpp = rpp;
 	r = log_start(a);
 	if (r) {
 		free(a);
@@ -107,6 +110,36 @@ async_session(RPMEMpool *rpp, bool pmdk, unsigned minor, unsigned n)
 	return 0;
 }
 
+/* async_lag -- the log's bytes and its oldest's age */
+void
+async_lag(RPMEMpool *rpp, uint64_t *bytes, uint64_t *ms)
+{
+	*bytes = *ms = 0;
+	if (!rpp->async)
+		return;
+	uint64_t age;
+	sendlog_lag(&rpp->async->log, bytes, &age);
+	*ms = age / 1000000;
+}
+
+/*
+ * show_lag -- the handle's status anew, about once a second, when the
+ * state machine's lock is free (it may be waiting for this thread)
+ */
+static void
+show_lag(struct async *a, uint64_t *next)
+{
+	uint64_t now = clock_ns();
+	if (now < *next)
+		return;
+	*next = now + STATUS_NS;
+	struct repl *rp = a->rpp->repl;
+	if (pthread_mutex_trylock(&rp->mu))
+		return;
+	repl_status(a->rpp);
+	pthread_mutex_unlock(&rp->mu);
+}
+
 /*
  * sender -- ship the log: take what is not sent into the lane's free
  * batch buffer, send it (two in flight), release what is answered; on
@@ -119,8 +152,10 @@ sender(void *arg)
 	struct async *a = arg;
 	struct sendlog_ticket t[2];
 	unsigned n = 0;
+	uint64_t next = 0;
 	int r = 0;
 	while (!r) {
+		show_lag(a, &next);
 		if (n == 2) {
 			if ((r = fabric_answers(a->fab, a->lane, 1)))
 				break;

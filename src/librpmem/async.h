@@ -68,6 +68,9 @@ void async_lost(struct rpmem_pool *rpp);
  */
 bool async_close(struct rpmem_pool *rpp, int timeout_ms);
 
+/* async_lag -- bytes in the send log, its oldest's age in ms (0: sync) */
+void async_lag(struct rpmem_pool *rpp, uint64_t *bytes, uint64_t *ms);
+
 /*
  * async_op -- a data call of a READY handle whose replica is async,
  * holding session lane i (used for reads); 0 or -errno (-EPIPE: the

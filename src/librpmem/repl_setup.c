@@ -300,6 +300,9 @@ repl_status(RPMEMpool *rpp)
 	struct rstate_status *st = &rp->st;
 	st->state = repl_rstate(rpp, (enum rpmem_state)atomic_load(&rpp->state));
 	st->out_of_sync = oos_bytes(&rp->oos);
+	snprintf(st->mode, sizeof(st->mode), "%s", async_on(rpp) ? "async" :
+		"sync");
+	async_lag(rpp, &st->lag_bytes, &st->lag_ms);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	st->updated_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;

@@ -127,6 +127,12 @@ text_handle(FILE *o, const struct status_found *f,
 	status_row(o, "pid:", "%d (handle %u)", (int)s->pid, s->seq);
 	status_row(o, "policy:", "%s", s->policy[0] ? status_safe(s->policy,
 		a, sizeof(a)) : "unknown");
+	bool async = strcmp(s->mode, "async") == 0;
+	status_row(o, "mode:", "%s", async ? "async" : "sync");
+	if (async)
+		status_row(o, "lag:", "%s, the oldest %llu ms (the replica is "
+			"behind by this)", human(s->lag_bytes, a, sizeof(a)),
+			(unsigned long long)s->lag_ms);
 	if (rows & ROW_SINCE)
 		status_row(o, "since:", "%s", status_when(f->now, s->since, a,
 			sizeof(a)));
@@ -233,6 +239,10 @@ json_handle(FILE *o, const struct rstate_status *s)
 	json_str(o, s->replica_generation[0] ? s->replica_generation : NULL);
 	fprintf(o, ", \"refusal\": ");
 	json_str(o, s->refusal[0] ? s->refusal : NULL);
+	fprintf(o, ", \"mode\": \"%s\", \"lag_bytes\": %llu, \"lag_ms\": %llu",
+		strcmp(s->mode, "async") ? "sync" : "async",
+		(unsigned long long)s->lag_bytes,
+		(unsigned long long)s->lag_ms);
 	fprintf(o, ", \"updated_ms\": %lld}", (long long)s->updated_ms);
 }
 

@@ -91,6 +91,14 @@ static const struct prom_col Handle_cols[] = {
 	{ "rpmem_handle_reconnects_total", "counter",
 		"Reconnections to the replica the handle has attempted.",
 		HS(reconnects), PROM_U64, NULL },
+	{ "rpmem_handle_async_lag_bytes", "gauge",
+		"An async replica's lag: bytes in the send log not yet durable "
+		"on it (0 for a sync replica).", HS(lag_bytes), PROM_U64,
+		NULL },
+	{ "rpmem_handle_async_lag_seconds", "gauge",
+		"An async replica's lag: the age of the oldest record of the "
+		"send log not yet durable on it (0 for a sync replica).",
+		HS(lag_ms), PROM_MS, NULL },
 };
 
 /* handles -- every family of the live handles */

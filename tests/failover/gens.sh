@@ -322,6 +322,9 @@ sc_async() {
 	grep -Eq "^peer [0-9a-f]+ $r " "$tmp/m.pool.gen" ||
 		bad "async session: no bitmap for the replica from $r:" \
 			"$(grep '^peer' "$tmp/m.pool.gen")"
+	# the status, rewritten about once a second: async, the log drained
+	wait_for '[[ $(field mode) == async && $(field lag_bytes) == 0 ]]' 10 \
+		"the status of an async replica whose log drained"
 	finish_app
 	((rc == 0)) || bad "async write: $rc: $(tail -3 "$tmp/gc.out")"
 	equal "an async session closed"

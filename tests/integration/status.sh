@@ -99,6 +99,22 @@ tu_check "connected handle: exit 0, stale status skipped" \
 tu_check "stale status not shown" tu_not_logged "$TU_OUT" dead.set
 tu_check "stale status removed" test ! -e "$run/$dead-0.status"
 
+# an async replica's handle: its mode and lag (doc/async.md)
+status "$live" 9 far.set connected mode async lag_bytes 3145728 lag_ms 250
+tu_check "async handle: its mode and lag, beside a sync one" \
+	tu_says 0 "$rpmem" status -- "mode:         async" \
+	"lag:          3145728 bytes (3.0 MiB), the oldest 250 ms (the$(:
+	) replica is behind by this)" "mode:         sync"
+tu_check "async handle --json: mode and lag as numbers" \
+	tu_says 0 "$rpmem" status --json -- \
+	'"mode": "async", "lag_bytes": 3145728, "lag_ms": 250' \
+	'"mode": "sync", "lag_bytes": 0, "lag_ms": 0'
+tu_check "async handle --prometheus: its lag" \
+	tu_says 0 "$rpmem" status --prometheus -- \
+	'rpmem_handle_async_lag_bytes{pool_set="far.set",target="alice@backup",pid="'$live'",handle="9"} 3145728' \
+	'rpmem_handle_async_lag_seconds{pool_set="far.set",target="alice@backup",pid="'$live'",handle="9"} 0.25'
+rm -f -- "$run/$live-9.status"
+
 status "$live" 1 deg.set degraded out_of_sync 1048576 reconnects 4 \
 	last_error 'connection%20reset%0A'
 tu_check "degraded handle: exit 1, its bytes and last error" \
