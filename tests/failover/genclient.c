@@ -36,6 +36,15 @@
  *                          later one (or the one in flight after the
  *                          last) put there; prints the first that does
  *                          not, exit 1
+ *   prefix SEED ACKS PART LAG
+ *                          an async replica after its master was
+ *                          killed mid-soak: the part file PART is the
+ *                          image of the first N persists of ACKS, the
+ *                          persist after them possibly in part (the one
+ *                          in flight, not in ACKS, counts as the last),
+ *                          and the acknowledged ones it lacks hold at
+ *                          most LAG bytes; prints N and the lag, exit 1
+ *                          on a hole, a torn word or a longer lag
  *   crash SEED OFF LEN     rpmem_open, pattern SEED stored into the
  *                          range and never persisted, then SIGKILL:
  *                          a master host lost between its local and its
@@ -399,6 +408,121 @@ cmd_acked(uint64_t seed, const char *acks, long long upto, const char *part)
 	return ret;
 }
 
+/* one persist of the soak's log */
+struct ack {
+	uint64_t n;
+	size_t off, len;
+};
+
+/* read_acks -- the soak's log, in order; NULL with the reason */
+static struct ack *
+read_acks(const char *path, size_t *count)
+{
+	FILE *f = fopen(path, "r");
+	struct ack *a = NULL;
+	size_t cap = 0, k = 0;
+	unsigned long long n;
+	size_t off, len;
+	while (f && fscanf(f, "%llu %zu %zu", &n, &off, &len) == 3) {
+		if (k == cap) {
+			cap = cap ? 2 * cap : 1024;
+			struct ack *b = realloc(a, cap * sizeof(*a));
+			if (!b)
+				break;
+			a = b;
+		}
+		a[k++] = (struct ack){ n, off, len };
+	}
+	if (!f) {
+		fprintf(stderr, "genclient: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	fclose(f);
+	*count = k;
+	return a ? a : calloc(1, sizeof(*a));
+}
+
+/*
+ * cmd_prefix -- the replica is the image after a prefix of the soak's
+ * persists (the last one of it possibly in part): for each word, which
+ * persist's pattern it holds (the newest that wrote it, of those in ACKS
+ * or the one in flight after them); the newest of all, M, ends the
+ * prefix; then every word must hold what the persists before M left
+ * there, or M's own bytes
+ */
+static int
+cmd_prefix(uint64_t seed, const char *acks, const char *part, size_t lag)
+{
+	size_t nw = Size / 8, k;
+	struct ack *a = read_acks(acks, &k);
+	int64_t *seen = malloc(nw * sizeof(*seen));	/* persist index */
+	int64_t *last = malloc(nw * sizeof(*last));
+	uint64_t *got = malloc(nw * sizeof(*got));
+	int fd = open(part, O_RDONLY);
+	if (!a || !seen || !last || !got || fd < 0 ||
+			pread(fd, got, Size, 0) != (ssize_t)Size) {
+		fprintf(stderr, "genclient: %s: %s\n", part, strerror(errno));
+		return 1;
+	}
+	close(fd);
+	uint64_t flight = k ? a[k - 1].n + 1 : 0;
+	int64_t m = -1;
+	for (size_t w = HDR / 8; w < nw; w++) {
+		seen[w] = -1;
+		last[w] = -1;
+		if (got[w] == word(soak_seed(seed, flight), w * 8))
+			seen[w] = (int64_t)k;
+	}
+	for (size_t i = 0; i < k; i++)
+		for (size_t w = a[i].off / 8; w < (a[i].off + a[i].len) / 8;
+				w++)
+			if (seen[w] < (int64_t)i && got[w] ==
+					word(soak_seed(seed, a[i].n), w * 8))
+				seen[w] = (int64_t)i;
+	for (size_t w = HDR / 8; w < nw; w++)
+		m = seen[w] > m ? seen[w] : m;
+	/* the image of the persists before m */
+	for (int64_t i = 0; i < m && i < (int64_t)k; i++)
+		for (size_t w = a[i].off / 8; w < (a[i].off + a[i].len) / 8;
+				w++)
+			last[w] = i;
+	int ret = 0;
+	for (size_t w = HDR / 8; !ret && w < nw; w++) {
+		uint64_t want = last[w] < 0 ? word(0, w * 8) :
+			word(soak_seed(seed, a[last[w]].n), w * 8);
+		if (got[w] == want || (m >= 0 && seen[w] == m))
+			continue;
+		printf("a hole: offset %zu holds %s, the prefix of %lld "
+			"persists left persist %lld's bytes there\n", w * 8,
+			seen[w] < 0 ? "no persist's bytes (torn, or lost)" :
+			"an earlier persist's bytes", (long long)m,
+			(long long)last[w]);
+		ret = 1;
+	}
+	/* what was acknowledged and is not on the replica: the persists
+	 * after m, and the words of m it lacks */
+	size_t behind = 0;
+	for (size_t i = m < 0 ? 0 : (size_t)m + 1; i < k; i++)
+		behind += a[i].len;
+	for (size_t w = m < 0 || m >= (int64_t)k ? 0 : a[m].off / 8;
+			m >= 0 && m < (int64_t)k &&
+			w < (a[m].off + a[m].len) / 8; w++)
+		behind += seen[w] == m ? 0 : 8;
+	printf("replica: the first %lld of %zu acknowledged persists%s, "
+		"%zu bytes behind (bound %zu)\n", m < 0 ? 0LL : (long long)m,
+		k, m == (int64_t)k ? " and the one in flight" : "", behind,
+		lag);
+	if (behind > lag) {
+		printf("the replica is further behind than its bound\n");
+		ret = 1;
+	}
+	free(a);
+	free(seen);
+	free(last);
+	free(got);
+	return ret;
+}
+
 /* cmd_crash -- stored here, never sent, and the host is gone */
 static int
 cmd_crash(uint64_t seed, size_t off, size_t len)
@@ -446,6 +570,9 @@ main(int argc, char *argv[])
 		return cmd_crash(seed, off, len);
 	if (strcmp(cmd, "soak") == 0 && argc == 8)
 		return cmd_soak(seed, argv[7]);
+	if (strcmp(cmd, "prefix") == 0 && argc == 10)
+		return cmd_prefix(seed, argv[7], argv[8],
+			strtoull(argv[9], NULL, 0));
 	if (strcmp(cmd, "acked") == 0 && argc == 10)
 		return cmd_acked(seed, argv[7], strtoll(argv[8], NULL, 10),
 			argv[9]);
