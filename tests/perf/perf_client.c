@@ -6,6 +6,7 @@
  *   perf_client bw TARGET SET SIZE LANES SECONDS|BYTES [PERSIST]
  *   perf_client obj POOLSET SECONDS
  *   perf_client setup TARGET SET SIZE LANES ROUNDS
+ *   perf_client local SIZE SECONDS
  *
  * Built on the public librpmem API only, so that one binary measures
  * this project's librpmem.so.1 and PMDK 1.12.1's alike (the caller picks
@@ -17,7 +18,10 @@
  * 64 B undo-logged libpmemobj transactions on POOLSET (which it creates,
  * replicated through whichever librpmem.so.1 libpmemobj loads); setup
  * times ROUNDS rpmem_open + rpmem_close of LANES lanes of the replica it
- * created (medians: what a session's set-up costs above its ssh).  The
+ * created (medians: what a session's set-up costs above its ssh); local
+ * times what lat's 64 B persist costs without a replica at all: a
+ * memcpy into memory of SIZE bytes and pmem_persist (an async
+ * replica's floor).  The
  * CPU time of this process (getrusage) and of the daemon (whose pid the
  * file named by PERF_DAEMON_PIDFILE holds, read from /proc: the target
  * runs on this host, possibly in a network namespace) is taken around
@@ -36,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <libpmem.h>
 #include <libpmemobj.h>
 
 #include "librpmem.h"
@@ -163,6 +168,34 @@ run_lat(double secs)
 	printf("p50=%.2f p99=%.2f n=%u cpu_client_us=%.2f "
 		"cpu_daemon_us=%.2f\n", s[n / 2], s[n * 99 / 100], n,
 		c / n * 1e6, d0 < 0 || d < 0 ? -1.0 : (d - d0) / n * 1e6);
+	free(s);
+}
+
+/* run_local -- 64 B memcpy + pmem_persist, cycled through the pool */
+static void
+run_local(double secs)
+{
+	double *s = malloc(MAX_SAMPLES * sizeof(*s));
+	if (!s)
+		die("malloc");
+	char src[SMALL];
+	memset(src, 0x5a, sizeof(src));
+	size_t span = (Size - HDR) / SMALL;
+	unsigned n = 0;
+	double c0 = cpu_self(), t0 = now_s(), t = t0;
+	while (n < MAX_SAMPLES && t - t0 < secs) {
+		char *dst = Pool + HDR + (n % span) * SMALL;
+		src[0] = (char)n;
+		memcpy(dst, src, SMALL);
+		pmem_persist(dst, SMALL);
+		double t1 = now_s();
+		s[n++] = (t1 - t) * 1e6;
+		t = t1;
+	}
+	double c = cpu_self() - c0;
+	qsort(s, n, sizeof(*s), cmp_double);
+	printf("p50=%.2f p99=%.2f n=%u cpu_client_us=%.2f\n", s[n / 2],
+		s[n * 99 / 100], n, c / n * 1e6);
 	free(s);
 }
 
@@ -312,6 +345,15 @@ main(int argc, char *argv[])
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "obj"))
 		return run_obj(argv[2], atof(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "local")) {
+		Size = parse_size(argv[2]);
+		Pool = mmap(NULL, Size, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (Size <= HDR || Pool == MAP_FAILED)
+			die("mmap");
+		run_local(atof(argv[3]));
+		return 0;
+	}
 	bool lat = argc == 6 && !strcmp(argv[1], "lat");
 	bool bw = (argc == 7 || argc == 8) && !strcmp(argv[1], "bw");
 	bool setup = argc == 7 && !strcmp(argv[1], "setup");
@@ -321,7 +363,8 @@ main(int argc, char *argv[])
 			"[PERSIST]\n"
 			"       perf_client obj POOLSET SECS\n"
 			"       perf_client setup TARGET SET SIZE LANES "
-			"ROUNDS\n");
+			"ROUNDS\n"
+			"       perf_client local SIZE SECS\n");
 		return 2;
 	}
 	Size = parse_size(argv[4]);

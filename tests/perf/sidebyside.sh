@@ -40,6 +40,13 @@
 #          strict 64 B persists next to the floor, one msync of one
 #          page (msync_floor.py); 4 KiB strict persists from 4 threads on
 #          4 lanes; libpmemobj 64 B transactions (issue 33, G1)
+#   async  an async replica next to a sync one, both ours and encrypted
+#          on loopback, the log bound 4 MiB (doc/async.md; issue 34):
+#          strict 64 B persists next to the floor, a local 64 B memcpy
+#          and pmem_persist (perf_client local); 64 B persists from 4
+#          threads on 4 lanes (the async rate is what was shipped, to
+#          within the 4 MiB the log holds at the end); libpmemobj 64 B
+#          transactions
 # Every figure of a rep is taken for ours and for PMDK one after the
 # other, each in a session of its own (tests/perf/perf_client); --reps
 # repeats the whole and prints medians.  PMDK's figures come from
@@ -68,7 +75,8 @@ export top_builddir top_srcdir=$top
 # shellcheck source=../common/harness.sh
 . "$top/tests/common/harness.sh"
 
-quick=0 reps=3 only=lat,bw,obj,sync,bench,net,whole,setup,mixed,disk rt=()
+quick=0 reps=3 only=lat,bw,obj,sync,bench,net,whole,setup,mixed,disk,async
+rt=()
 while (($#)); do
 	case $1 in
 	--quick) quick=1 reps=1 ;;
@@ -596,6 +604,29 @@ if want disk; then
 	fi
 fi
 
+# ------------------------------------------------------------------ async
+# an async replica next to a sync one, the log bound 4 MiB
+if want async; then
+	aconf=$work/librpmem.conf
+	printf '[default]\nlag-bytes = 4M\n' >"$aconf"
+	chmod 600 "$aconf"
+	for ((rep = 1; rep <= reps; rep++)); do
+		put async.local "$(env LD_LIBRARY_PATH="$top_builddir/.libs" \
+			"$client_bin" local 64M "$secs")"
+		for m in sync async; do
+			export RPMEM_REPLICATION=$m RPMEM_CONF=$aconf
+			put "async.$m.lat" \
+				"$(client ours ours encrypt lat 64M "$secs")"
+			# 1000 warm-up persists a lane, not a pass over its
+			# 64 MiB span: a million 64 B round trips
+			put "async.$m.bw64" "$(PERF_WARMUP=1000 client ours \
+				ours encrypt bw 256M 4 "$secs" 64)"
+			pmdk='' obj_sessions "async.$m.obj"
+			unset RPMEM_REPLICATION RPMEM_CONF
+		done
+	done
+fi
+
 # ------------------------------------------------------------- figures
 # lat_rows SITE WHO... -- a line of 64 B latency figures for each WHO
 lat_rows() {
@@ -792,6 +823,27 @@ if want disk && [[ -n ${V[disk.floor.p50]:-} ]]; then
 		"$(med disk.pmdk.bw4k4.mibs)" 1.5 ge
 	check G1 "tx 64 B p50 on disk, encrypt / PMDK" \
 		"$(med disk.obj.ours.p50)" "$(med disk.obj.pmdk.p50)" 1.0 le
+fi
+if want async; then
+	echo "-- async replica, loopback, encrypt, log bound 4 MiB: strict" \
+		"64 B persist p50 (us) sync $(med async.sync.lat.p50), async" \
+		"$(med async.async.lat.p50), local memcpy + pmem_persist" \
+		"$(med async.local.p50)"
+	echo "   64 B persists, 4 threads on 4 lanes (MiB/s): sync" \
+		"$(med async.sync.bw64.mibs), async $(med async.async.bw64.mibs)"
+	echo "   libpmemobj 64 B transaction p50 (us): sync" \
+		"$(med async.sync.obj.ours.p50), async" \
+		"$(med async.async.obj.ours.p50)"
+	check A1 "64 B p50, async / sync" "$(med async.async.lat.p50)" \
+		"$(med async.sync.lat.p50)" 0.15 le
+	check A1 "64 B p50, async / local memcpy + pmem_persist" \
+		"$(med async.async.lat.p50)" "$(med async.local.p50)" 3 le
+	check A2 "tx 64 B p50, async / sync" \
+		"$(med async.async.obj.ours.p50)" \
+		"$(med async.sync.obj.ours.p50)" 0.3 le
+	check A3 "64 B x 4 lanes, async / sync" \
+		"$(med async.async.bw64.mibs)" "$(med async.sync.bw64.mibs)" \
+		5 ge
 fi
 echo
 echo "== $passes PASS, $misses MISS"
