@@ -35,6 +35,10 @@
 #   sync-health-check      sync of a healthy set: the 8 KiB open
 #   singlehdr              OPTION SINGLEHDR on both sides
 #   concurrent-lanes       transactions of 4 threads at once replicate
+#   async-replica          the same through an async replica
+#                          (RPMEM_REPLICATION=async, doc/async.md): the
+#                          closes drain the log, the replica rebuilds
+#                          the master
 #   create-refusals        R13, R14: pmemobj_create fails cleanly on a
 #                          replica too small, already a pool, or
 #                          SINGLEHDR mismatched
@@ -390,6 +394,25 @@ sc_concurrent_lanes() {
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
 }
 
+# sc_async_replica -- libpmemobj through an async replica: its threads'
+# transactions return from the send log, each close drains it
+sc_async_replica() {
+	local set=$ld/pool.set mark
+	remote_set remote.set 0 16M
+	local_set pool 0 16M remote.set
+	export RPMEM_REPLICATION=async
+	mark=$(log_mark)
+	obj create "$set" 300
+	ok "pmemobj threads on an async replica: 4 threads, 250 each" \
+		"$prog" threads "$set" 4 250
+	logged "rpmemd applied an async replica's records" "$mark" \
+		"an async replica's records, applied in order"
+	obj verify "$set" 300
+	synced_back "$set" "the master from the async replica" 300 \
+		"$(lpart pool 0)"
+	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
+}
+
 # refused -- pmemobj create on $1 fails with errno text $2, rpmemd
 # logging ERE $3; nothing of the pool is left (parts $4...)
 refused() {
@@ -501,7 +524,7 @@ scenario() {
 
 all=(create-replicated sync-recreates-replica rm-remote transform
 	info-remote two-replicas sync-health-check singlehdr concurrent-lanes
-	create-refusals pool-in-use)
+	async-replica create-refusals pool-in-use)
 chosen=("$@")
 ((${#chosen[@]} != 0)) || chosen=("${all[@]}")
 for name in "${chosen[@]}"; do
