@@ -39,6 +39,9 @@
 #                          (RPMEM_REPLICATION=async, doc/async.md): the
 #                          closes drain the log, the replica rebuilds
 #                          the master
+#   mixed-modes            two REPLICA lines, one sync, one async by its
+#                          section of librpmem.conf: each alone rebuilds
+#                          the master
 #   create-refusals        R13, R14: pmemobj_create fails cleanly on a
 #                          replica too small, already a pool, or
 #                          SINGLEHDR mismatched
@@ -413,6 +416,30 @@ sc_async_replica() {
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
 }
 
+# sc_mixed_modes -- a sync and an async replica of one pool, the async
+# one named by its section of the client's configuration file
+sc_mixed_modes() {
+	local set=$ld/pool.set mark
+	remote_set one.set 0 16M
+	remote_set two.set 0 16M
+	local_set pool 0 16M one.set two.set
+	printf '[second-site]\ntarget = %s\npoolset = two.set\nmode = async\n' \
+		"$HARNESS_TARGET" >"$ld/librpmem.conf"
+	chmod 600 "$ld/librpmem.conf"
+	export RPMEM_CONF=$ld/librpmem.conf
+	mark=$(log_mark)
+	obj create "$set" "$NTX"
+	obj extend "$set" "$NTX_MORE"
+	expect "one replica's rpmemd applied async records, per open" \
+		test "$(count_logged "$mark" "an async replica's records")" = 2
+	obj verify "$set" $((NTX + NTX_MORE))
+	synced_back "$set" "master and the sync replica from the async one" \
+		$((NTX + NTX_MORE)) "$(lpart pool 0)" "$(rpart one.set 0)"
+	synced_back "$set" "master and the async replica from the sync one" \
+		$((NTX + NTX_MORE)) "$(lpart pool 0)" "$(rpart two.set 0)"
+	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
+}
+
 # refused -- pmemobj create on $1 fails with errno text $2, rpmemd
 # logging ERE $3; nothing of the pool is left (parts $4...)
 refused() {
@@ -524,7 +551,7 @@ scenario() {
 
 all=(create-replicated sync-recreates-replica rm-remote transform
 	info-remote two-replicas sync-health-check singlehdr concurrent-lanes
-	async-replica create-refusals pool-in-use)
+	async-replica mixed-modes create-refusals pool-in-use)
 chosen=("$@")
 ((${#chosen[@]} != 0)) || chosen=("${all[@]}")
 for name in "${chosen[@]}"; do
