@@ -152,7 +152,7 @@ sender(void *arg)
 	struct async *a = arg;
 	struct sendlog_ticket t[2];
 	unsigned n = 0;
-	uint64_t next = 0;
+	uint64_t next = 0, upto = 0;	/* where the last take ended */
 	int r = 0;
 	while (!r) {
 		show_lag(a, &next);
@@ -171,12 +171,27 @@ sender(void *arg)
 			if ((r = fabric_epochs_buf(a->fab, a->lane, &body,
 					&cap)))
 				break;
+			struct sendlog_ticket tk;
 			size_t used = sendlog_take(&a->log, body, cap,
-				a->raddr, &t[n]);
-			if (used && (r = fabric_epochs_send(a->fab, a->lane,
-					used)))
+				a->raddr, &tk);
+			bool moved = tk.upto != upto;
+			upto = tk.upto;
+			if (!used && !moved) {
+				/* a record larger than the lane's message */
+				r = -EMSGSIZE;
 				break;
-			n += used != 0;
+			}
+			if (!used) {
+				/* only drains: done with what is before them */
+				if (n)
+					t[n - 1] = tk;
+				else
+					sendlog_release(&a->log, &tk);
+				continue;
+			}
+			if ((r = fabric_epochs_send(a->fab, a->lane, used)))
+				break;
+			t[n++] = tk;
 			continue;
 		}
 		if (n) {
