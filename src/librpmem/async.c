@@ -303,7 +303,7 @@ async_close(RPMEMpool *rpp, int timeout_ms)
 	if (!a || !a->running)
 		return true;
 	uint64_t seq = sendlog_last(&a->log);
-	int r = sendlog_wait_done(&a->log, seq, clock_ns() +
+	int r = sendlog_wait_done(&a->log, seq,
 		(uint64_t)timeout_ms * 1000000ULL);
 	halt(a);
 	(void) restart(rpp);
@@ -330,7 +330,9 @@ async_op(RPMEMpool *rpp, unsigned i, enum repl_op op, size_t off,
 {
 	struct sendlog *l = &rpp->async->log;
 	const char *src = (const char *)rpp->pool_addr + off;
+	/* the sender breaks a session that answers nothing in time */
 	uint64_t seq, deadline = clock_ns() + WAIT_NS;
+	uint64_t stall = (uint64_t)Env.timeout_ms * 1000000ULL;
 	int r = 0;
 	switch (op) {
 	case REPL_FLUSH:
@@ -341,10 +343,19 @@ async_op(RPMEMpool *rpp, unsigned i, enum repl_op op, size_t off,
 		return sendlog_append(l, off, src, len, true, deadline, &seq);
 	case REPL_DEEP_PERSIST:
 		r = sendlog_append(l, off, src, len, true, deadline, &seq);
-		return r ? r : sendlog_wait_done(l, seq, deadline);
+		if (!r)
+			r = sendlog_wait_done(l, seq, stall);
+		break;
 	case REPL_READ:
-		r = sendlog_wait_done(l, sendlog_last(l), deadline);
-		return r ? r : fabric_read(rpp->fab, i, buf, off, len);
+		r = sendlog_wait_done(l, sendlog_last(l), stall);
+		if (!r)
+			r = fabric_read(rpp->fab, i, buf, off, len);
+		break;
+	default:
+		return -EINVAL;
 	}
-	return -EINVAL;
+	/* nothing answered for RPMEM_TIMEOUT: the session is lost */
+	if (r == -ETIMEDOUT)
+		fabric_break(rpp->fab, ETIMEDOUT);
+	return r;
 }

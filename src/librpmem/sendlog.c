@@ -296,18 +296,23 @@ sendlog_wait_work(struct sendlog *l, uint64_t deadline_ns)
 	return any;
 }
 
-/* sendlog_wait_done -- until record `seq` is released */
+/* sendlog_wait_done -- until record `seq` is released, or a stall */
 int
-sendlog_wait_done(struct sendlog *l, uint64_t seq, uint64_t deadline_ns)
+sendlog_wait_done(struct sendlog *l, uint64_t seq, uint64_t stall_ns)
 {
 	int ret = 0;
 	pthread_mutex_lock(&l->lock);
+	uint64_t seen = l->done_seq, deadline = clock_ns() + stall_ns;
 	while (l->done_seq < seq) {
 		if (l->closed) {
 			ret = -EPIPE;
 			break;
 		}
-		if (!wait_until(l, &l->room, deadline_ns)) {
+		if (l->done_seq != seen) {	/* progress: the clock again */
+			seen = l->done_seq;
+			deadline = clock_ns() + stall_ns;
+		}
+		if (!wait_until(l, &l->room, stall_ns ? deadline : 0)) {
 			ret = -ETIMEDOUT;
 			break;
 		}

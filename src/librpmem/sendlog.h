@@ -94,10 +94,11 @@ void sendlog_release(struct sendlog *l, const struct sendlog_ticket *t);
 bool sendlog_wait_work(struct sendlog *l, uint64_t deadline_ns);
 
 /*
- * sendlog_wait_done -- until record `seq` is released (or the log is
- * closed, or `deadline_ns` passes: -EPIPE, -ETIMEDOUT); 0 then
+ * sendlog_wait_done -- until record `seq` is released: 0; -EPIPE when
+ * the log is closed, -ETIMEDOUT when nothing was released for
+ * `stall_ns` (0: do not wait)
  */
-int sendlog_wait_done(struct sendlog *l, uint64_t seq, uint64_t deadline_ns);
+int sendlog_wait_done(struct sendlog *l, uint64_t seq, uint64_t stall_ns);
 
 /* sendlog_lag -- bytes appended and not released; the oldest's age */
 void sendlog_lag(struct sendlog *l, uint64_t *bytes, uint64_t *age_ns);

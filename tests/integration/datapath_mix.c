@@ -288,6 +288,18 @@ mix_case(const char *name, unsigned nparts, size_t part_size,
 				rpmem_drain(rpp, k, 0), msg);
 		}
 	}
+	/*
+	 * a drain on its own once everything was answered (an async log's
+	 * record that no message carries), then a read, which waits for
+	 * the log: it must not wait for an answer that never comes
+	 */
+	tu_ok(rpmem_deep_persist(rpp, lo, 8, 0), "the deep persist before");
+	tu_ok(rpmem_drain(rpp, 0, 0), "a drain on its own");
+	char word8[8];
+	long long t1 = tu_now_ms();
+	tu_ok(rpmem_read(rpp, word8, lo, 8, 0), "a read after it");
+	ck_assert_msg(tu_now_ms() - t1 < 5000, "%s: the read after a lone "
+		"drain took %lld ms", name, tu_now_ms() - t1);
 	tu_ok(rpmem_close(rpp), "close after the mix");
 
 	char *img = replica_image(&s);
