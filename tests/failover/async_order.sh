@@ -24,15 +24,7 @@ me=async_order.sh
 SIZE=$((32 << 20))
 LAG=$((4 << 20))
 SEEDS=${ASYNC_SEEDS:-20}
-fo_tmp
-# shellcheck disable=SC2016 # expanded at exit
-fo_exit_trap 'harness_stop_sshd "$tmp/b"'
-harness_start_sshd "$tmp/b" || exit 1
-target=$HARNESS_TARGET
-psd=$tmp/psd
-part=$tmp/parts/g.0
-mkdir -p "$psd" "$tmp/parts"
-rpmemd_cmd=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log")
+gc_target
 conf=$tmp/librpmem.conf
 printf '[default]\nmode = async\nlag-bytes = 4M\nlag-ms = 600000\n' >"$conf"
 chmod 600 "$conf"

@@ -6,6 +6,9 @@
 # to $tmp/gc.out.  Source it after common.sh; $gc_env (an array) adds
 # the script's own environment to every run.
 #
+#   gc_target                          $tmp and its EXIT trap, a private
+#                                      sshd ($target), the pool set dir
+#                                      $psd, part $part, $rpmemd_cmd
 #   gc [VAR=VALUE...] CMD [ARG...]     genclient; its status, also in rc
 #   gc_bg [VAR=VALUE...] CMD [ARG...]  the same in the background, its
 #                                      pid (genclient's own) in app_pid
@@ -15,6 +18,27 @@
 gc=$top_builddir/tests/failover/genclient
 [[ -x $gc ]] || { echo "$me: $gc not built" >&2; exit 1; }
 gc_env=()
+
+# gc_target -- the target every genclient test uses: a private sshd on
+# loopback, g.set's directory and part, and the rpmemd command serving
+# it, which carries the sanitizer leg's options (sshd passes no
+# environment, and rpmemd's reports must land where the leg looks)
+gc_target() {
+	fo_tmp
+	# shellcheck disable=SC2016 # expanded at exit
+	fo_exit_trap 'harness_stop_sshd "$tmp/b"'
+	harness_start_sshd "$tmp/b" || exit 1
+	target=$HARNESS_TARGET
+	psd=$tmp/psd
+	part=$tmp/parts/g.0
+	mkdir -p "$psd" "$tmp/parts"
+	rpmemd_cmd=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log")
+	local v
+	for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS IPATH_NO_BACKTRACE; do
+		[[ -z ${!v:-} ]] ||
+			rpmemd_cmd="$v=$(printf '%q' "${!v}") $rpmemd_cmd"
+	done
+}
 
 # gc -- genclient in the foreground; its status in rc
 gc() {

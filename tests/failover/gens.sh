@@ -49,16 +49,8 @@ me=gens.sh
 
 SIZE=$((32 << 20))
 MIB=$((1 << 20))
-fo_tmp
-# shellcheck disable=SC2016 # expanded at exit
-fo_exit_trap 'harness_stop_sshd "$tmp/b"'
-harness_start_sshd "$tmp/b" || exit 1
-target=$HARNESS_TARGET
-psd=$tmp/psd
-part=$tmp/parts/g.0
-mkdir -p "$psd" "$tmp/parts"
-ours_cmd=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log")
-rpmemd_cmd=$ours_cmd
+gc_target
+ours_cmd=$rpmemd_cmd
 
 # fresh -- a new pool and replica, nothing recorded
 fresh() {

@@ -40,19 +40,7 @@ TIMEOUT=${GENSOAK_TIMEOUT:-2}
 gc_env=(RPMEM_TIMEOUT="$TIMEOUT" RPMEM_FREEZE_TIMEOUT=$((2 * TIMEOUT)))
 POLICIES=(continue fence-ok fence-refuse fail)
 EVENTS=(kill stop cut crash resync promote)
-fo_tmp
-# shellcheck disable=SC2016 # expanded at exit
-fo_exit_trap 'harness_stop_sshd "$tmp/b"'
-harness_start_sshd "$tmp/b" || exit 1
-target=$HARNESS_TARGET
-psd=$tmp/psd
-part=$tmp/parts/g.0
-mkdir -p "$psd" "$tmp/parts"
-rpmemd_cmd=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log")
-# sshd passes no environment: the sanitizer leg's options go with it
-for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS IPATH_NO_BACKTRACE; do
-	[[ -z ${!v:-} ]] || rpmemd_cmd="$v=$(printf '%q' "${!v}") $rpmemd_cmd"
-done
+gc_target
 handler=$tmp/fence-peer
 cat >"$handler" <<-EOF
 	#!/bin/sh
