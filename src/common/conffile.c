@@ -62,9 +62,13 @@ conffile_value_ok(const char *value)
 	return !strchr(value, ';') && value[0] != '"' && value[0] != '\'';
 }
 
-/* conffile_split -- blank, [section] or key = value, as iniparser reads */
-int
-conffile_split(const char *raw, size_t n, char *buf,
+/*
+ * split -- the `n` bytes of `raw` (a line without its newline) into
+ * `buf` (CONFFILE_LINE_MAX + 1 bytes) and `out`: blank, [section] or
+ * key = value, as iniparser reads them; -EINVAL with *why otherwise
+ */
+static int
+split(const char *raw, size_t n, char *buf,
 		struct conffile_line *out, const char **why)
 {
 	*why = NULL;
@@ -122,13 +126,14 @@ conffile_split(const char *raw, size_t n, char *buf,
 	return 0;
 }
 
-/* conffile_each -- every line of the file, numbered */
+/* conffile_each -- every line of the file that says something, split */
 int
 conffile_each(FILE *f, const char *path,
-		int (*fn)(void *arg, unsigned lno, const char *raw, size_t n),
-		void *arg, char *err, size_t errlen)
+		int (*fn)(void *arg, unsigned lno,
+		const struct conffile_line *l), void *arg, char *err,
+		size_t errlen)
 {
-	char *line = NULL;
+	char *line = NULL, buf[CONFFILE_LINE_MAX + 1];
 	size_t cap = 0;
 	unsigned lno = 0;
 	ssize_t n;
@@ -138,7 +143,17 @@ conffile_each(FILE *f, const char *path,
 		size_t len = (size_t)n;
 		if (line[len - 1] == '\n')
 			len--;
-		ret = fn(arg, ++lno, line, len);
+		struct conffile_line l;
+		const char *why;
+		lno++;
+		if (split(line, len, buf, &l, &why)) {
+			if (err && errlen)
+				snprintf(err, errlen, "%s:%u: %s", path, lno,
+					why);
+			ret = -EINVAL;
+		} else if (l.kind != CONFFILE_BLANK) {
+			ret = fn(arg, lno, &l);
+		}
 	}
 	if (ret == 0 && ferror(f)) {
 		if (err && errlen)

@@ -48,26 +48,22 @@ struct conffile_line {
 int conffile_trusted(const char *path, int fd, char *err, size_t errlen);
 
 /*
- * conffile_split -- the `n` bytes of `raw` (a line without its newline)
- * into `buf` (CONFFILE_LINE_MAX + 1 bytes) and `out`.  0, or -EINVAL
- * with *why saying what is wrong with the line.
- */
-int conffile_split(const char *raw, size_t n, char *buf,
-		struct conffile_line *out, const char **why);
-
-/*
  * conffile_value_ok -- iniparser reads `value` as written: no ';' (it
  * would cut the value there), no leading quote (it would strip it)
  */
 bool conffile_value_ok(const char *value);
 
 /*
- * conffile_each -- call `fn` with each line of `f` (without its newline)
- * and its number from 1; stops at the first non-zero return, which it
- * returns; -EIO with err set on a read error
+ * conffile_each -- split each line of `f` as iniparser would read it
+ * and call `fn` with each that is not blank (a comment, or nothing):
+ * a section or a `key = value`, and its number from 1.  Stops at the
+ * first non-zero return of `fn`, which it returns; a line iniparser
+ * would read otherwise than written is -EINVAL, a read error -EIO, each
+ * with "PATH:LINE: why" (or "PATH: read error") in err.
  */
 int conffile_each(FILE *f, const char *path,
-		int (*fn)(void *arg, unsigned lno, const char *raw, size_t n),
-		void *arg, char *err, size_t errlen);
+		int (*fn)(void *arg, unsigned lno,
+		const struct conffile_line *l), void *arg, char *err,
+		size_t errlen);
 
 #endif /* RPMEM_CONFFILE_H */

@@ -41,16 +41,6 @@ async_on(const RPMEMpool *rpp)
 	return rpp->async != NULL;
 }
 
-/* log_start -- an empty send log of the configured size and age bound */
-static int
-log_start(struct async *a)
-{
-	int r = sendlog_init(&a->log, (size_t)a->conf.lag_bytes, PIECE_MAX);
-	if (!r)
-		sendlog_bound_age(&a->log, a->conf.lag_ms * 1000000ULL);
-	return r;
-}
-
 /* async_init -- the settings; the log for an async replica */
 int
 async_init(RPMEMpool *rpp)
@@ -73,7 +63,8 @@ async_init(RPMEMpool *rpp)
 		return fail(ENOMEM, "!allocating an async replica");
 	a->conf = c;
 	a->rpp = rpp;
-	r = log_start(a);
+	r = sendlog_init(&a->log, (size_t)c.lag_bytes, PIECE_MAX,
+		c.lag_ms * 1000000ULL);
 	if (r) {
 		free(a);
 		return fail(-r, "!a send log of %llu bytes for '%s' on %s",
@@ -253,25 +244,20 @@ halt(struct async *a)
 	sendlog_close(&a->log);
 }
 
-/*
- * restart -- what was not answered into the bitmap, and an empty log
- * for the next session; false when the log cannot be made again
- */
-static bool
-restart(RPMEMpool *rpp)
+/* unanswered -- what rpmemd did not answer goes to the bitmap */
+static void
+unanswered(RPMEMpool *rpp)
 {
 	struct async *a = rpp->async;
 	uint64_t bytes, age;
 	sendlog_lag(&a->log, &bytes, &age);
 	sendlog_unreleased(&a->log, mark, &rpp->repl->oos);
-	sendlog_fini(&a->log);
 	if (bytes)
 		log_warn("'%s' on %s: %llu bytes of the async log were not "
 			"answered (the oldest %llu ms): recorded out of sync",
 			rpp->desc, rpp->target.node,
 			(unsigned long long)bytes,
 			(unsigned long long)(age / 1000000));
-	return log_start(a) == 0;
 }
 
 /* async_halt -- the session is lost: the sender stops, the log closes */
@@ -290,9 +276,8 @@ async_lost(RPMEMpool *rpp)
 	if (!a)
 		return;
 	halt(a);
-	if (!restart(rpp))
-		log_err("'%s' on %s: no memory for the next send log",
-			rpp->desc, rpp->target.node);
+	unanswered(rpp);
+	sendlog_reset(&a->log);
 }
 
 /* async_close -- drain within the timeout, stop, record what is left */
@@ -306,7 +291,7 @@ async_close(RPMEMpool *rpp, int timeout_ms)
 	int r = sendlog_wait_done(&a->log, seq,
 		(uint64_t)timeout_ms * 1000000ULL);
 	halt(a);
-	(void) restart(rpp);
+	unanswered(rpp);
 	return r == 0;
 }
 

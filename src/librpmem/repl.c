@@ -359,45 +359,42 @@ repl_close(RPMEMpool *rpp)
 
 	int s = atomic_load(&rpp->state);
 	/*
-	 * an async replica's log drains first; what it could not ship in
-	 * time is recorded, and the replica keeps its generation
-	 */
-	if (s == RPMEM_ST_READY && async_on(rpp)) {
-		if (!async_close(rpp, rp->close_ms)) {
-			size_t left = oos_bytes(&rp->oos);
-			if (repl_record(rpp, false, "closed before the async "
-					"log drained", true) == 0)
-				log_warn("'%s' on %s closed before its async "
-					"log drained: %zu bytes out of sync "
-					"recorded, the next open resumes",
-					rpp->desc, rpp->target.node, left);
-			return 0;
-		}
-		/* the replica holds the master's current: it takes it */
-		if (resync_adopt(rpp))
-			log_warn("'%s' on %s: the async log drained, but the "
-				"replica did not take the master's generation: "
-				"the next open compares the copies", rpp->desc,
-				rpp->target.node);
-	}
-	/*
 	 * what a handle acknowledged without its replica is recorded; a
 	 * BROKEN one acknowledged nothing more (fail: the application got
 	 * the error, and the replica is left as it is, as PMDK leaves it)
 	 */
-	if ((s == RPMEM_ST_DEGRADED || s == RPMEM_ST_FROZEN ||
-			s == RPMEM_ST_RESYNCING) && rp->recorded) {
+	bool behind = (s == RPMEM_ST_DEGRADED || s == RPMEM_ST_FROZEN ||
+		s == RPMEM_ST_RESYNCING) && rp->recorded;
+	const char *why = NULL, *how = rstate_name(repl_rstate(rpp,
+		(enum rpmem_state)s));
+	/*
+	 * an async replica's log drains first: the replica then takes the
+	 * master's current; what could not be shipped in time is recorded
+	 * as above, and the replica keeps its generation
+	 */
+	if (s == RPMEM_ST_READY && async_on(rpp)) {
+		if (!async_close(rpp, rp->close_ms)) {
+			behind = true;
+			why = "closed before the async log drained";
+			how = "before its async log drained";
+		} else if (resync_adopt(rpp)) {
+			log_warn("'%s' on %s: the async log drained, but the "
+				"replica did not take the master's generation: "
+				"the next open compares the copies", rpp->desc,
+				rpp->target.node);
+		}
+	}
+	if (behind) {
 		size_t left = oos_bytes(&rp->oos);
-		if (repl_record(rpp, false, NULL, true) == 0)
+		if (repl_record(rpp, false, why, true) == 0)
 			log_warn("'%s' on %s closed %s: %zu bytes out of sync "
 				"%s, the next open resumes", rpp->desc,
-				rpp->target.node, rstate_name(repl_rstate(rpp,
-				(enum rpmem_state)s)), left,
+				rpp->target.node, how, left,
 				rp->ranges_known ? "recorded" :
 				"(to be found by comparing hashes)");
 	}
 	/* a replica in sync takes the master's generation with the close */
-	return s == RPMEM_ST_READY && rpp->has_gen && !rp->tool ?
+	return s == RPMEM_ST_READY && !behind && rpp->has_gen && !rp->tool ?
 		PROTO_CLOSE_FLAG_INSYNC : 0;
 }
 

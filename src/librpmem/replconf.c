@@ -204,38 +204,31 @@ section_begin(struct scan *sc, unsigned lno, const char *name)
 	return 0;
 }
 
-/* line_check -- one line: a section, or a known key once, valid value */
+/* line_check -- a split line: a section, or a known key once, valid */
 static int
-line_check(void *arg, unsigned lno, const char *raw, size_t n)
+line_check(void *arg, unsigned lno, const struct conffile_line *l)
 {
 	struct scan *sc = arg;
-	char buf[CONFFILE_LINE_MAX + 1];
-	struct conffile_line l;
-	const char *why;
-	if (conffile_split(raw, n, buf, &l, &why))
-		return fail(sc, "%s:%u: %s", sc->path, lno, why);
-	if (l.kind == CONFFILE_BLANK)
-		return 0;
-	if (l.kind == CONFFILE_SECTION) {
+	if (l->kind == CONFFILE_SECTION) {
 		int r = section_end(sc);
-		return r ? r : section_begin(sc, lno, l.name);
+		return r ? r : section_begin(sc, lno, l->name);
 	}
 	if (sc->nsections == 0)
 		return fail(sc, "%s:%u: key '%s' outside a section", sc->path,
-			lno, l.name);
-	enum key_id k = key_find(l.name);
+			lno, l->name);
+	enum key_id k = key_find(l->name);
 	bool dflt = strcmp(sc->names[sc->nsections - 1], DEFAULT_SECTION) ==
 		0;
 	if (k == K_MAX || (dflt && Keys[k].replica_only))
 		return fail(sc, "%s:%u: unknown key '%s'%s", sc->path, lno,
-			l.name, k == K_MAX ? "" : " in [default]");
+			l->name, k == K_MAX ? "" : " in [default]");
 	if (sc->keys & 1U << k)
 		return fail(sc, "%s:%u: key '%s' again", sc->path, lno,
-			l.name);
+			l->name);
 	sc->keys |= 1U << k;
-	if (!conffile_value_ok(l.value) || key_set(NULL, k, l.value))
+	if (!conffile_value_ok(l->value) || key_set(NULL, k, l->value))
 		return fail(sc, "%s:%u: invalid value '%s' for key '%s' "
-			"(expected %s)", sc->path, lno, l.value, l.name,
+			"(expected %s)", sc->path, lno, l->value, l->name,
 			Keys[k].expect);
 	return 0;
 }

@@ -66,7 +66,8 @@ skip_pad(const struct sendlog *l, uint64_t pos, uint64_t head)
 
 /* sendlog_init -- an empty log */
 int
-sendlog_init(struct sendlog *l, size_t cap, size_t piece_max)
+sendlog_init(struct sendlog *l, size_t cap, size_t piece_max,
+		uint64_t max_age_ns)
 {
 	memset(l, 0, sizeof(*l));
 	if (cap < CAP_MIN || cap % 8 || piece_max == 0 ||
@@ -77,6 +78,7 @@ sendlog_init(struct sendlog *l, size_t cap, size_t piece_max)
 		return -ENOMEM;
 	l->cap = cap;
 	l->piece_max = piece_max;
+	l->max_age_ns = max_age_ns;
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -87,12 +89,14 @@ sendlog_init(struct sendlog *l, size_t cap, size_t piece_max)
 	return 0;
 }
 
-/* sendlog_bound_age -- appends wait while the oldest is older */
+/* sendlog_reset -- empty and open again */
 void
-sendlog_bound_age(struct sendlog *l, uint64_t max_age_ns)
+sendlog_reset(struct sendlog *l)
 {
 	pthread_mutex_lock(&l->lock);
-	l->max_age_ns = max_age_ns;
+	l->head = l->sent = l->tail = 0;
+	l->seq = l->sent_seq = l->done_seq = 0;
+	l->closed = false;
 	pthread_mutex_unlock(&l->lock);
 }
 

@@ -48,16 +48,18 @@ struct sendlog_ticket {
 /*
  * sendlog_init -- an empty log of `cap` bytes (a multiple of 8, at least
  * 64 KiB) whose records carry at most `piece_max` bytes each (a lane
- * message's room, lane_rec included, at most a quarter of `cap`); 0,
- * -EINVAL or -ENOMEM
+ * message's room, lane_rec included, at most a quarter of `cap`); its
+ * appends also wait while the oldest record not released is older than
+ * `max_age_ns` (0: no such bound).  0, -EINVAL or -ENOMEM.
  */
-int sendlog_init(struct sendlog *l, size_t cap, size_t piece_max);
+int sendlog_init(struct sendlog *l, size_t cap, size_t piece_max,
+		uint64_t max_age_ns);
 
 /*
- * sendlog_bound_age -- appends wait, as for room, while the oldest
- * record not released is older than `max_age_ns` (0: no such bound)
+ * sendlog_reset -- empty it and open it again for the next session
+ * (nobody uses it meanwhile: the sender stopped, every lane held)
  */
-void sendlog_bound_age(struct sendlog *l, uint64_t max_age_ns);
+void sendlog_reset(struct sendlog *l);
 
 /* sendlog_fini -- free it (nobody may use it any more) */
 void sendlog_fini(struct sendlog *l);

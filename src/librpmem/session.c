@@ -383,6 +383,21 @@ pmdk_daemon(RPMEMpool *rpp, const char *what, unsigned *max_lanes)
 }
 
 /*
+ * ssh_end_quiet -- end a session that rpmemd ended or was not asked
+ * anything in, keeping the message and errno of why
+ */
+static void
+ssh_end_quiet(RPMEMpool *rpp)
+{
+	int err = errno;
+	char last[ERRMSG_MAX];
+	rpmem_errmsg_save(last);
+	ssh_end(rpp, 0, NULL, 0, NULL);
+	rpmem_errmsg_restore(last);
+	errno = err;
+}
+
+/*
  * end_failed -- end a session whose start failed after CREATE or OPEN
  * (a created pool is removed again), keeping the message and errno
  */
@@ -474,12 +489,7 @@ rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
 	rpp->pmdk = pmdk;
 	/* an async replica is refused before PMDK's rpmemd touches it */
 	if (pmdk && async_session(rpp, true, PROTO_MINOR_PMDK, 0)) {
-		char last[ERRMSG_MAX];
-		int err = errno;
-		rpmem_errmsg_save(last);
-		ssh_end(rpp, 0, NULL, 0, NULL);
-		rpmem_errmsg_restore(last);
-		errno = err;
+		ssh_end_quiet(rpp);
 		return -1;
 	}
 
@@ -604,10 +614,7 @@ rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
 		fabric_close(rpp->fab);
 		rpp->fab = NULL;
 		rpp->fab_nlanes = 0;
-		char last[ERRMSG_MAX];
-		rpmem_errmsg_save(last);
-		ssh_end(rpp, 0, NULL, 0, NULL);
-		rpmem_errmsg_restore(last);
+		ssh_end_quiet(rpp);
 		errno = EACCES;
 		return -1;
 	}

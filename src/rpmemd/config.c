@@ -220,33 +220,24 @@ key_find(const char *name)
 }
 
 /*
- * line_check -- one line of a config file must be blank, a comment or
- * `key = value` with a known key and a valid value, and mean the same
- * to iniparser (conffile.h)
+ * line_check -- a line of a config file (conffile_each split it) must
+ * be `key = value` with a known key and a valid value
  */
 static int
-line_check(void *arg, unsigned lno, const char *raw, size_t n)
+line_check(void *arg, unsigned lno, const struct conffile_line *l)
 {
 	struct load *ld = arg;
-	char buf[CONFFILE_LINE_MAX + 1];
-	struct conffile_line l;
-	const char *why;
-
-	if (conffile_split(raw, n, buf, &l, &why))
-		return fail(ld, -EINVAL, "%s:%u: %s", ld->path, lno, why);
-	if (l.kind == CONFFILE_BLANK)
-		return 0;
-	if (l.kind == CONFFILE_SECTION)
+	if (l->kind == CONFFILE_SECTION)
 		return fail(ld, -EINVAL, "%s:%u: sections are not supported",
 			ld->path, lno);
-	const struct key_desc *kd = key_find(l.name);
+	const struct key_desc *kd = key_find(l->name);
 	if (kd == NULL)
 		return fail(ld, -EINVAL, "%s:%u: unknown key '%s'", ld->path,
-			lno, l.name);
-	if (!conffile_value_ok(l.value) || key_apply(NULL, kd, l.value))
+			lno, l->name);
+	if (!conffile_value_ok(l->value) || key_apply(NULL, kd, l->value))
 		return fail(ld, -EINVAL,
 			"%s:%u: invalid value '%s' for key '%s' (expected %s)",
-			ld->path, lno, l.value, l.name, kd->expect);
+			ld->path, lno, l->value, l->name, kd->expect);
 	return 0;
 }
 

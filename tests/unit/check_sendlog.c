@@ -89,7 +89,7 @@ static const struct {
 START_TEST(test_take_merges_within_an_epoch)
 {
 	struct sendlog l;
-	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE), 0);
+	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE, 0), 0);
 	memset(Replica, 0, sizeof(Replica));
 	memset(Master, 0, sizeof(Master));
 	uint64_t seq;
@@ -122,7 +122,7 @@ END_TEST
 START_TEST(test_full_log_waits_for_release)
 {
 	struct sendlog l;
-	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE), 0);
+	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE, 0), 0);
 	uint64_t seq, bytes, age;
 	sendlog_lag(&l, &bytes, &age);
 	ck_assert(bytes == 0 && age == 0);
@@ -168,8 +168,8 @@ range_note(void *arg, size_t off, size_t len)
 START_TEST(test_age_bound_and_unreleased)
 {
 	struct sendlog l;
-	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE), 0);
-	sendlog_bound_age(&l, 20000000ULL);	/* 20 ms */
+	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE, 20000000ULL), 0);
+	/* appends wait while the oldest record is older than 20 ms */
 	uint64_t seq;
 	ck_assert_int_eq(write_persist(&l, 100, 8, false, 0, &seq), 0);
 	ck_assert_int_eq(sendlog_append(&l, 0, NULL, 0, true, 0, &seq), 0);
@@ -223,7 +223,7 @@ sender(void *arg)
 START_TEST(test_sender_keeps_the_replica_equal)
 {
 	struct sendlog l;
-	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE), 0);
+	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE, 0), 0);
 	memset(Replica, 0, sizeof(Replica));
 	memset(Master, 0, sizeof(Master));
 	pthread_t th;
@@ -249,10 +249,10 @@ END_TEST
 START_TEST(test_init_refuses_bad_sizes)
 {
 	struct sendlog l;
-	ck_assert_int_eq(sendlog_init(&l, LOG - 8, PIECE), -EINVAL);
-	ck_assert_int_eq(sendlog_init(&l, LOG + 4, PIECE), -EINVAL);
-	ck_assert_int_eq(sendlog_init(&l, LOG, LOG / 4), -EINVAL);
-	ck_assert_int_eq(sendlog_init(&l, LOG, 0), -EINVAL);
+	ck_assert_int_eq(sendlog_init(&l, LOG - 8, PIECE, 0), -EINVAL);
+	ck_assert_int_eq(sendlog_init(&l, LOG + 4, PIECE, 0), -EINVAL);
+	ck_assert_int_eq(sendlog_init(&l, LOG, LOG / 4, 0), -EINVAL);
+	ck_assert_int_eq(sendlog_init(&l, LOG, 0, 0), -EINVAL);
 }
 END_TEST
 
