@@ -32,7 +32,10 @@
 #                 bitmap for the replica names the replica's; a clean
 #                 close makes both equal, bytes and generation; rpmemd
 #                 killed while persists stream (continue): the records
-#                 it had not answered come back with the resync
+#                 it had not answered come back with the resync; a close
+#                 while rpmemd is stopped (the log cannot drain): not in
+#                 sync, the replica keeps its generation, the record
+#                 says why, and the next open makes the copies equal
 #   promote_race  rpmem promote held (strace) after its first look at
 #                 the replica and before it ends the sessions holding
 #                 it, while the master reconnects and starts a resync:
@@ -338,6 +341,28 @@ sc_async() {
 	finish_app
 	((rc == 0)) || bad "async soak: $rc: $(tail -3 "$tmp/gc.out")"
 	equal "async, after the link was lost and came back"
+	# a close that cannot drain the log: rpmemd stopped under it
+	rm -f -- "$tmp/w/stop" "$tmp/w/acks"
+	gc_bg RPMEM_REPLICATION=async RPMEM_CLOSE_TIMEOUT=1 RPMEM_TIMEOUT=3 \
+		soak 12 "$tmp/w"
+	wait_for '[[ $(wc -l 2>/dev/null <"$tmp/w/acks") -gt 50 ]]' 30 \
+		"50 async persists" || return
+	local pid
+	pid=$(harness_rpmemd_pids "$psd" | head -1)
+	kill -STOP "$pid"
+	finish_app 60
+	kill -CONT "$pid"
+	grep -q '^reason closed before the async log drained$' \
+		"$tmp/state/"*.replica ||
+		bad "a close before the log drained: the record says" \
+			"$(grep -h '^reason\|^in_sync' "$tmp/state/"*.replica)"
+	[[ $(gen_of "$tmp/m.pool.gen") != "$(gen_of "$part.gen")" ]] ||
+		bad "a close before the log drained gave the replica the" \
+			"master's generation"
+	wait_for '[[ -z $(harness_rpmemd_pids "$psd") ]]' 30 "rpmemd gone" ||
+		return
+	gc open || bad "the open after it: $(tail -3 "$tmp/gc.out")"
+	equal "async, after a close that could not drain"
 }
 
 scenarios=${SCENARIOS:-d7_open d7_reconnect d8 d9 d10 d11 async promote_race}
