@@ -45,9 +45,13 @@ name_index(const char *const *names, int n, const char *s)
 	return -1;
 }
 
-/* parse_bytes -- decimal with an optional K, M or G (powers of 1024) */
+/*
+ * parse_num -- a decimal within [min, max]; with `units`, an optional K, M
+ * or G after it (powers of 1024)
+ */
 static int
-parse_bytes(const char *s, uint64_t *out)
+parse_num(const char *s, bool units, uint64_t min, uint64_t max,
+	uint64_t *out)
 {
 	if (!isdigit((unsigned char)s[0]))
 		return -EINVAL;
@@ -55,32 +59,16 @@ parse_bytes(const char *s, uint64_t *out)
 	char *end;
 	unsigned long long v = strtoull(s, &end, 10);
 	unsigned shift = 0;
-	if (*end == 'K' || *end == 'M' || *end == 'G')
+	if (units && *end && strchr("KMG", *end)) {
 		shift = *end == 'K' ? 10 : *end == 'M' ? 20 : 30;
-	if (shift)
 		end++;
-	if (errno || *end || v > (REPLCONF_LAG_BYTES_MAX >> shift))
+	}
+	if (errno || *end || v > (max >> shift))
 		return -EINVAL;
 	v <<= shift;
-	if (v < REPLCONF_LAG_BYTES_MIN)
+	if (v < min)
 		return -EINVAL;
 	*out = v;
-	return 0;
-}
-
-/* parse_ms -- decimal milliseconds within the bounds */
-static int
-parse_ms(const char *s, unsigned *out)
-{
-	if (!isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-	if (errno || *end || v < REPLCONF_LAG_MS_MIN ||
-			v > REPLCONF_LAG_MS_MAX)
-		return -EINVAL;
-	*out = (unsigned)v;
 	return 0;
 }
 
@@ -90,6 +78,7 @@ key_set(struct settings *st, enum key_id k, const char *v)
 {
 	struct settings tmp;
 	struct replconf *c = st ? &st->c : &tmp.c;
+	uint64_t n;
 	int i;
 	switch (k) {
 	case K_MODE:
@@ -98,12 +87,15 @@ key_set(struct settings *st, enum key_id k, const char *v)
 		c->mode = (enum replconf_mode)i;
 		break;
 	case K_LAG_BYTES:
-		if (parse_bytes(v, &c->lag_bytes))
+		if (parse_num(v, true, REPLCONF_LAG_BYTES_MIN,
+				REPLCONF_LAG_BYTES_MAX, &c->lag_bytes))
 			return -EINVAL;
 		break;
 	case K_LAG_MS:
-		if (parse_ms(v, &c->lag_ms))
+		if (parse_num(v, false, REPLCONF_LAG_MS_MIN,
+				REPLCONF_LAG_MS_MAX, &n))
 			return -EINVAL;
+		c->lag_ms = (unsigned)n;
 		break;
 	case K_CONGESTION:
 		if ((i = name_index(Congestion_names, 2, v)) < 0)

@@ -26,6 +26,15 @@
 static unsigned char Master[POOL], Replica[POOL];
 static unsigned char Msg[MSG];
 
+/* fresh -- a new log of the test's sizes and both images cleared */
+static void
+fresh(struct sendlog *l, uint64_t max_age_ns)
+{
+	ck_assert_int_eq(sendlog_init(l, LOG, PIECE, max_age_ns), 0);
+	memset(Replica, 0, sizeof(Replica));
+	memset(Master, 0, sizeof(Master));
+}
+
 /* write_persist -- the master's bytes change, then go into the log */
 static int
 write_persist(struct sendlog *l, size_t off, size_t len, bool end,
@@ -89,9 +98,7 @@ static const struct {
 START_TEST(test_take_merges_within_an_epoch)
 {
 	struct sendlog l;
-	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE, 0), 0);
-	memset(Replica, 0, sizeof(Replica));
-	memset(Master, 0, sizeof(Master));
+	fresh(&l, 0);
 	uint64_t seq;
 	for (unsigned i = 0; i < Takes[_i].nput; i++)
 		ck_assert_int_eq(write_persist(&l, Takes[_i].put[i].off,
@@ -122,7 +129,7 @@ END_TEST
 START_TEST(test_full_log_waits_for_release)
 {
 	struct sendlog l;
-	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE, 0), 0);
+	fresh(&l, 0);
 	uint64_t seq, bytes, age;
 	sendlog_lag(&l, &bytes, &age);
 	ck_assert(bytes == 0 && age == 0);
@@ -168,7 +175,7 @@ range_note(void *arg, size_t off, size_t len)
 START_TEST(test_age_bound_and_unreleased)
 {
 	struct sendlog l;
-	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE, 20000000ULL), 0);
+	fresh(&l, 20000000ULL);
 	/* appends wait while the oldest record is older than 20 ms */
 	uint64_t seq;
 	ck_assert_int_eq(write_persist(&l, 100, 8, false, 0, &seq), 0);
@@ -223,9 +230,7 @@ sender(void *arg)
 START_TEST(test_sender_keeps_the_replica_equal)
 {
 	struct sendlog l;
-	ck_assert_int_eq(sendlog_init(&l, LOG, PIECE, 0), 0);
-	memset(Replica, 0, sizeof(Replica));
-	memset(Master, 0, sizeof(Master));
+	fresh(&l, 0);
 	pthread_t th;
 	ck_assert_int_eq(pthread_create(&th, NULL, sender, &l), 0);
 	uint64_t rnd = 42, seq = 0, bytes, age;
