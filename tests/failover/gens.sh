@@ -35,7 +35,9 @@
 #                 it had not answered come back with the resync; a close
 #                 while rpmemd is stopped (the log cannot drain): not in
 #                 sync, the replica keeps its generation, the record
-#                 says why, and the next open makes the copies equal
+#                 says why, and the next open makes the copies equal;
+#                 a persist waiting in a full log while rpmemd is
+#                 stopped returns when the session times out (continue)
 #   promote_race  rpmem promote held (strace) after its first look at
 #                 the replica and before it ends the sessions holding
 #                 it, while the master reconnects and starts a resync:
@@ -363,6 +365,32 @@ sc_async() {
 		return
 	gc open || bad "the open after it: $(tail -3 "$tmp/gc.out")"
 	equal "async, after a close that could not drain"
+	# a persist waiting for room in a full log (1 MiB) while rpmemd is
+	# stopped: the session is lost (heartbeat or RPMEM_TIMEOUT), the
+	# waiter returns
+	# (continue), what was not answered comes back with the resync
+	printf '[default]\nlag-bytes = 1M\n' >"$tmp/small.conf"
+	chmod 600 "$tmp/small.conf"
+	rm -f -- "$tmp/w/stop" "$tmp/w/acks"
+	gc_bg RPMEM_CONF="$tmp/small.conf" RPMEM_REPLICATION=async \
+		RPMEM_ON_REPLICA_LOSS=continue RPMEM_TIMEOUT=3 soak 13 "$tmp/w"
+	wait_for '[[ $(wc -l 2>/dev/null <"$tmp/w/acks") -gt 50 ]]' 30 \
+		"50 async persists" || return
+	pid=$(harness_rpmemd_pids "$psd" | head -1)
+	kill -STOP "$pid"
+	wait_for '[[ $(state) == degraded || $(state) == resyncing ]]' 20 \
+		"the loss with a persist waiting in the full log"
+	kill -CONT "$pid"
+	wait_for '[[ $(state) == connected ]]' 60 "the resync" || return
+	# the log was full: no more than one persist (256 KiB) short of it
+	local left
+	left=$(sed -n 's/.*: \([0-9]*\) bytes of the async log were not answered.*/\1/p' \
+		"$tmp/client.log" | tail -1)
+	((${left:-0} > 768 << 10)) || bad "the log was not full at the" \
+		"loss: ${left:-no} bytes unanswered"
+	finish_app
+	((rc == 0)) || bad "async, full log: $rc: $(tail -3 "$tmp/gc.out")"
+	equal "async, after a full log's session timed out"
 }
 
 scenarios=${SCENARIOS:-d7_open d7_reconnect d8 d9 d10 d11 async promote_race}
