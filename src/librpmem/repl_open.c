@@ -192,12 +192,29 @@ int
 repl_begin(RPMEMpool *rpp, RPMEMpool *session, bool opening)
 {
 	struct repl *rp = rpp->repl;
-	bool legacy = !session->has_gen || !session->mgen.current;
+	/*
+	 * a master copy whose file keeps no generations (its part file is
+	 * new, or its .gen was lost) before a replica with some: the replica
+	 * holds the history, the master nothing it can vouch for; its bytes
+	 * are never pushed over the replica's (the way back is the other
+	 * way: pmempool sync reads the replica into it)
+	 */
+	bool fresh = session->has_gen && !session->mgen.current &&
+		session->rgen.current && !rpp->created && mgen_where(rpp)[0];
+	bool legacy = !fresh && (!session->has_gen || !session->mgen.current);
 	uint64_t peer = session->has_gen && session->rgen.id ?
 		session->rgen.id : legacy_id(rpp);
 	struct gen_decision d = { GEN_SAME, 0, "in sync" };
 	bool marked = false;
-	if (legacy) {
+	if (fresh) {
+		log_notice("'%s' on %s: this master copy has no generations "
+			"(%s is missing or speaks of another part file); the "
+			"replica has: its bytes are not overwritten, the master "
+			"takes new generations with it", session->desc,
+			session->target.node, mgen_where(rpp));
+		d.why = "a master copy without generations: the replica is "
+			"not overwritten";
+	} else if (legacy) {
 		d.verdict = legacy_verdict(rpp, peer, opening);
 		d.why = "the record, with a peer without generations";
 	} else if (rpp->created) {
