@@ -214,6 +214,15 @@ async_ready(RPMEMpool *rpp)
 	int r = mgen_ahead(rpp, rpp->repl->peer);
 	if (r && r != -ENOENT)
 		return r;
+	/*
+	 * and its record says so before the first acknowledgement: a
+	 * master that dies or breaks (on-replica-loss fail) from here on
+	 * has acknowledged what the replica may lack
+	 */
+	r = repl_record(rpp, false, "an async replica: behind the master "
+		"until a close drains its log", false);
+	if (r && r != -ENOENT)
+		return r;
 	a->fab = rpp->fab;
 	a->lane = atomic_load(&rpp->fab_nlanes);
 	a->raddr = rpp->resp.ibc.raddr;

@@ -70,15 +70,16 @@ repl_enter(RPMEMpool *rpp, enum rpmem_state to, const char *why)
 		return -1;
 	}
 	/* an async replica acknowledges from its log once READY: the master
-	 * rolls its generation first, and nothing is acknowledged if not */
+	 * rolls its generation and the record says "behind" first, and
+	 * nothing is acknowledged if not */
 	if (to == RPMEM_ST_READY && from != RPMEM_ST_READY &&
 			async_ready(rpp)) {
 		int expected = 0;
 		atomic_compare_exchange_strong(&rpp->error, &expected,
 			ECONNRESET);
 		to = RPMEM_ST_BROKEN;
-		why = "an async replica's generation or sender could not be "
-			"started";
+		why = "an async replica's generation, record or sender could "
+			"not be started";
 	}
 	atomic_store(&rpp->state, to);
 	/* in sync again: the peer is unfenced (the worker runs it); lost
@@ -382,6 +383,9 @@ repl_close(RPMEMpool *rpp)
 				"replica did not take the master's generation: "
 				"the next open compares the copies", rpp->desc,
 				rpp->target.node);
+		} else if (repl_record(rpp, true, NULL, false)) {
+			log_warn("'%s' on %s is in sync, but its record still "
+				"says it is not", rpp->desc, rpp->target.node);
 		}
 	}
 	if (behind) {
