@@ -39,6 +39,10 @@
 #                          (RPMEM_REPLICATION=async, doc/async.md): the
 #                          closes drain the log, the replica rebuilds
 #                          the master
+#   async-crash            the master SIGKILLed while its transactions
+#                          stream to an async replica: the replica's
+#                          image opens with libpmemobj and holds the
+#                          first n transactions whole, for some n
 #   mixed-modes            two REPLICA lines, one sync, one async by its
 #                          section of librpmem.conf: each alone rebuilds
 #                          the master
@@ -416,6 +420,40 @@ sc_async_replica() {
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
 }
 
+# sc_async_crash -- the master killed while its transactions stream to an
+# async replica: the replica's image, copied back over the master, opens
+# with libpmemobj and holds the first n transactions whole, for some n
+sc_async_crash() {
+	local set=$ld/pool.set mark pid i got
+	remote_set remote.set 0 16M
+	local_set pool 0 16M remote.set
+	export RPMEM_REPLICATION=async
+	obj create "$set" "$NTX"
+	mark=$(log_mark)
+	"$prog" extend "$set" 1000000 >"$d/extend.out" 2>"$d/extend.err" &
+	pid=$!
+	for ((i = 0; i < 300; i++)); do
+		(($(count_logged "$mark" "an async replica's records") > 0)) &&
+			break
+		sleep 0.1
+	done
+	expect "rpmemd applies the extension's records" \
+		test "$(count_logged "$mark" "an async replica's records")" = 1
+	kill -KILL "$pid"
+	wait "$pid" || :
+	expect "the master died mid-stream" test ! -s "$d/extend.out"
+	rm -- "$(lpart pool 0)"
+	ok "pmempool sync rebuilds the master from its async replica" \
+		"$pmempool" sync "$set"
+	ok "the copy opens and holds the first n transactions whole" \
+		"$prog" verify "$set" "$NTX" $((NTX + 1000000))
+	got=$(sed -n 's/.*verified \([0-9]*\) transactions.*/\1/p' \
+		"$base.out")
+	say "the async replica held $got transactions (the master had run" \
+		"$NTX before the crashed extension)"
+	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
+}
+
 # sc_mixed_modes -- a sync and an async replica of one pool, the async
 # one named by its section of the client's configuration file
 sc_mixed_modes() {
@@ -551,7 +589,7 @@ scenario() {
 
 all=(create-replicated sync-recreates-replica rm-remote transform
 	info-remote two-replicas sync-health-check singlehdr concurrent-lanes
-	async-replica mixed-modes create-refusals pool-in-use)
+	async-replica async-crash mixed-modes create-refusals pool-in-use)
 chosen=("$@")
 ((${#chosen[@]} != 0)) || chosen=("${all[@]}")
 for name in "${chosen[@]}"; do
