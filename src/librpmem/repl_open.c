@@ -353,7 +353,14 @@ repl_open_behind(RPMEMpool *rpp, enum proto_msg_type type)
 		return false;
 	struct gen m;
 	const struct gen_peer *mp = NULL;
-	if (mgen_where(rpp)[0] && mgen_get(rpp, &m) == 0)
+	int r = mgen_where(rpp)[0] ? mgen_get(rpp, &m) : -EINVAL;
+	/*
+	 * a master copy whose file keeps no generations has nothing to catch
+	 * the replica up with: the session start decides (repl_begin)
+	 */
+	if (r == -ENOENT)
+		return false;
+	if (r == 0)
 		mp = gen_peer_find(&m, away_peer(rpp));
 	if (rp->rec.in_sync && !(mp && mp->bitmap))
 		return false;
