@@ -43,6 +43,10 @@
 #                          stream to an async replica: the replica's
 #                          image opens with libpmemobj and holds the
 #                          first n transactions whole, for some n
+#   degraded-crash         the same after the sync replica was lost
+#                          under continue (the record says behind):
+#                          pmempool sync never pushes the new master
+#                          part over the replica
 #   mixed-modes            two REPLICA lines, one sync, one async by its
 #                          section of librpmem.conf: each alone rebuilds
 #                          the master
@@ -420,38 +424,71 @@ sc_async_replica() {
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
 }
 
-# sc_async_crash -- the master killed while its transactions stream to an
-# async replica: the replica's image, copied back over the master, opens
-# with libpmemobj and holds the first n transactions whole, for some n
-sc_async_crash() {
-	local set=$ld/pool.set mark pid i got
+# crash_rebuild MODE -- the master SIGKILLed while its transactions go
+# on: MODE async, while they stream to an async replica; MODE degraded,
+# after its sync replica's rpmemd was SIGKILLed under continue (the record
+# says "not in sync", no reconnect in time). Either way the replica holds
+# a prefix the master's record calls behind, and the master's part is
+# lost: pmempool sync makes it anew and reads the replica into it (the
+# new part is never pushed over the replica), libpmemobj opens the copy
+# and it holds the first n transactions whole
+crash_rebuild() {
+	local mode=$1 set=$ld/pool.set mark pid i got
 	remote_set remote.set 0 16M
 	local_set pool 0 16M remote.set
-	export RPMEM_REPLICATION=async
+	case $mode in
+	async) export RPMEM_REPLICATION=async ;;
+	degraded) export RPMEM_ON_REPLICA_LOSS=continue \
+		RPMEM_RECONNECT_MIN_MS=600000 ;;
+	esac
 	obj create "$set" "$NTX"
 	mark=$(log_mark)
 	"$prog" extend "$set" 1000000 >"$d/extend.out" 2>"$d/extend.err" &
 	pid=$!
+	# the extension's session started (and, async, shipped records)
 	for ((i = 0; i < 300; i++)); do
-		(($(count_logged "$mark" "an async replica's records") > 0)) &&
-			break
+		(($(count_logged "$mark" "${Crash_wait[$mode]}") > 0)) && break
 		sleep 0.1
 	done
-	expect "rpmemd applies the extension's records" \
-		test "$(count_logged "$mark" "an async replica's records")" = 1
+	expect "the extension's session: ${Crash_wait[$mode]}" \
+		test "$(count_logged "$mark" "${Crash_wait[$mode]}")" -gt 0
+	if [[ $mode == degraded ]]; then
+		kill -KILL $(log_since "$mark" | sed -n \
+			"s/^${TU_STAMP}rpmemd: session: pid \\([0-9]*\\) .*/\\1/p")
+		for ((i = 0; i < 300; i++)); do
+			grep -qx 'in_sync 0' "$RPMEM_STATE_DIR"/*.replica \
+				2>/dev/null && break
+			sleep 0.1
+		done
+	fi
+	expect "the record calls the replica behind" \
+		grep -qx 'in_sync 0' "$RPMEM_STATE_DIR"/*.replica
 	kill -KILL "$pid"
 	wait "$pid" || :
 	expect "the master died mid-stream" test ! -s "$d/extend.out"
 	rm -- "$(lpart pool 0)"
-	ok "pmempool sync rebuilds the master from its async replica" \
+	ok "pmempool sync rebuilds the master from its replica" \
 		"$pmempool" sync "$set"
 	ok "the copy opens and holds the first n transactions whole" \
 		"$prog" verify "$set" "$NTX" $((NTX + 1000000))
 	got=$(sed -n 's/.*verified \([0-9]*\) transactions.*/\1/p' \
 		"$base.out")
-	say "the async replica held $got transactions (the master had run" \
-		"$NTX before the crashed extension)"
+	say "the replica held $got transactions ($NTX before the extension)"
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
+}
+
+# what crash_rebuild waits for in rpmemd's log before it kills
+declare -A Crash_wait=(
+	[async]="an async replica's records"
+	[degraded]="lanes connected"
+)
+
+# sc_async_crash, sc_degraded_crash -- crash_rebuild's two modes
+sc_async_crash() {
+	crash_rebuild async
+}
+sc_degraded_crash() {
+	crash_rebuild degraded
 }
 
 # sc_mixed_modes -- a sync and an async replica of one pool, the async
@@ -589,7 +626,7 @@ scenario() {
 
 all=(create-replicated sync-recreates-replica rm-remote transform
 	info-remote two-replicas sync-health-check singlehdr concurrent-lanes
-	async-replica async-crash mixed-modes create-refusals pool-in-use)
+	async-replica async-crash degraded-crash mixed-modes create-refusals pool-in-use)
 chosen=("$@")
 ((${#chosen[@]} != 0)) || chosen=("${all[@]}")
 for name in "${chosen[@]}"; do
