@@ -200,10 +200,13 @@ session_gen_adopt(struct session_gen *sg, const struct db_pool *pool,
 		r = gen_new(&f.g, 0);
 	if (r)
 		return r;
-	struct gen_peer *was = (struct gen_peer *)gen_peer_find(&f.g,
-		sg->master.id);
-	if (was)
-		was->open = false;
+	/*
+	 * the replica holds this master's current now: no other master's
+	 * session left bytes in flight that still matter (a master that
+	 * crashed mid-session, before this one resynced or established it)
+	 */
+	for (unsigned i = 0; i < f.g.npeers && i < GEN_PEERS; i++)
+		f.g.peers[i].open = false;
 	sg->master = req->gen;
 	gen_adopt(&f.g, req->gen.id, req->gen.current);
 	struct gen_peer *p = gen_peer_get(&f.g, req->gen.id);
