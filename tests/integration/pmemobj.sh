@@ -469,12 +469,42 @@ crash_rebuild() {
 	rm -- "$(lpart pool 0)"
 	ok "pmempool sync rebuilds the master from its replica" \
 		"$pmempool" sync "$set"
+	caught_up "$set"
 	ok "the copy opens and holds the first n transactions whole" \
 		"$prog" verify "$set" "$NTX" $((NTX + 1000000))
 	got=$(sed -n 's/.*verified \([0-9]*\) transactions.*/\1/p' \
 		"$base.out")
 	say "the replica held $got transactions ($NTX before the extension)"
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
+}
+
+# caught_up SET -- an open of SET held until its handle is connected:
+# the first open after a rebuild compares the copies in the background,
+# and libpmemobj unmaps the master before it closes the replica, so a
+# resync still running at pmemobj_close reads unmapped memory (a known
+# bug, SIGSEGV in the resync's hashing; see the issue note)
+caught_up() {
+	local set=$1 hpid hin hout line i st=
+	mkfifo -m 600 "$d/to-holder" "$d/from-holder"
+	"$prog" hold "$set" 0 <"$d/to-holder" >"$d/from-holder" \
+		2>"$d/hold.err" &
+	hpid=$!
+	exec {hin}>"$d/to-holder" {hout}<"$d/from-holder"
+	read -r -t 60 line <&"$hout" || line=
+	for ((i = 0; i < 600 && ${#line}; i++)); do
+		st=$(awk '$1 == "state" { print $2 }' \
+			"$RPMEM_STATE_DIR/run/$hpid-"*.status 2>/dev/null)
+		[[ $st == connected ]] && break
+		sleep 0.1
+	done
+	echo go >&"$hin"
+	exec {hin}>&-
+	cat <&"$hout" >/dev/null
+	exec {hout}<&-
+	wait "$hpid" || line=
+	rm -f -- "$d/to-holder" "$d/from-holder"
+	expect "the first open after the rebuild caught the replica up" \
+		test "$st" = connected -a -n "$line"
 }
 
 # what crash_rebuild waits for in rpmemd's log before it kills
