@@ -483,31 +483,46 @@ crash_rebuild() {
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
 }
 
+# hold_start SET NTX -- `pmemobj hold` in the background, talked to
+# through two fifos: Hpid, Hin, Hout set, and Hline to what it said
+# first ("held" once the pool is open; empty if it did not in 60 s)
+hold_start() {
+	mkfifo -m 600 "$d/to-holder" "$d/from-holder"
+	"$prog" hold "$1" "$2" <"$d/to-holder" >"$d/from-holder" \
+		2>"$d/hold.err" &
+	Hpid=$!
+	exec {Hin}>"$d/to-holder" {Hout}<"$d/from-holder"
+	read -r -t 60 Hline <&"$Hout" || Hline=
+}
+
+# hold_end -- tell the holder to go on, wait for it; its exit status
+hold_end() {
+	local rc=0
+	echo go >&"$Hin"
+	exec {Hin}>&-
+	cat <&"$Hout" >/dev/null
+	exec {Hout}<&-
+	wait "$Hpid" || rc=$?
+	rm -f -- "$d/to-holder" "$d/from-holder"
+	return "$rc"
+}
+
 # caught_up SET -- an open of SET held until its handle is connected:
 # the first open after a rebuild compares the copies in the background,
 # and libpmemobj unmaps the master before it closes the replica, so a
 # resync still running at pmemobj_close reads unmapped memory (a known
 # bug, SIGSEGV in the resync's hashing; see the issue note)
 caught_up() {
-	local set=$1 hpid hin hout line i st=
-	mkfifo -m 600 "$d/to-holder" "$d/from-holder"
-	"$prog" hold "$set" 0 <"$d/to-holder" >"$d/from-holder" \
-		2>"$d/hold.err" &
-	hpid=$!
-	exec {hin}>"$d/to-holder" {hout}<"$d/from-holder"
-	read -r -t 60 line <&"$hout" || line=
+	local line i st=
+	hold_start "$1" 0
+	line=$Hline
 	for ((i = 0; i < 600 && ${#line}; i++)); do
 		st=$(awk '$1 == "state" { print $2 }' \
-			"$RPMEM_STATE_DIR/run/$hpid-"*.status 2>/dev/null)
+			"$RPMEM_STATE_DIR/run/$Hpid-"*.status 2>/dev/null)
 		[[ $st == connected ]] && break
 		sleep 0.1
 	done
-	echo go >&"$hin"
-	exec {hin}>&-
-	cat <&"$hout" >/dev/null
-	exec {hout}<&-
-	wait "$hpid" || line=
-	rm -f -- "$d/to-holder" "$d/from-holder"
+	hold_end || line=
 	expect "the first open after the rebuild caught the replica up" \
 		test "$st" = connected -a -n "$line"
 }
@@ -599,7 +614,7 @@ sc_create_refusals() {
 # sc_pool_in_use -- R12: a twin of the master (a copy: same uuids) cannot
 # open the remote pool while the master's session has it
 sc_pool_in_use() {
-	local set=$ld/pool.set twin=$ld/twin.set line hpid hin hout hrc=0 mark
+	local set=$ld/pool.set twin=$ld/twin.set hrc=0 mark
 	remote_set remote.set 0 16M
 	local_set pool 0 16M remote.set
 	local_set twin 0 16M remote.set
@@ -608,24 +623,15 @@ sc_pool_in_use() {
 
 	# the first process: open, tell "held" through a fifo, then wait for
 	# a line on the other fifo (EOF, should this scenario end early)
-	mkfifo -m 600 "$d/to-holder" "$d/from-holder"
-	"$prog" hold "$set" 100 <"$d/to-holder" >"$d/from-holder" \
-		2>"$d/hold.err" &
-	hpid=$!
-	exec {hin}>"$d/to-holder" {hout}<"$d/from-holder"
-	read -r -t 60 line <&"$hout" || line=
-	expect "the first process has the pool open" test "$line" = held
+	hold_start "$set" 100
+	expect "the first process has the pool open" test "$Hline" = held
 	mark=$(log_mark)
 	ko "a second open of the remote pool fails with EBUSY" \
 		'remote replica #1 failed \(errno: Device or resource busy\)' \
 		"$prog" verify "$twin" 300
 	logged "rpmemd refused the second session" "$mark" \
 		'OPEN_RESP: status [1-9]'
-	echo go >&"$hin"
-	exec {hin}>&-
-	cat <&"$hout" >/dev/null
-	exec {hout}<&-
-	wait "$hpid" || hrc=$?
+	hold_end || hrc=$?
 	if ((hrc != 0)); then
 		show "stderr of the first process" "$d/hold.err"
 	fi
