@@ -453,8 +453,10 @@ crash_rebuild() {
 	expect "the extension's session: ${Crash_wait[$mode]}" \
 		test "$(count_logged "$mark" "${Crash_wait[$mode]}")" -gt 0
 	if [[ $mode == degraded ]]; then
-		kill -KILL $(log_since "$mark" | sed -n \
+		local pids
+		mapfile -t pids < <(log_since "$mark" | sed -n \
 			"s/^${TU_STAMP}rpmemd: session: pid \\([0-9]*\\) .*/\\1/p")
+		kill -KILL "${pids[@]}"
 		for ((i = 0; i < 300; i++)); do
 			grep -qx 'in_sync 0' "$RPMEM_STATE_DIR"/*.replica \
 				2>/dev/null && break
