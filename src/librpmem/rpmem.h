@@ -79,8 +79,11 @@ struct rpmem_pool {
 	struct ssh *ssh;		/* the session: NULL while away */
 	struct fabric *fab;
 	_Atomic unsigned fab_nlanes;	/* the session's lanes */
-	void *pool_addr;
+	void *pool_addr;		/* the pool as the library reads it:
+					 * its own view (view.c), or where
+					 * the application maps it */
 	size_t pool_size;
+	size_t view_size;		/* the view's, when the handle made it */
 	unsigned nlanes;		/* the application's lanes */
 	struct repl *repl;		/* a replica that comes and goes */
 	bool no_headers;		/* whole pool writable */

@@ -16,6 +16,7 @@
 #include "pool_hdr.h"
 #include "rpmem.h"
 #include "rpmem_tool.h"
+#include "view.h"
 
 /* check_pool_args -- the argument rules of rpmem_create/rpmem_open */
 static int
@@ -80,6 +81,7 @@ void
 rpp_free(RPMEMpool *rpp)
 {
 	repl_fini(rpp);
+	view_unmap(rpp->pool_addr, rpp->view_size);
 	for (unsigned i = 0; rpp->calls && i < rpp->nlanes; i++)
 		pthread_mutex_destroy(&rpp->calls[i].mu);
 	free(rpp->calls);
@@ -687,9 +689,15 @@ rpp_start(enum proto_msg_type type, const char *target, const char *desc,
 {
 	if (check_pool_args(target, desc, addr, size, nlanes))
 		return NULL;
-	RPMEMpool *rpp = rpp_new(target, desc, addr, size);
-	if (!rpp)
+	/* read through a view of its own: the application may unmap first */
+	size_t vsize;
+	void *view = view_map(addr, size, &vsize);
+	RPMEMpool *rpp = rpp_new(target, desc, view, size);
+	if (!rpp) {
+		view_unmap(view, vsize);
 		return NULL;
+	}
+	rpp->view_size = vsize;
 	if (repl_init(rpp, type))
 		goto err_free;
 

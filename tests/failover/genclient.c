@@ -50,6 +50,10 @@
  *                          a master host lost between its local and its
  *                          remote persist
  *   open                   rpmem_open, rpmem_close
+ *   unmap DIR              rpmem_open; at DIR/unmap the master's memory
+ *                          is unmapped (DIR/unmapped then made), at
+ *                          DIR/stop rpmem_close: libpmemobj's order at
+ *                          pmemobj_close, while a resync may still run
  *
  * Prints what it did; "open failed: ERRNO-NAME: MESSAGE" on stderr when
  * rpmem_open fails.  Exit 0, 2 when rpmem_open failed, 1 otherwise.
@@ -246,6 +250,29 @@ cmd_write(uint64_t seed, size_t off, size_t len, const char *dir)
 		touch(dir, "acked");
 		wait_file(dir, "stop");
 	}
+	return close_pool(rpp);
+}
+
+/*
+ * cmd_unmap -- the master's memory unmapped before rpmem_close, as
+ * libpmemobj's close does it, whatever the handle is still doing
+ */
+static int
+cmd_unmap(const char *dir)
+{
+	RPMEMpool *rpp = open_pool();
+	if (!rpp)
+		return EXIT_OPEN;
+	wait_file(dir, "unmap");
+	if (munmap(Pool, Size)) {
+		fprintf(stderr, "genclient: munmap: %s\n", strerror(errno));
+		return 1;
+	}
+	Pool = NULL;
+	printf("unmapped\n");
+	fflush(stdout);
+	touch(dir, "unmapped");
+	wait_file(dir, "stop");
 	return close_pool(rpp);
 }
 
@@ -562,6 +589,8 @@ main(int argc, char *argv[])
 		RPMEMpool *rpp = open_pool();
 		return rpp ? close_pool(rpp) : EXIT_OPEN;
 	}
+	if (strcmp(cmd, "unmap") == 0 && argc == 7)
+		return cmd_unmap(argv[6]);
 	if (strcmp(cmd, "write") == 0 && ranged && argc <= 10)
 		return cmd_write(seed, off, len, argc == 10 ? argv[9] : NULL);
 	if (strcmp(cmd, "loop") == 0 && ranged && argc == 10)

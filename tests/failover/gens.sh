@@ -27,6 +27,11 @@
 #                 copies the master's difference into it
 #   d11           the master host lost between its local and its remote
 #                 persist: the next open makes the replica equal
+#   unmapped      the master's memory unmapped before rpmem_close, as
+#                 libpmemobj's close does it, while the open's resync
+#                 still reads it: the resync goes on to its end, or the
+#                 close right after the unmap stops it; no crash, and
+#                 the copies end equal
 #   async         an async replica (doc/async.md): while its session
 #                 writes, the master copy's generation is ahead, its
 #                 bitmap for the replica names the replica's, and the
@@ -274,6 +279,33 @@ sc_d11() {
 	equal "after a master crash"
 }
 
+# how the test goes on once the memory is unmapped: the resync runs to
+# its end first, or the close comes at once
+unmapped_then=(
+	"wait_for '[[ \$(state) == connected ]]' 60 'the resync after the unmap'"
+	":"
+)
+
+sc_unmapped() {
+	local then
+	for then in "${unmapped_then[@]}"; do
+		fresh
+		behind 8
+		gc_bg RPMEM_ON_REPLICA_LOSS=continue RPMEM_RESYNC_RATE=2M \
+			unmap "$tmp/w"
+		wait_for '[[ $(state) == resyncing ]]' 60 "the open's resync" ||
+			return
+		: >"$tmp/w/unmap"
+		wait_for '[[ -e $tmp/w/unmapped ]]' 30 "the unmap" &&
+			eval "$then"
+		finish_app
+		((rc == 0)) || bad "unmapped, then ${then%% *}: the client" \
+			"ended with $rc: $(tail -3 "$tmp/gc.out")"
+		gc open || bad "the next open: $(tail -3 "$tmp/gc.out")"
+		equal "unmapped, then ${then%% *}"
+	done
+}
+
 sc_promote_race() {
 	fresh
 	behind 8
@@ -403,7 +435,8 @@ sc_async() {
 	equal "async, after a full log's session timed out"
 }
 
-scenarios=${SCENARIOS:-d7_open d7_reconnect d8 d9 d10 d11 async promote_race}
+scenarios=${SCENARIOS:-d7_open d7_reconnect d8 d9 d10 d11 unmapped async \
+	promote_race}
 for sc in $scenarios; do
 	echo "$me: --- $sc"
 	before=$fails
