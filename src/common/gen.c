@@ -243,9 +243,12 @@ set(struct gen_decision *d, enum gen_verdict v, uint64_t c, const char *why)
 /*
  * newer -- the master is newer than r, whose current it held: by its
  * bitmap where that starts at r's current, the master holds the ranges,
- * and no session of either side with a third copy, nor one of its own
- * with r, may have put bytes into one copy that the ranges do not name;
- * else by comparing hashes
+ * and no session of r with a third copy may have put bytes into it
+ * that the ranges do not name; else by comparing hashes.  A session of
+ * the two left open (an async one lost) does not stand in the way when
+ * the master holds the ranges: only a live master does then, and it
+ * recorded what the replica had not answered (an opening one finds
+ * its own session open and has no ranges, repl_open.c)
  */
 static void
 newer(const struct gen *m, const struct gen *r, bool ranges,
@@ -253,7 +256,7 @@ newer(const struct gen *m, const struct gen *r, bool ranges,
 {
 	const struct gen_peer *mp = gen_peer_find(m, r->id);
 	bool bitmap = mp && mp->bitmap && mp->bitmap == r->current &&
-		!mp->open && ranges && !open_other(r, m->id);
+		ranges && !open_other(r, m->id);
 	set(d, bitmap ? GEN_BITMAP : GEN_COMPARE, r->current, why);
 }
 

@@ -73,6 +73,8 @@ gen_file_format(const struct gen_file *f, char *buf, size_t len)
 	for (unsigned i = 0; i < g->npeers && i < GEN_PEERS; i++)
 		PUTF("peer %016" PRIx64 " %016" PRIx64 " %d\n", g->peers[i].id,
 			g->peers[i].bitmap, g->peers[i].open ? 1 : 0);
+	if (f->async_master)
+		PUTF("async %016" PRIx64 "\n", f->async_master);
 	if (f->refused[0])
 		PUTF("refused %016" PRIx64 " %s %" PRId64 "\n",
 			f->refused_peer, f->refused, f->refused_time);
@@ -136,12 +138,14 @@ line(char **w, unsigned n, struct gen_file *f, bool *seen)
 	uint64_t v, b, o;
 	const char *k = w[0];
 	if (!strcmp(k, "copy") || !strcmp(k, "current") ||
-			!strcmp(k, "target") || !strcmp(k, "master")) {
+			!strcmp(k, "target") || !strcmp(k, "master") ||
+			!strcmp(k, "async")) {
 		if (n != 2 || hex(w[1], &v))
 			return -EINVAL;
 		uint64_t *dst = !strcmp(k, "copy") ? &g->id :
 			!strcmp(k, "current") ? &g->current :
-			!strcmp(k, "target") ? &g->target : &g->master;
+			!strcmp(k, "target") ? &g->target :
+			!strcmp(k, "async") ? &f->async_master : &g->master;
 		*dst = v;
 		seen[0] |= !strcmp(k, "copy");
 		seen[1] |= !strcmp(k, "current");

@@ -50,6 +50,11 @@ struct gen_file {
 	char refused[GEN_VERDICT_MAX];	/* its verdict ("" none) */
 	int64_t refused_time;		/* when, epoch seconds */
 	int64_t updated;		/* when written, epoch seconds */
+	uint64_t async_master;		/* a replica: the master whose session
+					 * writes (or wrote last) here
+					 * asynchronously, so that it may be
+					 * behind that master by its lag;
+					 * 0: none */
 };
 
 /* gen_file_path -- PART0.gen; 0 or -ENAMETOOLONG */

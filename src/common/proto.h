@@ -58,7 +58,8 @@
 #define PROTO_MINOR_BEAT 6	/* ours: BEAT */
 #define PROTO_MINOR_FLAGS 7	/* ours: the response extension's flags */
 #define PROTO_MINOR_EPOCHS 8	/* ours: LANE_OP_EPOCHS */
-#define PROTO_MINOR 8		/* the newest we speak */
+#define PROTO_MINOR_ASYNC 9	/* ours: GEN ASYNC */
+#define PROTO_MINOR 9		/* the newest we speak */
 
 /* the response extension's flags (minor 7 on; zero before) */
 #define PROTO_EXT_WRITES_BACK 0x1U	/* a persist waits for the replica's
@@ -90,6 +91,7 @@ enum proto_msg_type {
 enum proto_gen_op {
 	PROTO_GEN_HELLO = 0,	/* the master's identifiers: decide, mark */
 	PROTO_GEN_ADOPT = 1,	/* a resync ended: take the master's current */
+	PROTO_GEN_ASYNC = 2,	/* the master writes on asynchronously */
 	PROTO_GEN_OPS,
 };
 

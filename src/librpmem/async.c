@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "fab.h"
 #include "log.h"
+#include "obc.h"
 #include "replconf.h"
 #include "repl_int.h"
 #include "sendlog.h"
@@ -28,7 +29,8 @@ struct async {
 	struct sendlog log;
 	pthread_t thread;
 	bool running;
-	_Atomic bool stop;	/* the sender ends once nothing is in flight */
+	_Atomic bool stop;	/* the sender takes nothing more and ends
+				 * once what it sent is answered */
 	unsigned lane;		/* the session lane it sends on */
 	struct fabric *fab;	/* the session it sends on */
 	uint64_t raddr;		/* rpmemd's address of pool offset 0 */
@@ -54,10 +56,6 @@ async_init(RPMEMpool *rpp)
 			rpp->desc, rpp->target_str, err);
 	if (c.mode == REPLCONF_SYNC || rpp->repl->tool)
 		return 0;
-	if (c.congestion == REPLCONF_PULL_AHEAD)
-		return fail(ENOTSUP, "replica '%s' on %s: on-congestion "
-			"pull-ahead (from %s) is not built yet; use block",
-			rpp->desc, rpp->target_str, c.from);
 	struct async *a = calloc(1, sizeof(*a));
 	if (!a)
 		return fail(ENOMEM, "!allocating an async replica");
@@ -154,8 +152,8 @@ sender(void *arg)
 			t[0] = t[1];
 			n = 1;
 		}
-		bool any = sendlog_wait_work(&a->log, n ? 0 :
-			clock_ns() + IDLE_NS);
+		bool any = !atomic_load(&a->stop) && sendlog_wait_work(
+			&a->log, n ? 0 : clock_ns() + IDLE_NS);
 		if (any) {
 			void *body;
 			size_t cap;
@@ -201,7 +199,35 @@ sender(void *arg)
 		fabric_break(a->fab, -r);
 	}
 	sendlog_close(&a->log);
+	if (r)
+		repl_sender_lost(a->rpp);
 	return NULL;
+}
+
+/*
+ * say_async -- rpmemd's copy says durably that this master writes on
+ * asynchronously (its generations' async_master: the Pacemaker agent
+ * prefers a synchronous copy); a peer before protocol 0.9 is told
+ * nothing.  0 or -errno of the channel.
+ */
+static int
+say_async(RPMEMpool *rpp)
+{
+	if (!rpp->has_gen || rpp->resp.ext.minor < PROTO_MINOR_ASYNC)
+		return 0;
+	struct proto_req req = {
+		.type = PROTO_MSG_GEN,
+		.gen_op = PROTO_GEN_ASYNC,
+		.gen = rpp->mgen,
+	};
+	struct proto_resp resp;
+	int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
+	if (!r && resp.status)
+		r = -proto_status_errno(resp.status);
+	if (r)
+		log_err("'%s' on %s: marking the replica async: %s",
+			rpp->desc, rpp->target.node, strerror(-r));
+	return r;
 }
 
 /* async_ready -- READY with a session: roll, then the sender starts */
@@ -222,6 +248,8 @@ async_ready(RPMEMpool *rpp)
 	r = repl_record(rpp, false, "an async replica: behind the master "
 		"until a close drains its log", false);
 	if (r && r != -ENOENT)
+		return r;
+	if ((r = say_async(rpp)))
 		return r;
 	a->fab = rpp->fab;
 	a->lane = atomic_load(&rpp->fab_nlanes);
@@ -317,27 +345,32 @@ async_fini(RPMEMpool *rpp)
 	rpp->async = NULL;
 }
 
-/* async_op -- a data call into the log (reads wait for it to drain) */
+/*
+ * async_op -- a data call into the log (reads wait for it to drain);
+ * under pull-ahead an append that finds no room waits for none
+ */
 int
 async_op(RPMEMpool *rpp, unsigned i, enum repl_op op, size_t off,
 		size_t len, void *buf)
 {
 	struct sendlog *l = &rpp->async->log;
 	const char *src = (const char *)rpp->pool_addr + off;
+	bool pull = rpp->async->conf.congestion == REPLCONF_PULL_AHEAD;
 	/* the sender breaks a session that answers nothing in time */
-	uint64_t seq, deadline = clock_ns() + WAIT_NS;
+	uint64_t seq, deadline = pull ? 0 : clock_ns() + WAIT_NS;
 	uint64_t stall = (uint64_t)Env.timeout_ms * 1000000ULL;
 	int r = 0;
 	switch (op) {
 	case REPL_FLUSH:
-		return sendlog_append(l, off, src, len, false, deadline, &seq);
 	case REPL_DRAIN:
-		return sendlog_append(l, off, NULL, 0, true, deadline, &seq);
 	case REPL_PERSIST:
-		return sendlog_append(l, off, src, len, true, deadline, &seq);
 	case REPL_DEEP_PERSIST:
-		r = sendlog_append(l, off, src, len, true, deadline, &seq);
-		if (!r)
+		r = sendlog_append(l, off, op == REPL_DRAIN ? NULL : src, len,
+			op != REPL_FLUSH, deadline, &seq);
+		/* congested: the handle pulls ahead (repl_pull_ahead) */
+		if (r == -ETIMEDOUT && pull)
+			return -EAGAIN;
+		if (!r && op == REPL_DEEP_PERSIST)
 			r = sendlog_wait_done(l, seq, stall);
 		break;
 	case REPL_READ:

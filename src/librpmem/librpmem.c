@@ -318,7 +318,8 @@ fabric_op(RPMEMpool *rpp, unsigned i, enum repl_op op, size_t off,
  * data_call -- a data call in whatever state the handle is: sent while
  * READY; recorded (reads served locally) while the replica is not in
  * sync (repl_away); a lost session goes where on-replica-loss says
- * (repl_lost), and the call is made again there
+ * (repl_lost), a congested async log pulls the handle ahead
+ * (repl_pull_ahead), and the call is made again there
  */
 static int
 data_call(RPMEMpool *rpp, enum repl_op op, const char *what, unsigned lane,
@@ -339,6 +340,10 @@ data_call(RPMEMpool *rpp, enum repl_op op, const char *what, unsigned lane,
 		pthread_mutex_unlock(&rpp->calls[i].mu);
 		if (!r)
 			return 0;
+		if (r == -EAGAIN && !sticky) {	/* congested: made again */
+			repl_pull_ahead(rpp);
+			continue;
+		}
 		if (!sticky)
 			return refused(rpp, -r, what, off, len, lane);
 		if (repl_lost(rpp, -r, sticky, what, lane))

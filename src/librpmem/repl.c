@@ -22,7 +22,7 @@
 static const unsigned Legal[] = {
 	[RPMEM_ST_OPENING] = S(READY) | S(RESYNCING) | S(DEGRADED) |
 		S(FROZEN) | S(BROKEN),
-	[RPMEM_ST_READY] = S(DEGRADED) | S(FROZEN) | S(BROKEN),
+	[RPMEM_ST_READY] = S(DEGRADED) | S(FROZEN) | S(RESYNCING) | S(BROKEN),
 	[RPMEM_ST_DEGRADED] = S(DEGRADED) | S(RESYNCING) | S(BROKEN),
 	[RPMEM_ST_FROZEN] = S(FROZEN) | S(DEGRADED) | S(RESYNCING) |
 		S(READY) | S(BROKEN),
@@ -212,6 +212,60 @@ repl_drop(RPMEMpool *rpp, int err, int sticky, const char *why)
 	if (atomic_load(&rpp->state) != RPMEM_ST_BROKEN &&
 			repl_worker_start(rpp))
 		broken(rpp, ECONNRESET, "no resync thread");
+}
+
+/*
+ * repl_pull_ahead -- an async replica's log is congested under
+ * on-congestion pull-ahead: the handle stops shipping and goes on at
+ * its local speed.  The sender stops once what it sent is answered,
+ * what the log still holds and every later persist go to the bitmap,
+ * the replica is marked outdated on the live session (a bitmap resync
+ * is not ordered: it is a mix until it ends), and the worker resyncs it
+ * on that session; the resync's end makes the copies equal and the
+ * log ships again (READY).  The session is not dropped: nothing is
+ * lost, only the order.
+ */
+void
+repl_pull_ahead(RPMEMpool *rpp)
+{
+	struct repl *rp = rpp->repl;
+	pthread_mutex_lock(&rp->mu);
+	if (atomic_load(&rpp->state) != RPMEM_ST_READY) {
+		pthread_mutex_unlock(&rp->mu);
+		return;
+	}
+	uint64_t bytes, ms;
+	async_lag(rpp, &bytes, &ms);
+	char why[ERRMSG_MAX];
+	snprintf(why, sizeof(why), "pulled ahead: the async log is congested "
+		"(%llu bytes, the oldest %llu ms): resync by the bitmap",
+		(unsigned long long)bytes, (unsigned long long)ms);
+	lanes_hold_all(rpp);
+	async_lost(rpp);
+	rp->marked = repl_mark(rpp, true);
+	if (repl_record(rpp, false, why, false))
+		log_warn("'%s' on %s: %s, but its record could not be written",
+			rpp->desc, rpp->target.node, why);
+	(void) repl_enter(rpp, RPMEM_ST_RESYNCING, why);
+	lanes_release_all(rpp);
+	if (repl_worker_start(rpp))
+		broken(rpp, ECONNRESET, "no resync thread");
+	pthread_mutex_unlock(&rp->mu);
+}
+
+/* repl_sender_lost -- the worker drops what the sender lost (repl_int.h) */
+void
+repl_sender_lost(RPMEMpool *rpp)
+{
+	struct repl *rp = rpp->repl;
+	atomic_store(&rp->drop_due, true);
+	/* repl_drop holds mu while it joins the sender: never wait for it */
+	if (pthread_mutex_trylock(&rp->mu))
+		return;
+	if (atomic_load(&rpp->state) == RPMEM_ST_READY)
+		(void) repl_worker_start(rpp);
+	pthread_cond_broadcast(&rp->cv);
+	pthread_mutex_unlock(&rp->mu);
 }
 
 /* lost_msg -- the message of a data call whose session broke */

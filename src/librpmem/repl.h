@@ -12,6 +12,7 @@
  *           --away (continue; fence agreed)-> DEGRADED
  *           --fail: resync failed-----------> BROKEN (the open fails)
  *   READY   --loss: continue----------------> DEGRADED
+ *           --async log congested, pull-ahead-> RESYNCING (same session)
  *           --loss: fence-------------------> FROZEN (handler due)
  *           --loss: fail, or no record------> BROKEN
  *   FROZEN  --handler agreed----------------> DEGRADED
@@ -132,6 +133,13 @@ int repl_open_away(struct rpmem_pool *rpp, bool behind, unsigned *nlanes,
 
 /* repl_start_away -- DEGRADED from the open on; the worker starts */
 int repl_start_away(struct rpmem_pool *rpp);
+
+/*
+ * repl_pull_ahead -- an async replica's log is congested under
+ * on-congestion pull-ahead (no lane held): READY -> RESYNCING on the
+ * same session, what was not answered and what follows recorded
+ */
+void repl_pull_ahead(struct rpmem_pool *rpp);
 
 /*
  * repl_lost -- a data call failed with `r`, its session broken with the

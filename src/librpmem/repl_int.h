@@ -51,6 +51,9 @@ struct repl {
 	bool fence_due;			/* the handler is to run (worker) */
 	bool unfence_due;		/* in sync again: the unfence-peer
 					 * handler is to run (worker) */
+	_Atomic bool drop_due;		/* the async sender lost the session:
+					 * the worker drops it (repl_drop),
+					 * no data call has to find it */
 	bool marked;			/* the replica carries a mark that keeps
 					 * it from being promoted: a resync
 					 * target (generations) or outdated */
@@ -137,6 +140,14 @@ bool repl_mark(RPMEMpool *rpp, bool on);
  * generations known: new ones, adopted by the replica; 0 or -errno
  */
 int repl_establish(RPMEMpool *rpp);
+
+/*
+ * repl_sender_lost -- the async sender's session broke (no lock held):
+ * the worker drops it as a data call would, unless the state machine's
+ * lock is taken, whose holder is dropping it already or leaves it to
+ * the next data call or close
+ */
+void repl_sender_lost(RPMEMpool *rpp);
 
 /* repl_worker_start -- start the worker if it is not running (mu held) */
 int repl_worker_start(RPMEMpool *rpp);

@@ -150,13 +150,15 @@ legacy_verdict(RPMEMpool *rpp, uint64_t peer, bool opening)
 
 /*
  * record_ranges -- does the record hold the ranges the master wrote
- * without `peer` since its bitmap for it?
+ * without `peer` since its bitmap for it?  Never while the master's
+ * session with it is open: that one ended without its close
  */
 static bool
 record_ranges(const struct repl *rp, const struct gen *m, uint64_t peer)
 {
 	const struct gen_peer *mp = gen_peer_find(m, peer);
 	return rp->recorded && rp->rec.ranges_known && mp && mp->bitmap &&
+		!mp->open &&
 		rp->rec.replica_id == peer && rp->rec.bitmap_gen == mp->bitmap;
 }
 

@@ -420,8 +420,8 @@ unfence(RPMEMpool *rpp)
 
 /*
  * repl_worker -- the fence-peer handler of a loss, the unfence-peer
- * handler once in sync again, reconnects while the replica is away,
- * resyncs once it is back
+ * handler once in sync again, the drop of a session the async sender
+ * lost, reconnects while the replica is away, resyncs once it is back
  */
 void *
 repl_worker(void *arg)
@@ -455,6 +455,17 @@ repl_worker(void *arg)
 		}
 		if (s == RPMEM_ST_READY && rp->unfence_due) {
 			unfence(rpp);
+			continue;
+		}
+		/* the async sender lost the session: as a data call would */
+		if (atomic_exchange(&rp->drop_due, false) &&
+				s == RPMEM_ST_READY && rpp->fab &&
+				fabric_error(rpp->fab)) {
+			int err = fabric_error(rpp->fab);
+			char why[ERRMSG_MAX];
+			snprintf(why, sizeof(why), "connection to %s lost: %s",
+				rpp->target.node, strerror(err));
+			repl_drop(rpp, err, err, why);
 			continue;
 		}
 		bool away = (s == RPMEM_ST_DEGRADED || s == RPMEM_ST_FROZEN) &&

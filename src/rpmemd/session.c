@@ -233,13 +233,14 @@ handle_outdate(struct session *s, const struct proto_req *req)
 
 /*
  * handle_gen -- GEN: HELLO (the replica decides with its master, and
- * ends the session when it refuses) or ADOPT
+ * ends the session when it refuses), ADOPT or ASYNC
  */
 static int
 handle_gen(struct session *s, const struct proto_req *req)
 {
-	log_notice("request GEN: %s, flags 0x%x", req->gen_op ==
-		PROTO_GEN_HELLO ? "HELLO" : "ADOPT", req->gen_flags);
+	static const char *const names[] = { "HELLO", "ADOPT", "ASYNC" };
+	log_notice("request GEN: %s, flags 0x%x", names[req->gen_op],
+		req->gen_flags);
 	struct proto_resp resp;
 	memset(&resp, 0, sizeof(resp));
 	int r;
@@ -248,6 +249,8 @@ handle_gen(struct session *s, const struct proto_req *req)
 	else if (req->gen_op == PROTO_GEN_HELLO)
 		r = session_gen_hello(&s->gen, s->pool, req, s->created &&
 			(req->gen_flags & PROTO_GEN_FLAG_CREATED), &resp);
+	else if (req->gen_op == PROTO_GEN_ASYNC)
+		r = session_gen_async(&s->gen, s->pool, &resp);
 	else
 		r = session_gen_adopt(&s->gen, s->pool, req, &resp);
 	/* it holds its master's generation: no longer outdated (D6) */

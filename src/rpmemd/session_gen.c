@@ -174,6 +174,7 @@ session_gen_hello(struct session_gen *sg, const struct db_pool *pool,
 	p->open = true;
 	f.g.master = m->id;
 	f.refused[0] = '\0';
+	f.async_master = 0;	/* until this session says it is async */
 	r = store(pool, &f);
 	if (!r)
 		sg->hello = true;
@@ -209,12 +210,38 @@ session_gen_adopt(struct session_gen *sg, const struct db_pool *pool,
 		f.g.peers[i].open = false;
 	sg->master = req->gen;
 	gen_adopt(&f.g, req->gen.id, req->gen.current);
+	f.async_master = 0;	/* it holds what the master holds */
 	struct gen_peer *p = gen_peer_get(&f.g, req->gen.id);
 	if (p)
 		p->open = true;
 	char c[GEN_STR];
 	gen_str(f.g.current, c);
 	log_notice("generations: the replica now holds %s", c);
+	r = store(pool, &f);
+	resp->gen = f.g;
+	return r;
+}
+
+/*
+ * session_gen_async -- ASYNC: the master writes on asynchronously from
+ * here (it acknowledges before this replica holds it), so this copy may
+ * be behind it by that session's lag: said durably, for whoever picks
+ * a copy to promote (the Pacemaker agent prefers a synchronous one)
+ */
+int
+session_gen_async(struct session_gen *sg, const struct db_pool *pool,
+		struct proto_resp *resp)
+{
+	if (!sg->hello || sg->readonly || !sg->master.id) {
+		log_err("ASYNC from %s", !sg->hello ? "a session without "
+			"HELLO" : "a session without a master's generations");
+		return -EPROTO;
+	}
+	struct gen_file f;
+	int r = load(pool, &f);
+	if (r)
+		return r;
+	f.async_master = sg->master.id;
 	r = store(pool, &f);
 	resp->gen = f.g;
 	return r;
@@ -234,8 +261,10 @@ session_gen_close(struct session_gen *sg, const struct db_pool *pool,
 	int r = load(pool, &f);
 	if (r || !f.g.id)
 		return r;
-	if (insync && sg->master.current)
+	if (insync && sg->master.current) {
 		gen_adopt(&f.g, sg->master.id, sg->master.current);
+		f.async_master = 0;
+	}
 	struct gen_peer *p = gen_peer_get(&f.g, sg->master.id);
 	if (p)
 		p->open = false;

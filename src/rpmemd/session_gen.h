@@ -48,6 +48,13 @@ int session_gen_adopt(struct session_gen *sg, const struct db_pool *pool,
 		const struct proto_req *req, struct proto_resp *resp);
 
 /*
+ * session_gen_async -- the master writes on asynchronously: the copy
+ * says so (gen_file.h's async_master), durably
+ */
+int session_gen_async(struct session_gen *sg, const struct db_pool *pool,
+		struct proto_resp *resp);
+
+/*
  * session_gen_close -- the session ends with CLOSE: no longer open;
  * with `insync` the replica holds the master's generation
  */

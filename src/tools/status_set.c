@@ -137,6 +137,11 @@ gen_text(FILE *o, const struct gen_file *f, time_t now)
 	if (g->discarded)
 		status_row(o, "discarded:", "yes: the next master overwrites "
 			"what differs");
+	if (f->async_master) {
+		gen_str(f->async_master, a);
+		status_row(o, "async:", "written asynchronously by %s: up to "
+			"its lag behind it", a);
+	}
 	if (f->refused[0]) {
 		gen_str(f->refused_peer, a);
 		status_row(o, "refused:", "%s of %s, %s", f->refused, a,
@@ -150,6 +155,11 @@ gen_json(FILE *o, const struct gen_file *f)
 {
 	fprintf(o, "{\"identifiers\": ");
 	json_gen(o, &f->g);
+	if (f->async_master)
+		fprintf(o, ", \"async_master\": \"%016" PRIx64 "\"",
+			f->async_master);
+	else
+		fprintf(o, ", \"async_master\": null");
 	fprintf(o, ", \"refused\": ");
 	if (f->refused[0])
 		fprintf(o, "{\"verdict\": \"%s\", \"copy\": \"%016" PRIx64

@@ -83,6 +83,19 @@ static const struct {
 		{ .id = R, .current = G1, .npeers = 1,
 			.peers = { PEER(X, 0, true) } },
 		true, GEN_COMPARE, G1 },
+	{ "an async session lost, the live master recorded what was not "
+		"answered (its bitmap for the replica open)",
+		{ .id = M, .current = G2, .history = { G1 }, .npeers = 1,
+			.peers = { PEER(R, G1, true) } },
+		{ .id = R, .current = G1, .npeers = 1,
+			.peers = { PEER(M, 0, true) } },
+		true, GEN_BITMAP, G1 },
+	{ "the same after the master's crash (the ranges not known)",
+		{ .id = M, .current = G2, .history = { G1 }, .npeers = 1,
+			.peers = { PEER(R, G1, true) } },
+		{ .id = R, .current = G1, .npeers = 1,
+			.peers = { PEER(M, 0, true) } },
+		false, GEN_COMPARE, G1 },
 	{ "the master newer by its history, no bitmap for this replica",
 		{ .id = M, .current = G3, .history = { G2, G1 } },
 		{ .id = R, .current = G1 }, true, GEN_COMPARE, G1 },
@@ -247,6 +260,7 @@ sample(void)
 	snprintf(f.refused, sizeof(f.refused), "split-brain");
 	f.refused_time = 1795667870;
 	f.updated = 1795667871;
+	f.async_master = X;
 	return f;
 }
 
@@ -261,6 +275,7 @@ START_TEST(test_file_text_reads_back)
 	ck_assert(memcmp(&f.part, &q.part, sizeof(f.part)) == 0);
 	ck_assert_str_eq(q.refused, "split-brain");
 	ck_assert(q.refused_peer == R && q.refused_time == f.refused_time);
+	ck_assert(q.async_master == X);
 	/* a key of a newer writer is passed over */
 	char more[GEN_FILE_MAX + 64];
 	snprintf(more, sizeof(more), "%.*sfuture 1 2 3\n", n, buf);
@@ -287,6 +302,7 @@ static const char *const Bad[] = {
 	"copy a1\ncurrent 1\npart 1:2 3 4\ndiscarded yes\n",
 	"copy a1\ncurrent 1\npart 1:2 3 4\ncurrent",	/* torn */
 	"copy a1\ncurrent 1 2\npart 1:2 3 4\n",
+	"copy a1\ncurrent 1\npart 1:2 3 4\nasync yes\n",
 };
 
 START_TEST(test_malformed_text_is_refused)

@@ -433,7 +433,7 @@ static const struct {
 	size_t len;
 	const char *bytes;
 } gen_bad[] = {
-	{"op 2", 15, 1, "\x02"},
+	{"op 3", 15, 1, "\x03"},
 	{"an unknown flag", 19, 1, "\x04"},
 	{"a block flag unknown", 20 + 99, 1, "\x02"},
 	{"nine peers", 20 + 103, 1, "\x09"},

@@ -334,7 +334,7 @@ END_TEST
 static const char *const Moves[] = {
 	/* O R D F S B */
 	  "-xxxxx",	/* OPENING */
-	  "--xx-x",	/* READY */
+	  "--xxxx",	/* READY (to RESYNCING: pulled ahead) */
 	  "--x-xx",	/* DEGRADED */
 	  "-xxxxx",	/* FROZEN */
 	  "-xxxxx",	/* RESYNCING */
