@@ -30,6 +30,11 @@
 #                            HARNESS_NETNS_ADDR (the namespace's);
 #                            returns 77 where namespaces cannot be made
 #   harness_netns_stop       delete them again
+#   harness_netns_shape RATE BURST LATENCY
+#                            tbf on both ends of the veth pair: RATE and
+#                            BURST as tc writes them (40mbit, 64kb),
+#                            LATENCY the queue (5ms); RATE "none": the
+#                            link unshaped again
 #   harness_netns_target TAG DIR
 #                            harness_netns_start TAG and an sshd for DIR
 #                            in it, both removed with DIR at exit; DIR
@@ -401,6 +406,24 @@ harness_netns_stop() {
 	[[ -n ${HARNESS_NETNS:-} ]] && ip netns del "$HARNESS_NETNS" 2>/dev/null
 	unset HARNESS_NETNS HARNESS_NETNS_IF
 	return 0
+}
+
+# harness_netns_shape -- tbf on both ends of the veth pair (see the top)
+harness_netns_shape() {
+	local dev
+	for dev in "$HARNESS_NETNS_IF" "ns:${HARNESS_NETNS_IF}n"; do
+		local -a in_ns=()
+		if [[ $dev == ns:* ]]; then
+			in_ns=(ip netns exec "$HARNESS_NETNS")
+			dev=${dev#ns:}
+		fi
+		if [[ $1 == none ]]; then
+			"${in_ns[@]}" tc qdisc del dev "$dev" root 2>/dev/null
+			continue
+		fi
+		"${in_ns[@]}" tc qdisc replace dev "$dev" root tbf rate "$1" \
+			burst "$2" latency "$3" || return 1
+	done
 }
 
 # harness_netns_cleanup -- the exit trap of harness_netns_target

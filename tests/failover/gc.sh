@@ -6,9 +6,12 @@
 # to $tmp/gc.out.  Source it after common.sh; $gc_env (an array) adds
 # the script's own environment to every run.
 #
-#   gc_target                          $tmp and its EXIT trap, a private
+#   gc_target [NETNS_TAG]              $tmp and its EXIT trap, a private
 #                                      sshd ($target), the pool set dir
-#                                      $psd, part $part, $rpmemd_cmd
+#                                      $psd, part $part, $rpmemd_cmd;
+#                                      with a tag, the sshd in a network
+#                                      namespace of its own (exit 77
+#                                      where none can be made)
 #   gc [VAR=VALUE...] CMD [ARG...]     genclient; its status, also in rc
 #   gc_bg [VAR=VALUE...] CMD [ARG...]  the same in the background, its
 #                                      pid (genclient's own) in app_pid
@@ -20,13 +23,22 @@ gc=$top_builddir/tests/failover/genclient
 gc_env=()
 
 # gc_target -- the target every genclient test uses: a private sshd on
-# loopback, g.set's directory and part, and the rpmemd command serving
-# it, which carries the sanitizer leg's options (sshd passes no
-# environment, and rpmemd's reports must land where the leg looks)
+# loopback (or in a namespace of its own, behind a veth pair), g.set's
+# directory and part, and the rpmemd command serving it, which carries
+# the sanitizer leg's options (sshd passes no environment, and rpmemd's
+# reports must land where the leg looks)
 gc_target() {
 	fo_tmp
 	# shellcheck disable=SC2016 # expanded at exit
-	fo_exit_trap 'harness_stop_sshd "$tmp/b"'
+	fo_exit_trap 'harness_stop_sshd "$tmp/b"; harness_netns_stop'
+	if [[ -n ${1:-} ]]; then
+		local rc=0
+		harness_netns_start "$1" || rc=$?
+		((rc == 77)) && { echo "$me: no network namespace; skipped"
+			exit 77; }
+		((rc == 0)) || exit 1
+		export HARNESS_ADDR=$HARNESS_NETNS_ADDR
+	fi
 	harness_start_sshd "$tmp/b" || exit 1
 	target=$HARNESS_TARGET
 	psd=$tmp/psd

@@ -355,6 +355,12 @@ sc_async() {
 			"$(grep '^peer' "$tmp/m.pool.gen")"
 	grep -q '^in_sync 0$' "$tmp/state/"*.replica ||
 		bad "async session: the record says the replica is in sync"
+	# the replica says whose async session writes it (for the agent)
+	local mcopy
+	mcopy=$(awk '$1 == "copy" { print $2 }' "$tmp/m.pool.gen")
+	grep -q "^async $mcopy\$" "$part.gen" ||
+		bad "async session: the replica's generations do not say" \
+			"that master $mcopy writes it asynchronously"
 	# the status, rewritten about once a second: async, the log drained
 	wait_for '[[ $(field mode) == async && $(field lag_bytes) == 0 ]]' 10 \
 		"the status of an async replica whose log drained"
@@ -366,6 +372,8 @@ sc_async() {
 	[[ $(gen_of "$tmp/m.pool.gen") == "$(gen_of "$part.gen")" ]] ||
 		bad "closed: generations $(gen_of "$tmp/m.pool.gen") and" \
 			"$(gen_of "$part.gen")"
+	grep -q '^async ' "$part.gen" &&
+		bad "a drained close: the replica still says it is behind"
 	grep -q "async replica (mode from RPMEM_REPLICATION)" \
 		"$tmp/client.log" || bad "the client log names no async replica"
 	# the link lost while persists stream
@@ -374,20 +382,55 @@ sc_async() {
 		soak 11 "$tmp/w"
 	wait_for '[[ $(wc -l 2>/dev/null <"$tmp/w/acks") -gt 200 ]]' 30 \
 		"200 async persists" || return
+	# rpmemd stopped, then killed once 50 more persists were
+	# acknowledged: those are in the log, never answered
+	local hashes pid n0
+	hashes=$(grep -c 'request HASH' "$tmp/rpmemd.log")
+	pid=$(harness_rpmemd_pids "$psd" | head -1)
+	n0=$(wc -l <"$tmp/w/acks")
+	kill -STOP "$pid"
+	wait_for '[[ $(wc -l <"$tmp/w/acks") -gt $((n0 + 50)) ]]' 30 \
+		"50 persists acknowledged while rpmemd is stopped" || return
 	kill_rpmemd || return
 	wait_for '[[ $(state) == degraded || $(state) == resyncing ]]' 30 \
 		"the loss" || return
 	wait_for '[[ $(state) == connected ]]' 60 "the resync" || return
+	# the live master recorded what rpmemd had not answered: the
+	# resync copies those ranges, it compares nothing
+	[[ $(grep -c 'request HASH' "$tmp/rpmemd.log") == "$hashes" ]] ||
+		bad "async, live reconnect: the resync compared hashes" \
+			"instead of copying the recorded ranges"
 	finish_app
 	((rc == 0)) || bad "async soak: $rc: $(tail -3 "$tmp/gc.out")"
 	equal "async, after the link was lost and came back"
+	# 8 MiB acknowledged into the log while rpmemd is stopped, then
+	# rpmemd killed and nothing more written: what it never answered
+	# is all the replica lacks, and the resync copies exactly that
+	rm -f -- "$tmp/w/stop" "$tmp/w/acked"
+	: >"$tmp/w/hold"
+	gc_bg RPMEM_REPLICATION=async RPMEM_ON_REPLICA_LOSS=continue \
+		write 13 $((12 * MIB)) $((8 * MIB)) "$tmp/w"
+	wait_for '[[ $(state) == connected ]]' 30 "the open" || return
+	pid=$(harness_rpmemd_pids "$psd" | head -1)
+	kill -STOP "$pid"
+	rm -f -- "$tmp/w/hold"
+	wait_for '[[ -e $tmp/w/acked ]]' 30 "8 MiB acknowledged" || return
+	kill_rpmemd || return
+	wait_for '[[ $(state) == degraded || $(state) == resyncing ]]' 30 \
+		"the loss" || return
+	wait_for '[[ $(state) == connected ]]' 60 "the resync" || return
+	grep -q "resync of $((8 * MIB)) bytes" "$tmp/client.log" ||
+		bad "async, 8 MiB unanswered at the loss: $(grep 'resync of' \
+			"$tmp/client.log" | tail -1)"
+	finish_app
+	((rc == 0)) || bad "async, log lost: $rc: $(tail -3 "$tmp/gc.out")"
+	equal "async, the log's unanswered records resynced"
 	# a close that cannot drain the log: rpmemd stopped under it
 	rm -f -- "$tmp/w/stop" "$tmp/w/acks"
 	gc_bg RPMEM_REPLICATION=async RPMEM_CLOSE_TIMEOUT=1 RPMEM_TIMEOUT=3 \
 		soak 12 "$tmp/w"
 	wait_for '[[ $(wc -l 2>/dev/null <"$tmp/w/acks") -gt 50 ]]' 30 \
 		"50 async persists" || return
-	local pid
 	pid=$(harness_rpmemd_pids "$psd" | head -1)
 	kill -STOP "$pid"
 	finish_app 60

@@ -457,18 +457,8 @@ done
 # shape -- tbf at $1 Gbit/s on both ends of the veth pair, with a burst
 # of $2 (default 128 kb per Gbit/s) and a queue of $3 (default 5ms)
 shape() {
-	local rate=$1 burst=${2:-$(($1 * 128))kb} latency=${3:-5ms} dev
-	Shaped=$rate
-	for dev in "$HARNESS_NETNS_IF" "ns:${HARNESS_NETNS_IF}n"; do
-		local -a in_ns=()
-		if [[ $dev == ns:* ]]; then
-			in_ns=(ip netns exec "$HARNESS_NETNS")
-			dev=${dev#ns:}
-		fi
-		"${in_ns[@]}" tc qdisc replace dev "$dev" root tbf \
-			rate "${rate}gbit" burst "$burst" latency "$latency" ||
-			return 1
-	done
+	Shaped=$1
+	harness_netns_shape "${1}gbit" "${2:-$(($1 * 128))kb}" "${3:-5ms}"
 }
 
 # net_up -- the target's namespace and its sshd, once; false without

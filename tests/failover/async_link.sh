@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# async_link.sh -- an async replica behind a link slower than the
+# application (tbf at 40 Mbit/s on a veth pair to a namespace the test
+# makes; each pool is created before the link is slowed): the congestion
+# policies of doc/async.md, each with a 24 MiB burst of persists into a
+# 2 MiB log, and the ordering rule across lanes.
+#
+#   block       the lag, read from the live status all through, builds
+#               to its bound and never passes it (bytes and age); the
+#               burst takes about the link's time
+#   pull-ahead  the burst returns at local speed (in under a quarter of
+#               the link's time); the handle says it pulled ahead, the
+#               replica carries the outdated mark while it resyncs on the
+#               same session, then the copies are equal and the mark is
+#               gone; the next open finds them in sync
+#   order       ASYNC_SEEDS (20) runs of genclient mtsoak: 4 threads on
+#               4 lanes persisting overlapping ranges, each held while
+#               written (block, a 4 MiB log), the master SIGKILLed at a
+#               moment each seed picks, on odd seeds once the link is
+#               cut (the veth pair down) so rpmemd keeps only what had
+#               crossed; oracle (genclient order): no torn word, every
+#               persist that returned before the latest one the replica
+#               holds began is whole there, and the returned ones it
+#               lacks hold at most the bound
+#
+#   top_builddir=BUILD_DIR tests/failover/async_link.sh
+set -uo pipefail
+me=async_link.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source-path=SCRIPTDIR source=gc.sh
+. "$(dirname "${BASH_SOURCE[0]}")/gc.sh"
+
+SIZE=$((32 << 20))
+MIB=$((1 << 20))
+BURST=$((24 * MIB))
+LAG=$((2 * MIB))
+LAG_MS=2000
+RATE_MBIT=40
+# the burst at the link's rate, in ms
+LINK_MS=$((BURST * 8 / (RATE_MBIT * 1000)))
+SEEDS=${ASYNC_SEEDS:-20}
+gc_target link
+conf=$tmp/librpmem.conf
+mark=$psd/g.set.outdated
+
+# fresh POLICY [LAG] -- a new pool replicated in sync over the fast
+# link, then the link slowed and the replica async under POLICY
+fresh() {
+	harness_netns_shape none
+	rm -rf -- "$tmp/state" "$tmp/m.pool"* "$tmp/parts"/* "${psd:?}"/* \
+		"$tmp/w"
+	mkdir -p "$tmp/state" "$tmp/w"
+	printf 'PMEMPOOLSET\n%s %s\n' "$SIZE" "$part" >"$psd/g.set"
+	printf '[default]\nmode = async\nlag-bytes = %s\nlag-ms = %s\n' \
+		"${2:-$LAG}" "$LAG_MS" >"$conf"
+	printf 'on-congestion = %s\n' "$1" >>"$conf"
+	chmod 600 "$conf"
+	gc_env=(RPMEM_CONF="$conf")
+	gc RPMEM_REPLICATION=sync create ||
+		bad "$1: create: $(tail -3 "$tmp/gc.out")"
+	harness_netns_shape "${RATE_MBIT}mbit" 64kb 20ms ||
+		bad "tbf on the veth pair"
+}
+
+# burst -- the 24 MiB burst in the background; its time in burst_ms
+# once acknowledged, the largest lag the live status showed meanwhile
+# in max_bytes and max_ms
+burst() {
+	: >"$tmp/gc.out"
+	gc_bg write 5 $((4 * MIB)) "$BURST" "$tmp/w"
+	max_bytes=0 max_ms=0 burst_ms=
+	local end=$((SECONDS + 60)) b m
+	while [[ ! -e $tmp/w/acked ]] && ((SECONDS < end)) &&
+			kill -0 "$app_pid" 2>/dev/null; do
+		b=$(field lag_bytes) m=$(field lag_ms)
+		((${b:-0} > max_bytes)) && max_bytes=$b
+		((${m:-0} > max_ms)) && max_ms=$m
+		sleep 0.02
+	done
+	burst_ms=$(sed -n 's/^acked .* in \([0-9]*\) ms$/\1/p' "$tmp/gc.out")
+	[[ -n $burst_ms ]] ||
+		bad "the burst was not acknowledged: $(tail -3 "$tmp/gc.out")"
+	echo "$me: burst of $((BURST / MIB)) MiB in ${burst_ms:-?} ms (the" \
+		"link's time $LINK_MS ms), lag at most $max_bytes bytes," \
+		"$max_ms ms; state '$(state)'"
+}
+
+sc_block() {
+	fresh block
+	burst
+	((max_bytes <= LAG && max_ms <= LAG_MS)) ||
+		bad "block: the lag passed its bound: $max_bytes bytes," \
+			"$max_ms ms (bounds $LAG, $LAG_MS)"
+	((max_bytes > LAG / 2)) ||
+		bad "block: the lag never built ($max_bytes bytes): the link" \
+			"was not the bottleneck, the test proves nothing"
+	((${burst_ms:-0} > LINK_MS / 2)) ||
+		bad "block: the burst took ${burst_ms:-?} ms, less than half" \
+			"the link's time: the persists did not wait for room"
+	finish_app
+	((rc == 0)) || bad "block: the client ended with $rc"
+	equal "block, after a drained close"
+}
+
+sc_pull_ahead() {
+	fresh pull-ahead
+	burst
+	((${burst_ms:-LINK_MS} < LINK_MS / 4)) ||
+		bad "pull-ahead: the burst took ${burst_ms:-?} ms, not local" \
+			"speed (the link's time: $LINK_MS ms)"
+	grep -q 'pulled ahead' "$tmp/client.log" ||
+		bad "pull-ahead: the client never said it pulled ahead"
+	if [[ $(state) == resyncing ]]; then
+		[[ -e $mark ]] ||
+			bad "pull-ahead: resyncing, the replica not marked outdated"
+	else
+		bad "pull-ahead: '$(state)' right after the burst, not resyncing"
+	fi
+	wait_state connected 120 || return
+	[[ ! -e $mark ]] || bad "pull-ahead: in sync, the outdated mark stays"
+	finish_app
+	((rc == 0)) || bad "pull-ahead: the client ended with $rc"
+	equal "pull-ahead, resynced"
+	gc open || bad "pull-ahead: the next open: $(tail -3 "$tmp/gc.out")"
+	grep -q 'resync of' <(tail -3 "$tmp/client.log") &&
+		bad "pull-ahead: the next open resynced: not in sync at close"
+}
+
+# wait_state STATE SECONDS -- until the live status says STATE
+wait_state() {
+	local end=$((SECONDS + $2))
+	while [[ $(state) != "$1" ]]; do
+		((SECONDS < end)) && kill -0 "$app_pid" 2>/dev/null || {
+			bad "'$1' not seen in $2 s (state '$(state)'):" \
+				"$(tail -3 "$tmp/gc.out")"
+			return 1
+		}
+		sleep 0.05
+	done
+}
+
+# finish_app -- the client closes; its status in rc
+finish_app() {
+	: >"$tmp/w/stop"
+	rc=0
+	wait "$app_pid" || rc=$?
+	app_pid=
+}
+
+# equal WHAT -- the replica's bytes past the header are the master's
+equal() {
+	cmp -s -i 4096 "$tmp/m.pool" "$part" || bad "$1: the replica differs" \
+		"from the master: $(cmp -i 4096 "$tmp/m.pool" "$part" 2>&1 |
+		head -1)"
+}
+
+# link DIR -- the veth pair up or down
+link() {
+	ip link set "$HARNESS_NETNS_IF" "$1"
+}
+
+sc_order() {
+	local seed pid cut
+	for ((seed = 1; seed <= SEEDS; seed++)); do
+		fresh block $((2 * LAG))
+		gc_bg mtsoak "$seed" 4 "$tmp/w"
+		local end=$((SECONDS + 30))
+		while (($(cat "$tmp/w"/ops.* 2>/dev/null | grep -c '^e') < 40))
+		do
+			((SECONDS < end)) && kill -0 "$app_pid" 2>/dev/null ||
+				break
+			sleep 0.02
+		done
+		pid=$(harness_rpmemd_pids "$psd" | head -1)
+		[[ -n $pid ]] || { bad "seed $seed: no rpmemd"; continue; }
+		# a moment of the seed's: 0-300 ms on; odd seeds cut the link
+		cut=$((seed % 2))
+		((cut)) && link down
+		sleep "0.$(printf '%03d' $((seed * 7919 % 300)))"
+		kill -KILL "$app_pid"
+		wait "$app_pid" 2>/dev/null
+		app_pid=
+		((cut)) && link up
+		# rpmemd applies what crossed, finds its client gone, ends
+		end=$((SECONDS + 60))
+		while kill -0 "$pid" 2>/dev/null && ((SECONDS < end)); do
+			sleep 0.05
+		done
+		kill -0 "$pid" 2>/dev/null &&
+			{ bad "seed $seed: rpmemd still runs"; kill -KILL "$pid"; }
+		gc order "$seed" "$tmp/w" "$part" $((2 * LAG))
+		echo "$me: seed $seed ($( ((cut)) && echo "link cut" ||
+			echo streaming) at the kill): $(grep '^replica:' \
+			"$tmp/gc.out" | tail -1)"
+		((rc == 0)) || bad "seed $seed: $(tail -2 "$tmp/gc.out")"
+	done
+}
+
+for sc in ${SCENARIOS:-block pull_ahead order}; do
+	echo "$me: --- $sc"
+	"sc_$sc"
+done
+fo_end "the congestion policies hold their promises over a slow link"
