@@ -207,13 +207,15 @@ sender(void *arg)
 /*
  * say_async -- rpmemd's copy says durably that this master writes on
  * asynchronously (its generations' async_master: the Pacemaker agent
- * prefers a synchronous copy); a peer before protocol 0.9 is told
- * nothing.  0 or -errno of the channel.
+ * prefers a synchronous copy); a peer before protocol 0.9, or a master
+ * copy without generations (memory that maps no file: nothing to name
+ * it by), says nothing.  0 or -errno of the channel.
  */
 static int
 say_async(RPMEMpool *rpp)
 {
-	if (!rpp->has_gen || rpp->resp.ext.minor < PROTO_MINOR_ASYNC)
+	if (!rpp->has_gen || !rpp->mgen.id ||
+			rpp->resp.ext.minor < PROTO_MINOR_ASYNC)
 		return 0;
 	struct proto_req req = {
 		.type = PROTO_MSG_GEN,
