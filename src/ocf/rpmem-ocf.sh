@@ -70,13 +70,15 @@
 
 RPMEM_FENCE_PREFIX=rpmem-fence-
 
-# promotion scores: the last master above an in-sync replica (the agent
-# sets them; crm-unfence-peer gives the other node the last)
+# promotion scores: the last master above an in-sync replica, above an
+# async one, which may be behind by its lag (the agent sets them;
+# crm-unfence-peer gives the other nodes one of the last two)
 # shellcheck disable=SC2034 # the agent's
 RPMEM_SCORE_PROMOTED=1000
 # shellcheck disable=SC2034 # the agent's
 RPMEM_SCORE_LAST_MASTER=200
 RPMEM_SCORE_REPLICA=100
+RPMEM_SCORE_ASYNC=50
 
 # rpmem_xpath XPATH -- the string XPATH selects in the XML on stdin
 rpmem_xpath() {
@@ -404,14 +406,18 @@ rpmem_unfence() {
 
 # rpmem_score_replica CLONE NODE -- NODE gets the promotion score of an
 # in-sync replica in CLONE unless it has one (its agent's monitor sets
-# the right one later)
+# the right one later); an async one's when librpmem's handler runs for
+# an async replica (RPMEM_FENCE_REPLICATION), so that it never ranks an
+# async copy as high as a sync one
 rpmem_score_replica() {
 	_prim=$(rpmem_primitive_of "$1")
 	[ -n "$_prim" ] || { echo "no primitive in $1" >&2; return 1; }
 	crm_attribute -N "$2" -l reboot --promotion="$_prim" -G -q \
 		>/dev/null 2>&1 && return 0
+	_s=$RPMEM_SCORE_REPLICA
+	[ "${RPMEM_FENCE_REPLICATION:-sync}" = async ] && _s=$RPMEM_SCORE_ASYNC
 	crm_attribute -N "$2" -l reboot --promotion="$_prim" \
-		-v "$RPMEM_SCORE_REPLICA" -q >/dev/null 2>&1 ||
+		-v "$_s" -q >/dev/null 2>&1 ||
 		{ echo "cannot give $2 its promotion score" >&2; return 1; }
 }
 

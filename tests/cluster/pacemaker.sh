@@ -11,7 +11,8 @@
 # RPMEM_ON_REPLICA_LOSS=fence and crm-fence-peer as its handler.  One
 # cluster for every scenario, in order (SCENARIOS= runs a prefix):
 #   agent  ocf-tester, and the monitor against a stopped, replica, master,
-#          outdated, fenced, discarded copy, and one older than what
+#          async (scored below a sync replica), outdated, fenced,
+#          discarded copy, and one older than what
 #          another node says its copy holds (a second clone, never
 #          started)
 #   p1     the master's node killed: the replica promoted, the
@@ -308,6 +309,9 @@ sc_agent() {
 		"0|100|agent start"			# a replica
 		"8|1000|agent promote"			# the master
 		"0|100|agent demote"			# a replica again
+		# its master writes it asynchronously: below a sync copy
+		"0|50|echo async 1111111111111111 >>\"\$s/probe.0.gen\""
+		"0|100|sed -i '/^async /d' \"\$s/probe.0.gen\""
 		"0|none|on n3 \"\$rpmem\" outdate /srv/psd/probe.set"
 		"0|100|on n3 \"\$rpmem\" outdate --clear /srv/psd/probe.set"
 		"0|100|fence n3 'rpmem_fence_remove probe-clone n3'"
