@@ -19,7 +19,9 @@
 #          pair shaped with tbf at 10 and 25 Gbit/s, its sshd and daemons
 #          on core 0, the client on core 1; the link's single-stream TCP
 #          rate measured in the same run (tcp_stream.py); strict 64 B,
-#          1 MiB and (at 25 Gbit/s) 64 KiB persists
+#          1 MiB and (at 25 Gbit/s) 64 KiB persists; at 25 Gbit/s an
+#          async replica's 1 MiB persists, lane security none (issue 34:
+#          shipped at the link's rate)
 #   mixed  our client with PMDK's rpmemd, PMDK's client with our rpmemd
 #   whole  issue 33's second harness: a 32 MiB pool cycled through by
 #          strict 1 MiB persists, each lane its own span, 2 GiB a figure
@@ -479,6 +481,11 @@ net_on() {
 	target=$ns_target RPMEM_SSH=$ns_ssh
 }
 
+# the async replicas' settings: the log bound 4 MiB
+aconf=$work/librpmem.conf
+printf '[default]\nlag-bytes = 4M\n' >"$aconf"
+chmod 600 "$aconf"
+
 if want net; then
 	if net_up; then
 		net_on 0
@@ -496,6 +503,11 @@ if want net; then
 				lat_sessions "net$rate"
 				bw_sessions "net$rate" 1
 				((rate == 25)) && bw_sessions net25 1 64K
+				# an async replica's 1 MiB persists, shipped
+				((rate == 25)) && put net25.async.none.bw1 "$(
+					RPMEM_REPLICATION=async \
+					RPMEM_CONF=$aconf client ours ours \
+					none bw 256M 1 "$secs")"
 			done
 		done
 		core_client=("${saved_client[@]}")
@@ -597,9 +609,6 @@ fi
 # ------------------------------------------------------------------ async
 # an async replica next to a sync one, the log bound 4 MiB
 if want async; then
-	aconf=$work/librpmem.conf
-	printf '[default]\nlag-bytes = 4M\n' >"$aconf"
-	chmod 600 "$aconf"
 	for ((rep = 1; rep <= reps; rep++)); do
 		put async.local "$(env LD_LIBRARY_PATH="$top_builddir/.libs" \
 			"$client_bin" local 64M "$secs")"
@@ -758,6 +767,10 @@ if want net && [[ -n ${V[tcp10]:-} ]]; then
 		"$(med net25.pmdk.bw1.mibs)" 1.0 ge
 	check G1 "1 MiB 1 lane @25, encrypt / TCP" \
 		"$(med net25.ours.encrypt.bw1.mibs)" "$(med tcp25)" 0.85 ge
+	echo "-- async replica @25, lane security none, 1 MiB 1 lane:" \
+		"$(med net25.async.none.bw1.mibs) MiB/s shipped"
+	check A4 "1 MiB 1 lane @25, async none / TCP" \
+		"$(med net25.async.none.bw1.mibs)" "$(med tcp25)" 0.95 ge
 	check G1 "1 MiB 1 lane @10, encrypt / TCP" \
 		"$(med net10.ours.encrypt.bw1.mibs)" "$(med tcp10)" 0.95 ge
 	check K "1 MiB 1 lane @10, encrypt / PMDK" \
