@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
@@ -55,6 +56,59 @@ fab_getinfo(uint32_t provider, const char *node, const char *service,
 		return -fab_errno(r);
 	}
 	return 0;
+}
+
+/* fab_domain_open -- fabric, domain and event queue of `info` */
+int
+fab_domain_open(struct fi_info *info, struct fid_fabric **fabric,
+		struct fid_domain **domain, struct fid_eq **eq)
+{
+	int r = fi_fabric(info->fabric_attr, fabric, NULL);
+	if (!r)
+		r = fi_domain(*fabric, info, domain, NULL);
+	struct fi_eq_attr eq_attr = { .wait_obj = FI_WAIT_UNSPEC };
+	if (!r)
+		r = fi_eq_open(*fabric, &eq_attr, eq, NULL);
+	return r;
+}
+
+/* fab_listen -- a passive endpoint reporting to `eq`, listening */
+int
+fab_listen(struct fid_fabric *fabric, struct fi_info *info,
+		struct fid_eq *eq, struct fid_pep **pep)
+{
+	int r = fi_passive_ep(fabric, info, pep, NULL);
+	if (!r)
+		r = fi_pep_bind(*pep, &eq->fid, 0);
+	if (!r)
+		r = fi_listen(*pep);
+	return r;
+}
+
+/* fab_ep_open -- a lane's completion queue and its endpoint, enabled */
+int
+fab_ep_open(struct fid_domain *domain, struct fi_info *info,
+		struct fid_eq *eq, size_t cq_size, void *ctx,
+		struct fid_cq **cq, struct fid_ep **ep)
+{
+	struct fi_cq_attr cq_attr = {
+		.size = cq_size,
+		.format = FI_CQ_FORMAT_MSG,
+		.wait_obj = FI_WAIT_UNSPEC,
+	};
+	int r = fi_cq_open(domain, &cq_attr, cq, NULL);
+	if (!r)
+		r = fi_endpoint(domain, info, ep, ctx);
+	if (!r)
+		r = fi_ep_bind(*ep, &eq->fid, 0);
+	if (!r)
+		r = fi_ep_bind(*ep, &(*cq)->fid,
+			FI_TRANSMIT | FI_SELECTIVE_COMPLETION);
+	if (!r)
+		r = fi_ep_bind(*ep, &(*cq)->fid, FI_RECV);
+	if (!r)
+		r = fi_enable(*ep);
+	return r;
 }
 
 /* fab_fd_budget -- lanes the descriptor limit leaves room for */

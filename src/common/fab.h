@@ -142,6 +142,32 @@ fab_rma_write_ok(uint32_t provider)
 }
 
 /*
+ * fab_domain_open -- open the fabric, the domain and an event queue
+ * (FI_WAIT_UNSPEC) of `info`, stopping at the first that fails; returns
+ * 0 or a negative libfabric code, what is open left to the caller
+ */
+int fab_domain_open(struct fi_info *info, struct fid_fabric **fabric,
+		struct fid_domain **domain, struct fid_eq **eq);
+
+/*
+ * fab_listen -- open a passive endpoint of `info`, bind it to `eq` and
+ * listen; 0 or a negative libfabric code, *pep left to the caller
+ */
+int fab_listen(struct fid_fabric *fabric, struct fi_info *info,
+		struct fid_eq *eq, struct fid_pep **pep);
+
+/*
+ * fab_ep_open -- open a completion queue of `cq_size` entries and an
+ * endpoint of `info` with context `ctx`, bound to `eq` and to the queue
+ * (sends completing only when asked: FI_SELECTIVE_COMPLETION), enabled;
+ * stops at the first step that fails and returns 0 or a negative
+ * libfabric code, *cq and *ep left to the caller to close
+ */
+int fab_ep_open(struct fid_domain *domain, struct fi_info *info,
+		struct fid_eq *eq, size_t cq_size, void *ctx,
+		struct fid_cq **cq, struct fid_ep **ep);
+
+/*
  * fab_fd_budget -- lanes the descriptor limit leaves room for: a lane
  * costs a socket plus the provider's wait descriptors, about four
  */

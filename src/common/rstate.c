@@ -549,6 +549,20 @@ parse(struct parse *ps, const char *head, const char *b, size_t n)
 	return 0;
 }
 
+/* parse_file -- parse() over the file at `path`, at most `max` bytes */
+static int
+parse_file(struct parse *ps, const char *head, const char *path, size_t max)
+{
+	char *b;
+	size_t n;
+	int ret = slurp(path, max, &b, &n);
+	if (ret)
+		return ret;
+	ret = parse(ps, head, b, n);
+	free(b);
+	return ret;
+}
+
 /* ranges_valid -- in offset order, apart, non-empty, within the pool */
 static bool
 ranges_valid(const struct rstate_record *r)
@@ -571,15 +585,9 @@ int
 rstate_record_read(const char *path, struct rstate_record *r)
 {
 	memset(r, 0, sizeof(*r));
-	char *b;
-	size_t n;
-	int ret = slurp(path, RECORD_FILE_MAX, &b, &n);
-	if (ret)
-		return ret;
 	struct parse ps = { Record_fields, NFIELDS(Record_fields), r, 0, r,
 		0, false };
-	ret = parse(&ps, RECORD_HEAD, b, n);
-	free(b);
+	int ret = parse_file(&ps, RECORD_HEAD, path, RECORD_FILE_MAX);
 	if (!ret && !ranges_valid(r))
 		ret = -EINVAL;
 	if (ret)
@@ -601,15 +609,9 @@ int
 rstate_status_read(const char *path, struct rstate_status *s)
 {
 	memset(s, 0, sizeof(*s));
-	char *b;
-	size_t n;
-	int ret = slurp(path, STATUS_FILE_MAX, &b, &n);
-	if (ret)
-		return ret;
 	struct parse ps = { Status_fields, NFIELDS(Status_fields), s, 0,
 		NULL, 0, false };
-	ret = parse(&ps, STATUS_HEAD, b, n);
-	free(b);
+	int ret = parse_file(&ps, STATUS_HEAD, path, STATUS_FILE_MAX);
 	if (ret)
 		memset(s, 0, sizeof(*s));
 	return ret;

@@ -219,25 +219,8 @@ lane_open(struct fabric *f, unsigned i, const struct lanesec_keys *keys)
 	if (r)
 		return r;
 
-	struct fi_cq_attr cq_attr = {
-		.size = 4 * LANE_SLOTS + 4,
-		.format = FI_CQ_FORMAT_MSG,
-		.wait_obj = FI_WAIT_UNSPEC,
-	};
-	r = fi_cq_open(f->domain, &cq_attr, &l->cq, NULL);
-	if (r)
-		return r;
-	r = fi_endpoint(f->domain, f->info, &l->ep, l);
-	if (r)
-		return r;
-	r = fi_ep_bind(l->ep, &f->eq->fid, 0);
-	if (!r)
-		r = fi_ep_bind(l->ep, &l->cq->fid,
-			FI_TRANSMIT | FI_SELECTIVE_COMPLETION);
-	if (!r)
-		r = fi_ep_bind(l->ep, &l->cq->fid, FI_RECV);
-	if (!r)
-		r = fi_enable(l->ep);
+	r = fab_ep_open(f->domain, f->info, f->eq, 4 * LANE_SLOTS + 4, l,
+		&l->cq, &l->ep);
 	for (unsigned j = 0; !r && j < LANE_SLOTS; j++)
 		r = fabric_post_recv(f, l, &l->recv[j]);
 	if (r)

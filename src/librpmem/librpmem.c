@@ -351,20 +351,36 @@ data_call(RPMEMpool *rpp, enum repl_op op, const char *what, unsigned lane,
 	}
 }
 
+/*
+ * range_call -- a flush, persist or deep persist of a range: its
+ * arguments checked (`allowed` the flags it takes), counted, and sent
+ */
+static int
+range_call(RPMEMpool *rpp, enum repl_op op, const char *what, size_t off,
+		size_t len, unsigned lane, unsigned flags, unsigned allowed)
+{
+	if (check_data_args(rpp, off, len, lane, flags, allowed, true))
+		return -1;
+	struct lane_calls *c = &rpp->calls[lane];
+	if (op == REPL_FLUSH)
+		c->flush++;
+	else if (op == REPL_PERSIST)
+		c->persist++;
+	else
+		c->deep++;
+	c->bytes += len;
+	if (len == 0)
+		return 0;
+	return data_call(rpp, op, what, lane, off, len, flags, NULL);
+}
+
 /* rpmem_flush -- start making a range durable on the remote side */
 API int
 rpmem_flush(RPMEMpool *rpp, size_t offset, size_t length, unsigned lane,
 		unsigned flags)
 {
-	if (check_data_args(rpp, offset, length, lane, flags,
-			RPMEM_FLUSH_RELAXED, true))
-		return -1;
-	rpp->calls[lane].flush++;
-	rpp->calls[lane].bytes += length;
-	if (length == 0)
-		return 0;
-	return data_call(rpp, REPL_FLUSH, "flush", lane, offset, length,
-		flags, NULL);
+	return range_call(rpp, REPL_FLUSH, "flush", offset, length, lane,
+		flags, RPMEM_FLUSH_RELAXED);
 }
 
 /* rpmem_drain -- wait until everything flushed on a lane is durable */
@@ -382,15 +398,8 @@ API int
 rpmem_persist(RPMEMpool *rpp, size_t offset, size_t length, unsigned lane,
 		unsigned flags)
 {
-	if (check_data_args(rpp, offset, length, lane, flags,
-			RPMEM_PERSIST_RELAXED, true))
-		return -1;
-	rpp->calls[lane].persist++;
-	rpp->calls[lane].bytes += length;
-	if (length == 0)
-		return 0;
-	return data_call(rpp, REPL_PERSIST, "persist", lane, offset, length,
-		flags, NULL);
+	return range_call(rpp, REPL_PERSIST, "persist", offset, length, lane,
+		flags, RPMEM_PERSIST_RELAXED);
 }
 
 /* rpmem_deep_persist -- persist and flush the remote platform's buffers */
@@ -398,14 +407,8 @@ API int
 rpmem_deep_persist(RPMEMpool *rpp, size_t offset, size_t length,
 		unsigned lane)
 {
-	if (check_data_args(rpp, offset, length, lane, 0, 0, true))
-		return -1;
-	rpp->calls[lane].deep++;
-	rpp->calls[lane].bytes += length;
-	if (length == 0)
-		return 0;
-	return data_call(rpp, REPL_DEEP_PERSIST, "deep persist", lane, offset,
-		length, 0, NULL);
+	return range_call(rpp, REPL_DEEP_PERSIST, "deep persist", offset,
+		length, lane, 0, 0);
 }
 
 /*

@@ -5,7 +5,7 @@
  * calls while away, close), repl_open.c (what a session start decides),
  * repl_setup.c (knobs, record, status), resync.c (the worker: the
  * fence-peer handler, reconnect, resync), mgen.c (the master copy's
- * generations) and fence_peer.c (the handlers)
+ * generations) and peer_handlers.c (the handlers)
  */
 #ifndef RPMEM_REPL_INT_H
 #define RPMEM_REPL_INT_H 1

@@ -192,7 +192,7 @@ db_pool_create(struct db *db, const char *desc,
 		return ret;
 	}
 
-	ret = db_fence_check(db->dirfd, db->dir, desc);
+	ret = db_promoted_check(db->dirfd, db->dir, desc);
 	if (ret) {
 		poolset_free(set);
 		return ret;
@@ -239,7 +239,7 @@ db_pool_open(struct db *db, const char *desc, struct db_pool **poolp)
 		return ret;
 
 	/* with the parts locked: a promote is over or waits for us */
-	ret = db_fence_check(db->dirfd, db->dir, desc);
+	ret = db_promoted_check(db->dirfd, db->dir, desc);
 	if (ret) {
 		db_parts_close(pool, false, false);
 		return ret;
@@ -454,7 +454,7 @@ db_pool_remove(struct db *db, const char *desc, bool force, bool pool_set)
 	ret = set_load(db, desc, &set);
 	if (ret && (!force || ret == -EACCES))
 		return ret;
-	ret = db_fence_check(db->dirfd, db->dir, desc);
+	ret = db_promoted_check(db->dirfd, db->dir, desc);
 	if (ret) {
 		poolset_free(set);
 		return ret;

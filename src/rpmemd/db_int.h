@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * db_int.h -- internals shared by db.c, db_path.c, db_fence.c, db_outdate.c
+ * db_int.h -- internals shared by db.c, db_path.c, db_promoted.c, db_outdate.c
  *
  * db.c is the API and the pool set rules, db_path.c the confinement
  * beneath poolset-dir; the part files and their headers are the pool
@@ -38,10 +38,10 @@ int db_path_check(const char *desc);
 int db_path_open(int rootfd, const char *root, const char *desc, int flags);
 
 /*
- * db_fence_check -- -EPERM when `desc` beneath `rootfd` was promoted to a
+ * db_promoted_check -- -EPERM when `desc` beneath `rootfd` was promoted to a
  * master by rpmem promote (its SET.promoted marker exists), else 0
  */
-int db_fence_check(int rootfd, const char *root, const char *desc);
+int db_promoted_check(int rootfd, const char *root, const char *desc);
 
 /*
  * db_parent_open -- the directory holding `desc` opened with `flags`

@@ -70,7 +70,7 @@ db_outdate(struct db *db, const char *desc, const struct db_outdate *o)
 		return ret;
 	free(part0);
 	if (o->mark) {
-		ret = db_fence_check(db->dirfd, db->dir, desc);
+		ret = db_promoted_check(db->dirfd, db->dir, desc);
 		if (ret)
 			return ret;
 	}

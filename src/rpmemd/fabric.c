@@ -235,19 +235,9 @@ open_resources(struct fabric *f, const struct fabric_attr *attr)
 		"0.0.0.0", NULL, FI_SOURCE, &f->info);
 	if (r)
 		return r;
-	r = fi_fabric(f->info->fabric_attr, &f->fabric, NULL);
+	r = fab_domain_open(f->info, &f->fabric, &f->domain, &f->eq);
 	if (!r)
-		r = fi_domain(f->fabric, f->info, &f->domain, NULL);
-	if (r)
-		return r;
-	struct fi_eq_attr eq_attr = { .wait_obj = FI_WAIT_UNSPEC };
-	r = fi_eq_open(f->fabric, &eq_attr, &f->eq, NULL);
-	if (!r)
-		r = fi_passive_ep(f->fabric, f->info, &f->pep, NULL);
-	if (!r)
-		r = fi_pep_bind(f->pep, &f->eq->fid, 0);
-	if (!r)
-		r = fi_listen(f->pep);
+		r = fab_listen(f->fabric, f->info, f->eq, &f->pep);
 	return r;
 }
 

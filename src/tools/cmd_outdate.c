@@ -25,7 +25,7 @@
 #include "rpmem_tool.h"
 #include "tools.h"
 
-#define FENCE_FAILED 1		/* the replica may not be marked */
+#define FENCE_PEER_FAILED 1	/* the replica may not be marked */
 
 static const struct cli_opt outdate_opts[] = {
 	{ "clear", 0, NULL, "remove the mark (the replica equals its "
@@ -52,7 +52,7 @@ const struct cli_cmd cmd_outdate = {
 	.run = outdate_run,
 };
 
-static const struct cli_opt fence_opts[] = {
+static const struct cli_opt fence_peer_opts[] = {
 	{ "target", 0, "TARGET", "the replica's [user@]host[:port] "
 		"(default: $RPMEM_FENCE_TARGET)" },
 	{ "pool-set", 0, "SET", "its pool set name (default: "
@@ -60,7 +60,7 @@ static const struct cli_opt fence_opts[] = {
 	CLI_OPT_END,
 };
 
-static int fence_run(const struct cli_args *a);
+static int fence_peer_run(const struct cli_args *a);
 
 const struct cli_cmd cmd_fence_peer = {
 	.name = "fence-peer",
@@ -74,8 +74,8 @@ const struct cli_cmd cmd_fence_peer = {
 	"replica's host mark the replica outdated (rpmemd --outdate over\n"
 	"ssh), naming this host as the master.  Exit status 0 when the\n"
 	"replica is marked, 1 when it cannot be reached or marked.\n",
-	.opts = fence_opts,
-	.run = fence_run,
+	.opts = fence_peer_opts,
+	.run = fence_peer_run,
 };
 
 /* this_host -- gethostname, "unknown" when it fails */
@@ -153,9 +153,9 @@ outdate_run(const struct cli_args *a)
 	return 0;
 }
 
-/* fence_run -- rpmem fence-peer [--target T] [--pool-set SET] */
+/* fence_peer_run -- rpmem fence-peer [--target T] [--pool-set SET] */
 static int
-fence_run(const struct cli_args *a)
+fence_peer_run(const struct cli_args *a)
 {
 	const char *target = cli_value(a, "target");
 	const char *set = cli_value(a, "pool-set");
@@ -170,7 +170,7 @@ fence_run(const struct cli_args *a)
 			"RPMEM_FENCE_TARGET and RPMEM_FENCE_POOL_SET (librpmem "
 			"does) or give --target and --pool-set\n",
 			!target || !*target ? "target" : "pool set");
-		return FENCE_FAILED;
+		return FENCE_PEER_FAILED;
 	}
 	char host[MARKER_HOST_MAX];
 	this_host(host, sizeof(host));
@@ -178,7 +178,7 @@ fence_run(const struct cli_args *a)
 		fprintf(stderr, "rpmem fence-peer: the replica %s on %s is "
 			"NOT marked outdated (%s): the master must not go on "
 			"without it\n", set, target, rpmem_errormsg());
-		return FENCE_FAILED;
+		return FENCE_PEER_FAILED;
 	}
 	printf("rpmem fence-peer: replica %s on %s marked outdated%s%s; "
 		"master %s goes on without it%s%s\n", set, target,

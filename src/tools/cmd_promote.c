@@ -34,7 +34,7 @@
 
 #include "db_gen.h"
 #include "db_pool.h"
-#include "fence.h"
+#include "session_fence.h"
 #include "marker.h"
 #include "promote_pair.h"
 #include "replica.h"
@@ -100,7 +100,7 @@ struct promote {
 	struct pool_hdr hdr0;	/* part 0's, as read before the writes */
 	struct marker mark;
 	bool has_mark;
-	struct fence_holder held[FENCE_MAX];
+	struct session_holder held[SESSION_HOLDERS_MAX];
 	unsigned nheld;
 	bool fenced;		/* the holders were ended */
 	unsigned nhdrs;
@@ -149,11 +149,11 @@ load(const char *cmd, const char *path)
 	return set;
 }
 
-/* fence -- refuse, or with `end` end, the sessions holding the pool */
+/* fence_sessions -- refuse, or with `end` end, the sessions holding it */
 static int
-fence(struct promote *p, const struct poolset *set, bool end)
+fence_sessions(struct promote *p, const struct poolset *set, bool end)
 {
-	int e = fence_find(&set->replicas[0], p->held, &p->nheld);
+	int e = session_fence_find(&set->replicas[0], p->held, &p->nheld);
 	if (e) {
 		fprintf(stderr, "rpmem %s: /proc/locks: %s\n", p->cmd,
 			strerror(-e));
@@ -161,7 +161,7 @@ fence(struct promote *p, const struct poolset *set, bool end)
 	}
 	for (unsigned i = 0; i < p->nheld; i++) {
 		char who[256];
-		fence_describe(&p->held[i], who, sizeof(who));
+		session_fence_describe(&p->held[i], who, sizeof(who));
 		if (!end) {
 			fprintf(stderr, "rpmem %s: %s: held by %s; the "
 				"primary may still be writing (end it%s)\n",
@@ -169,7 +169,7 @@ fence(struct promote *p, const struct poolset *set, bool end)
 				"promote") ? "" : ", or --end-sessions");
 			continue;
 		}
-		e = fence_end(&p->held[i]);
+		e = session_fence_end(&p->held[i]);
 		if (e) {
 			fprintf(stderr, "rpmem promote: %s: cannot end %s: "
 				"%s\n", p->path, who, e == -EPERM ?
@@ -409,7 +409,7 @@ report_refused(const struct promote *p)
 	json_str(stdout, p->path);
 	printf(", \"outcome\": \"refused\", \"held_by\": [");
 	for (unsigned i = 0; i < p->nheld; i++) {
-		const struct fence_holder *h = &p->held[i];
+		const struct session_holder *h = &p->held[i];
 		char since[32] = "";
 		time_t t = (time_t)h->since;
 		struct tm tm;
@@ -547,7 +547,8 @@ run_promote(const struct cli_args *a)
 		ret = pair_load(&pair, mset, p.path, set);
 	}
 	if (!ret)
-		ret = fence(&p, set, force || cli_flag(a, "end-sessions"));
+		ret = fence_sessions(&p, set,
+			force || cli_flag(a, "end-sessions"));
 	if (ret) {
 		if (ret == EXIT_REFUSED && p.json)
 			report_refused(&p);
@@ -579,7 +580,7 @@ run_demote(const struct cli_args *a)
 	struct poolset *set = load(p.cmd, p.path);
 	if (set == NULL)
 		return 1;
-	int ret = fence(&p, set, false);
+	int ret = fence_sessions(&p, set, false);
 	poolset_free(set);
 	if (ret)
 		return ret;

@@ -279,23 +279,8 @@ rep_open(struct rawfab *rf, unsigned i, size_t stride)
 	e->send = rf->bufs + i * stride;
 	e->rma = e->send + rf->cfg.max_size;
 	e->resp = e->rma + rf->cfg.area;
-	struct fi_cq_attr cq_attr = {
-		.size = 2 * RAWFAB_MAX_WINDOW + 4 * RAWFAB_RECV_SLOTS,
-		.format = FI_CQ_FORMAT_MSG,
-		.wait_obj = FI_WAIT_UNSPEC,
-	};
-	int r = fi_cq_open(rf->domain, &cq_attr, &e->cq, NULL);
-	if (!r)
-		r = fi_endpoint(rf->domain, rf->info, &e->ep, e);
-	if (!r)
-		r = fi_ep_bind(e->ep, &rf->eq->fid, 0);
-	if (!r)
-		r = fi_ep_bind(e->ep, &e->cq->fid,
-			FI_TRANSMIT | FI_SELECTIVE_COMPLETION);
-	if (!r)
-		r = fi_ep_bind(e->ep, &e->cq->fid, FI_RECV);
-	if (!r)
-		r = fi_enable(e->ep);
+	int r = fab_ep_open(rf->domain, rf->info, rf->eq,
+		2 * RAWFAB_MAX_WINDOW + 4 * RAWFAB_RECV_SLOTS, e, &e->cq, &e->ep);
 	for (unsigned j = 0; !r && j < RAWFAB_RECV_SLOTS; j++)
 		r = (int)fi_recv(e->ep, e->resp + j * RAWFAB_RESP_STRIDE,
 			RAWFAB_RESP_SIZE, rf->desc, 0, &e->recv_ctx[j]);
@@ -343,12 +328,7 @@ rawfab_connect(struct rawfab *rf)
 		return r;
 	rf->info->tx_attr->size = RAWFAB_MAX_WINDOW + 4;
 	rf->info->rx_attr->size = RAWFAB_RECV_SLOTS;
-	r = fi_fabric(rf->info->fabric_attr, &rf->fabric, NULL);
-	if (!r)
-		r = fi_domain(rf->fabric, rf->info, &rf->domain, NULL);
-	struct fi_eq_attr eq_attr = { .wait_obj = FI_WAIT_UNSPEC };
-	if (!r)
-		r = fi_eq_open(rf->fabric, &eq_attr, &rf->eq, NULL);
+	r = fab_domain_open(rf->info, &rf->fabric, &rf->domain, &rf->eq);
 	if (r)
 		return r;
 

@@ -162,18 +162,9 @@ peer_open(struct peer *p, struct rawfab_peer_info *pi)
 		&p->info);
 	if (r)
 		return r;
-	r = fi_fabric(p->info->fabric_attr, &p->fabric, NULL);
+	r = fab_domain_open(p->info, &p->fabric, &p->domain, &p->eq);
 	if (!r)
-		r = fi_domain(p->fabric, p->info, &p->domain, NULL);
-	struct fi_eq_attr eq_attr = { .wait_obj = FI_WAIT_UNSPEC };
-	if (!r)
-		r = fi_eq_open(p->fabric, &eq_attr, &p->eq, NULL);
-	if (!r)
-		r = fi_passive_ep(p->fabric, p->info, &p->pep, NULL);
-	if (!r)
-		r = fi_pep_bind(p->pep, &p->eq->fid, 0);
-	if (!r)
-		r = fi_listen(p->pep);
+		r = fab_listen(p->fabric, p->info, p->eq, &p->pep);
 	if (r)
 		return r;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fence_peer.c -- the fence-peer and unfence-peer handlers
+ * peer_handlers.c -- the fence-peer and unfence-peer handlers librpmem runs
  *
  * Before a master goes on without its replica, RPMEM_FENCE_PEER_CMD runs
  * through /bin/sh with what it needs in its environment (as DRBD hands

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * db_fence.c -- a pool set promoted to a master is no replica any more
+ * db_promoted.c -- a pool set promoted to a master is no replica any more
  *
  * `rpmem promote` leaves SET.promoted beside the set file (marker.h)
  * before it touches a header.  An old primary that comes back must not
@@ -23,12 +23,12 @@
 static char Refusal[512];
 
 /*
- * db_fence_check -- 0, or -EPERM when `desc` was promoted; a marker that
+ * db_promoted_check -- 0, or -EPERM when `desc` was promoted; a marker that
  * exists but does not parse still fences; a lookup that fails otherwise
  * (an escape from poolset-dir) fails as that of the set would
  */
 int
-db_fence_check(int rootfd, const char *root, const char *desc)
+db_promoted_check(int rootfd, const char *root, const char *desc)
 {
 	size_t n = strlen(desc) + sizeof(MARKER_PROMOTED_SUFFIX);
 	char *path = malloc(n);
@@ -59,7 +59,7 @@ db_fence_check(int rootfd, const char *root, const char *desc)
 	return -EPERM;
 }
 
-/* db_strerror -- the refusal of db_fence_check for -EPERM, else errno's */
+/* db_strerror -- the refusal of db_promoted_check for -EPERM, else errno's */
 const char *
 db_strerror(int err)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fence.c -- the sessions holding a pool, found through /proc, and their end
+ * session_fence.c -- the rpmemd sessions holding a pool, found through
+ * /proc, and their end (rpmem promote's fence of the old sessions)
  *
  * No record of its own: the part locks rpmemd already takes are the
  * truth about who serves a pool, and they vanish with the process, so
@@ -23,19 +24,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fence.h"
+#include "session_fence.h"
 
-#define FENCE_WAIT_MS 10000	/* for the killed session to be gone */
+#define SESSION_FENCE_WAIT_MS 10000	/* for the killed session to be gone */
 
-/* holder_add -- pid once in h[], up to FENCE_MAX */
+/* holder_add -- pid once in h[], up to SESSION_HOLDERS_MAX */
 static void
-holder_add(struct fence_holder *h, unsigned *n, pid_t pid)
+holder_add(struct session_holder *h, unsigned *n, pid_t pid)
 {
 	for (unsigned i = 0; i < *n; i++) {
 		if (h[i].pid == pid)
 			return;
 	}
-	if (*n < FENCE_MAX) {
+	if (*n < SESSION_HOLDERS_MAX) {
 		memset(&h[*n], 0, sizeof(h[*n]));
 		h[(*n)++].pid = pid;
 	}
@@ -83,7 +84,7 @@ holder_since(pid_t pid)
 
 /* holder_client -- "ADDR port PORT" of the holder's SSH_CONNECTION */
 static void
-holder_client(struct fence_holder *h)
+holder_client(struct session_holder *h)
 {
 	char path[64], buf[16384];
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)h->pid);
@@ -108,7 +109,7 @@ holder_client(struct fence_holder *h)
 
 /* holder_fill -- what the holder is, as far as /proc tells */
 static void
-holder_fill(struct fence_holder *h)
+holder_fill(struct session_holder *h)
 {
 	char path[64], exe[PATH_MAX];
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)h->pid);
@@ -129,10 +130,10 @@ holder_fill(struct fence_holder *h)
 	holder_client(h);
 }
 
-/* fence_find -- holders of a lock on any part of rep */
+/* session_fence_find -- holders of a lock on any part of rep */
 int
-fence_find(const struct poolset_replica *rep, struct fence_holder *h,
-		unsigned *n)
+session_fence_find(const struct poolset_replica *rep,
+		struct session_holder *h, unsigned *n)
 {
 	*n = 0;
 	FILE *f = fopen("/proc/locks", "re");
@@ -166,9 +167,10 @@ fence_find(const struct poolset_replica *rep, struct fence_holder *h,
 	return 0;
 }
 
-/* fence_describe -- one line naming the holder */
+/* session_fence_describe -- one line naming the holder */
 void
-fence_describe(const struct fence_holder *h, char *buf, size_t len)
+session_fence_describe(const struct session_holder *h, char *buf,
+		size_t len)
 {
 	char since[40] = "an unknown time";
 	time_t t = (time_t)h->since;
@@ -187,16 +189,16 @@ wait_gone(int pidfd)
 	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
 	int r;
 	do {
-		r = poll(&pfd, 1, FENCE_WAIT_MS);
+		r = poll(&pfd, 1, SESSION_FENCE_WAIT_MS);
 	} while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return -errno;
 	return r == 0 ? -ETIMEDOUT : 0;
 }
 
-/* fence_end -- SIGKILL an rpmemd holder and wait until it is gone */
+/* session_fence_end -- SIGKILL an rpmemd holder and wait until it is gone */
 int
-fence_end(const struct fence_holder *h)
+session_fence_end(const struct session_holder *h)
 {
 	if (!h->is_rpmemd)
 		return -EPERM;
@@ -204,7 +206,7 @@ fence_end(const struct fence_holder *h)
 	if (pidfd < 0)
 		return errno == ESRCH ? 0 : -errno;
 	/* the pidfd pins a process: make sure it is still the rpmemd */
-	struct fence_holder now = { .pid = h->pid };
+	struct session_holder now = { .pid = h->pid };
 	holder_fill(&now);
 	if (!now.is_rpmemd || now.since != h->since) {
 		close(pidfd);
