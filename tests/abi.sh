@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # abi.sh -- librpmem.so.1 exports exactly PMDK's 12 functions under
 # LIBRPMEM_1.0, with PMDK's SONAME and file name, and the header's
-# struct layout and constants match PMDK's (facts section 1).
+# struct layout and constants match PMDK's (pmdk-interop 1).
 set -euo pipefail
 
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -61,7 +61,7 @@ if ! ${CC:-cc} -std=c11 -I"$top_srcdir/src/include" "$tmp/abi.c" \
 	fail=1
 fi
 
-# the unversioned dlsym lookups libpmemobj does (facts section 0)
+# the unversioned dlsym lookups libpmemobj does (pmdk-interop 0)
 cat > "$tmp/dl.c" <<'C'
 #include <dlfcn.h>
 #include <stdio.h>

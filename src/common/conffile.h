@@ -11,7 +11,7 @@
  * the file here: every line must be blank, a comment, `[section]` or
  * `key = value` and mean the same to iniparser, or the file is refused
  * naming the line.  Like ssh's StrictModes, a file others could rewrite
- * is refused too (RELIABILITY S4).
+ * is refused too (scenario S4).
  */
 #ifndef RPMEM_CONFFILE_H
 #define RPMEM_CONFFILE_H 1

@@ -85,7 +85,7 @@ struct lane_resp {
 #define LANE_HDR_OFF LANESEC_TAG_LEN
 
 /*
- * what a connection request carries (RELIABILITY S2): a one-use token
+ * what a connection request carries (scenario S2): a one-use token
  * derived from the session's keys, never a key or a reusable secret
  */
 #define LANE_CONN_MAGIC 0x52504d4cU	/* "RPML" */
@@ -131,7 +131,7 @@ int fab_getinfo(uint32_t provider, const char *node, const char *service,
  * fab_rma_write_ok -- may clients RMA-write into the pool?  Only on RDMA
  * hardware (verbs).  Over tcp and sockets an RMA write is carried out by
  * rpmemd's own provider code, which would apply writes that arrive while
- * rpmemd is stopped even after the client gave up on them (RELIABILITY
+ * rpmemd is stopped even after the client gave up on them (scenario
  * R3); there relaxed persists travel inline like strict ones, and the
  * pool is registered for remote reads only.
  */

@@ -118,7 +118,7 @@ lanesec_cipher_choose(unsigned client_pref)
 
 /*
  * ossl_fail -- the errno of an OpenSSL call that failed: -ENOMEM when
- * OpenSSL ran out of memory on the way (RELIABILITY R17), else -EIO.
+ * OpenSSL ran out of memory on the way (scenario R17), else -EIO.
  * Empties OpenSSL's error queue of this thread.
  */
 static int

@@ -20,7 +20,7 @@
 #error "pool_hdr: big-endian hosts are not supported (headers are LE)"
 #endif
 
-/* the on-media layout PMDK 1.12 reads (facts 6.5) */
+/* the on-media layout PMDK 1.12 reads (pmdk-interop 6.5) */
 _Static_assert(sizeof(struct pool_hdr) == POOL_HDR_SIZE, "pool_hdr size");
 _Static_assert(offsetof(struct pool_hdr, signature) == 0, "signature");
 _Static_assert(offsetof(struct pool_hdr, major) == 8, "major");

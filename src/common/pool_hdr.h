@@ -2,7 +2,7 @@
 /*
  * pool_hdr.h -- PMDK-compatible 4 KiB pool part header
  *
- * Layout, feature bits and checksum match PMDK 1.12 (facts 6.5) so that
+ * Layout, feature bits and checksum match PMDK 1.12 (pmdk-interop 6.5) so that
  * pmempool and libpmemobj read what rpmemd writes.  Stored little-endian.
  */
 #ifndef RPMEM_POOL_HDR_H

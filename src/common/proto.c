@@ -11,7 +11,7 @@
 #include "proto_int.h"
 
 /*
- * Where each block starts inside its message (facts 3.4).  Fields are
+ * Where each block starts inside its message (pmdk-interop 3.4).  Fields are
  * reached through offsets and memcpy, never through a cast of the buffer,
  * so the buffer needs no alignment and the layout does not depend on the
  * compiler's idea of a struct.
@@ -45,7 +45,7 @@
 enum field_order {
 	RAW,	/* byte array, copied as is */
 	BE,	/* number, big-endian on the wire */
-	HOST,	/* number PMDK forgot to convert (facts 3.2) */
+	HOST,	/* number PMDK forgot to convert (pmdk-interop 3.2) */
 };
 
 struct field {
@@ -225,7 +225,7 @@ get64(const unsigned char *p, size_t off)
 	return v;
 }
 
-/* fixed part of every message, indexed by type (facts 3.3) */
+/* fixed part of every message, indexed by type (pmdk-interop 3.3) */
 static const unsigned short msg_base[] = {
 	[PROTO_MSG_CREATE] = PROTO_CREATE_SIZE,
 	[PROTO_MSG_CREATE_RESP] = PROTO_CREATE_RESP_SIZE,
@@ -627,7 +627,7 @@ proto_req_encode(const struct proto_req *req, void *buf, size_t len)
 			PUT(p + base + dlen, req_ext_fields, &req->ext);
 	}
 
-	/* no attributes travel as an all-zero block (facts 3.5) */
+	/* no attributes travel as an all-zero block (pmdk-interop 3.5) */
 	size_t attr = attr_offset(type);
 	if (attr != 0 && req->has_attr)
 		PUT(p + attr, attr_fields, &req->attr);
@@ -732,7 +732,7 @@ proto_attr_is_zero(const struct rpmem_pool_attr *attr)
 	if (attr == NULL)
 		return true;
 
-	/* the struct has no padding (facts 1.3), so bytes are fields */
+	/* the struct has no padding (pmdk-interop 1.3), so bytes are fields */
 	const unsigned char *p = (const unsigned char *)attr;
 	for (size_t i = 0; i < sizeof(*attr); i++) {
 		if (p[i] != 0)

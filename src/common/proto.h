@@ -102,7 +102,7 @@ enum proto_gen_op {
 					 * CREATE */
 #define PROTO_GEN_FLAGS (PROTO_GEN_FLAG_READONLY | PROTO_GEN_FLAG_CREATED)
 
-/* wire status codes (facts 2.7) */
+/* wire status codes (pmdk-interop 2.7) */
 enum proto_status {
 	PROTO_SUCCESS = 0,
 	PROTO_ERR_BADPROTO = 1,
@@ -297,7 +297,7 @@ uint32_t proto_resp_type(uint32_t req_type);
 /* proto_attr_is_zero -- an all-zero attribute block means "none" */
 bool proto_attr_is_zero(const struct rpmem_pool_attr *attr);
 
-/* proto_status_errno -- wire status to client errno (facts 2.7) */
+/* proto_status_errno -- wire status to client errno (pmdk-interop 2.7) */
 int proto_status_errno(uint32_t status);
 
 /* proto_status_str -- human text of a wire status */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * proto_names.c -- the wire's numbers as words: status codes as errno
- * values and text (facts 2.7), provider ids as libfabric names, and the
+ * values and text (pmdk-interop 2.7), provider ids as libfabric names, and the
  * persist methods
  */
 #include <errno.h>
@@ -9,7 +9,7 @@
 
 #include "proto.h"
 
-/* the wire status table, facts 2.7 */
+/* the wire status table, pmdk-interop 2.7 */
 static const struct {
 	int err;
 	const char *str;
@@ -33,7 +33,7 @@ static const struct {
 	[PROTO_ERR_POOL_CFG] = {EINVAL, "Invalid pool set configuration"},
 };
 
-/* proto_status_errno -- wire status to client errno (facts 2.7) */
+/* proto_status_errno -- wire status to client errno (pmdk-interop 2.7) */
 int
 proto_status_errno(uint32_t status)
 {

@@ -263,7 +263,7 @@ post_send(struct fabric *f, struct lane *l, struct op *op, size_t hlen,
 	return 0;
 }
 
-/* PMDK 1.12's persist message flags (facts 4.6) */
+/* PMDK 1.12's persist message flags (pmdk-interop 4.6) */
 #define PMDK_MODE_WRITE 0U
 #define PMDK_MODE_DEEP 1U
 #define PMDK_MODE_SEND 2U
@@ -425,7 +425,7 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 	/*
 	 * With PMDK's rpmemd a deep persist, and over sockets a strict one
 	 * over its inline buffer, is an RMA write and a persist of what it
-	 * wrote (facts 4.7), as its own client does: its inline path has
+	 * wrote (pmdk-interop 4.7), as its own client does: its inline path has
 	 * no deep mode and takes one piece per round trip.  Those bytes get
 	 * no 8-byte atomicity there (rpmem.h's PMDK_PEER_LIMITS).
 	 */
@@ -458,7 +458,7 @@ fabric_flush(struct fabric *f, unsigned lane, size_t off, size_t len,
 		uint32_t more = 0;
 		/*
 		 * Pieces end on 8-byte boundaries of the pool, so no aligned
-		 * word is split between two messages (DESIGN decision 3).
+		 * word is split between two messages (architecture decision 3).
 		 */
 		size_t chunk = piece_len(f, first, len);
 		if (chunk < len) {

@@ -347,7 +347,7 @@ fabric_connect(const struct fabric_attr *attr, struct fabric **fabp)
 	/*
 	 * PMDK's own client sends a strict persist over its rpmemd's inline
 	 * buffer as RMA writes over sockets, as 8 KiB inline pieces over
-	 * verbs (facts 4.7): ours does the same on each, giving neither
+	 * verbs (pmdk-interop 4.7): ours does the same on each, giving neither
 	 * less atomicity nor less speed than it
 	 */
 	f->strict_rma = f->pmdk && attr->provider == PROTO_PROV_SOCKETS;

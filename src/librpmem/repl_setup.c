@@ -45,7 +45,7 @@ static bool Readonly;
 
 /*
  * the pool size of libpmempool's probe of a remote replica (two pool
- * headers in a volatile buffer, facts 6.6): such a handle is no use of
+ * headers in a volatile buffer, pmdk-interop 6.6): such a handle is no use of
  * the pool and must leave its record alone
  */
 #define PROBE_SIZE 8192

@@ -35,7 +35,7 @@
 
 /*
  * how rpmemd refuses a pool set `rpmem promote` made a master (its
- * marker's description, RELIABILITY F3): the replica of a master that
+ * marker's description, scenario F3): the replica of a master that
  * went on without it was promoted meanwhile, a split brain
  */
 #define RPMEMD_SAYS_PROMOTED "promoted to a master on "

@@ -39,7 +39,7 @@ int rpmem_daemon_cpu(RPMEMpool *rpp, double *user_s, double *sys_s);
 /*
  * rpmem_outdate -- one OUTDATE request in the session: mark (1) the
  * replica outdated, its master `master_host` going on without it, or
- * clear (0) the mark once it equals the master again (RELIABILITY D5,
+ * clear (0) the mark once it equals the master again (scenarios D5,
  * D6).  0, or -1 with errno: ENOTSUP when rpmemd speaks a minor below 4
  * or is PMDK's, EINVAL for a bad argument, another as control calls do.
  */

@@ -267,7 +267,7 @@ provider(RPMEMpool *rpp, unsigned *max_lanes)
 
 /*
  * lane_keys -- accept rpmemd's lane security only when it is at least
- * what this side asked (RELIABILITY S8: never a silent downgrade), then
+ * what this side asked (scenario S8: never a silent downgrade), then
  * derive the session's keys
  */
 static int

@@ -2,7 +2,7 @@
 /*
  * db_hdr.c -- PMDK pool headers of rpmemd pools: write, verify, rewrite
  *
- * What libpmemobj and pmempool expect to find (facts 6.5): every part
+ * What libpmemobj and pmempool expect to find (pmdk-interop 6.5): every part
  * with a header names its neighbours in a ring of part uuids, all carry
  * the client's attributes, part 0's uuid is the client's.
  */

@@ -5,14 +5,14 @@
  * "SET.promoted" beside the pool set file SET says that the replica SET
  * describes was made a master (`rpmem promote`): when, and what it was a
  * replica of.  It is written before any header changes, so that from
- * then on rpmemd refuses the set as a replica (RELIABILITY F3) even when
+ * then on rpmemd refuses the set as a replica (scenario F3) even when
  * the promote stops half way.
  * A promote of one copy of a pair (--master-set) keeps the replica links,
  * so the headers cannot tell whether it got through them: it writes the
  * marker again, naming the other copy (`pair`), once they are written.
  *
  * "SET.outdated" says that a master went on without this replica (its
- * fence-peer handler marked it, RELIABILITY D5, D6): since when, which
+ * fence-peer handler marked it, scenarios D5, D6): since when, which
  * master, so that it is never promoted by accident.  A resync to
  * equality removes it.
  *

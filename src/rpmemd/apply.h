@@ -4,7 +4,7 @@
  *
  * The one place where rpmemd writes replica memory on behalf of a strict
  * persist: every aligned 8-byte word inside the range is written by one
- * 8-byte store, so a reader never sees it torn (DESIGN decision 3); then
+ * 8-byte store, so a reader never sees it torn (architecture decision 3); then
  * the range is made durable before the caller answers.
  */
 #ifndef RPMEMD_APPLY_H

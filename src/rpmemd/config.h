@@ -6,7 +6,7 @@
  * (/etc/rpmemd/rpmemd.conf); `-c FILE` reads only FILE.  Files are read
  * with iniparser after a line-by-line check that names file:line for
  * every refusal (bad line, unknown key, bad value, NUL byte), and are
- * refused when writable by group or others (RELIABILITY S4).
+ * refused when writable by group or others (scenario S4).
  */
 #ifndef RPMEMD_CONFIG_H
 #define RPMEMD_CONFIG_H 1

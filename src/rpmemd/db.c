@@ -3,7 +3,7 @@
  * db.c -- rpmemd's pool sets: create, open, set attributes, remove
  *
  * A pool is the one local replica of a set file found beneath
- * poolset-dir (facts 5.4).  This file holds the rules a set and a
+ * poolset-dir (pmdk-interop 5.4).  This file holds the rules a set and a
  * request must satisfy; src/pset/db_part.c and db_hdr.c do the file work.
  */
 #include <errno.h>

@@ -3,7 +3,7 @@
  * db.h -- rpmemd's pool set database under poolset-dir
  *
  * A descriptor names a pool set file strictly beneath poolset-dir: no
- * absolute path, no "..", no symlink leading out (RELIABILITY S1).  A
+ * absolute path, no "..", no symlink leading out (scenario S1).  A
  * pool set here has exactly one replica; its parts are created or opened,
  * flock-ed (a second session gets -EBUSY) and mapped contiguously:
  * pool offset N is byte N of the address returned, header included.
@@ -75,7 +75,7 @@ struct db_outdate {
 
 /*
  * db_outdate -- write or remove SET.outdated beside the set `desc`
- * (RELIABILITY D5, D6), confined beneath poolset-dir; a mark of a
+ * (scenarios D5, D6), confined beneath poolset-dir; a mark of a
  * promoted set is refused with -EPERM (db_strerror says why); clearing
  * a set that is not marked succeeds
  */

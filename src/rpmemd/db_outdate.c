@@ -5,7 +5,7 @@
  * When a master goes on without its replica (degraded mode), its
  * fence-peer handler has SET.outdated written beside the replica's set
  * file (marker.h): `rpmem promote` then refuses the replica unless
- * forced, since its data lags behind (RELIABILITY D5, D6).  A resync to
+ * forced, since its data lags behind (scenarios D5, D6).  A resync to
  * equality clears it.  Both arrive as OUTDATE in a session, or as
  * `rpmemd --outdate` over ssh; the lookups are confined beneath
  * poolset-dir as every descriptor's.

@@ -3,7 +3,7 @@
  * db_path.c -- resolve pool set descriptors strictly beneath poolset-dir
  *
  * PMDK's rpmemd only refused absolute descriptors, so "../x" walked out
- * of poolset-dir (RELIABILITY S1).  Here a descriptor is checked as a
+ * of poolset-dir (scenario S1).  Here a descriptor is checked as a
  * string first, then resolved by the kernel (openat2 RESOLVE_BENEATH) or,
  * on kernels without openat2, by our own walk that opens one component
  * at a time with O_NOFOLLOW and expands symlinks itself.
@@ -35,7 +35,7 @@
 /*
  * db_path_check -- string-level refusals, before any lookup: what makes
  * the name itself unusable is -EBADF (status BADNAME, as PMDK answers an
- * absolute one); a ".." is an escape, -EACCES (RELIABILITY S1)
+ * absolute one); a ".." is an escape, -EACCES (scenario S1)
  */
 int
 db_path_check(const char *desc)

@@ -4,7 +4,7 @@
  *
  * `rpmem promote` leaves SET.promoted beside the set file (marker.h)
  * before it touches a header.  An old primary that comes back must not
- * write into the new master (RELIABILITY F3): create, open and remove of
+ * write into the new master (scenario F3): create, open and remove of
  * such a set are refused with -EPERM, and db_strerror gives the client
  * the reason, with the date of the promotion.
  */

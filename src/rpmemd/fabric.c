@@ -271,7 +271,7 @@ setup_lanes(struct fabric *f, const struct fabric_attr *attr)
 		n = fab_fd_budget();
 	/*
 	 * PMDK's client connects no more lanes than the provider's contexts
-	 * (facts 4.4: sockets has 16) and never says so: announcing more
+	 * (pmdk-interop 4.4: sockets has 16) and never says so: announcing more
 	 * would leave the accept waiting for lanes that never come
 	 */
 	size_t tx = f->info->domain_attr->tx_ctx_cnt;

@@ -212,7 +212,7 @@ read_range(const struct fabric *f, const struct lane_msg *msg, size_t len,
 	return 0;
 }
 
-/* PMDK 1.12's persist message flags (facts 4.6) */
+/* PMDK 1.12's persist message flags (pmdk-interop 4.6) */
 #define PMDK_MODE_MASK 0x3U
 #define PMDK_MODE_WRITE 0U	/* persist what RMA wrote */
 #define PMDK_MODE_DEEP 1U	/* the same, deep */
@@ -363,7 +363,7 @@ fabric_worker_run(void *arg)
 			break;
 		}
 		/*
-		 * RELIABILITY R3: never apply what a client that gave up sent;
+		 * scenario R3: never apply what a client that gave up sent;
 		 * once per batch, as a stopped daemon resumes with all of it
 		 */
 		if (session_gone(f)) {

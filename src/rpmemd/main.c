@@ -57,7 +57,7 @@ note_inherited(void)
 __attribute__((section(".preinit_array"), used))
 static void (*const note_inherited_at_exec)(void) = note_inherited;
 
-/* harden -- RELIABILITY S5: no inherited fds, private files, no setuid */
+/* harden -- scenario S5: no inherited fds, private files, no setuid */
 static void
 harden(void)
 {
@@ -239,7 +239,7 @@ wants_remove(int argc, char *argv[])
 /*
  * outdate_mode -- rpmemd --outdate DESC [--master HOST]: the fence-peer
  * handler of a master that goes on without this replica marks it
- * (RELIABILITY D5, D6); the exit status is 0 or the errno
+ * (scenarios D5, D6); the exit status is 0 or the errno
  */
 static int
 outdate_mode(struct db *db, const struct config *cfg)

@@ -36,7 +36,7 @@ read_full(int fd, int wake_fd, void *buf, size_t len, int timeout_ms)
 /*
  * read_header -- the first byte within idle_ms, the rest of the header
  * within timeout_ms: a header cut short on a channel left open must not
- * hold the session forever (RELIABILITY R9)
+ * hold the session forever (scenario R9)
  */
 static int
 read_header(int fd, int wake_fd, unsigned char *buf, int idle_ms,

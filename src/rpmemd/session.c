@@ -61,7 +61,7 @@ session_type_name(uint32_t type)
 }
 
 /*
- * status_of -- the one place an errno becomes a wire status (facts 2.7):
+ * status_of -- the one place an errno becomes a wire status (pmdk-interop 2.7):
  * the status a PMDK client reads as the cause, so each errno goes to
  * the status naming that cause, not to FATAL
  */
@@ -215,7 +215,7 @@ handle_stat(struct session *s, const struct proto_req *req)
 
 /*
  * handle_outdate -- OUTDATE: the master marks the replica this session
- * serves outdated (it goes on without it, RELIABILITY D5, D6), or clears
+ * serves outdated (it goes on without it, scenarios D5, D6), or clears
  * the mark once the replica equals it again; db_outdate does the work
  */
 static int

@@ -43,7 +43,7 @@ int session_reply(struct session *s, uint32_t type, int err,
 
 /*
  * session_check_version -- the protocol the session speaks, from the
- * client's common block (RELIABILITY R19); 0 or -errno
+ * client's common block (scenario R19); 0 or -errno
  */
 int session_check_version(struct session *s, const struct proto_common *c);
 

@@ -14,7 +14,7 @@
 #include "session_int.h"
 
 /*
- * session_check_version -- protocol negotiation (RELIABILITY R19): ours from
+ * session_check_version -- protocol negotiation (scenario R19): ours from
  * 0.3 on, at the lower of the client's minor and ours (a 0.3 client
  * has no OUTDATE), or exactly PMDK's 0.1 from the PMDK client main.c
  * admitted
@@ -97,7 +97,7 @@ ssh_server_addr(void)
  * buff_size -- the inline buffer we agree to: the client's, capped so
  * that the message buffers of all lanes (receive slots, and send
  * buffers when the lanes are sealed) stay within LANE_MEM_MAX
- * (RELIABILITY R10), sealed lanes' at LANE_SEALED_BUFF (fab.h), never
+ * (scenario R10), sealed lanes' at LANE_SEALED_BUFF (fab.h), never
  * below PMDK's 8 KiB
  */
 static size_t
@@ -117,7 +117,7 @@ buff_size(uint64_t wanted, unsigned nlanes, bool sealed)
  * persist_method -- APM only where RMA writes reach persistence without
  * our help: RDMA hardware (verbs) into pmem.  Over tcp and sockets the
  * provider's own memcpy leaves data in CPU caches, so APM there would
- * claim durability the platform lacks (RELIABILITY R20).
+ * claim durability the platform lacks (scenario R20).
  */
 static uint32_t
 persist_method(const struct session *s, const struct db_pool *p,
@@ -141,7 +141,7 @@ persist_method(const struct session *s, const struct db_pool *p,
 
 /*
  * lane_security -- the session's policy: the stronger of the client's
- * and rpmemd's minimums (RELIABILITY S8), its cipher and keys; the
+ * and rpmemd's minimums (scenario S8), its cipher and keys; the
  * daemon's half of the key material goes into the answer.  -EPROTO when
  * the client asks for a policy unknown here.
  */
@@ -302,7 +302,7 @@ session_handle_pool(struct session *s, const struct proto_req *req)
 	/*
 	 * The workers before the answer: a daemon that cannot run them
 	 * must fail the create or open, not leave the client a pool whose
-	 * lanes go nowhere (RELIABILITY R17).
+	 * lanes go nowhere (scenario R17).
 	 */
 	r = fabric_start(s->fab);
 	if (r)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_outdate.c -- rpmem outdate and rpmem fence-peer: mark a replica
- * whose master went on without it (RELIABILITY D5, D6)
+ * whose master went on without it (scenarios D5, D6)
  *
  * `rpmem outdate SET` writes SET.outdated beside a local pool set file
  * (marker.h), for operators and handlers; `--clear` removes it.

@@ -5,7 +5,7 @@
  *
  * Run on the backup host against the pool set file in rpmemd's
  * poolset-dir that the lost primary's REPLICA line names.  The writes,
- * in order, each durable before the next (RELIABILITY F2):
+ * in order, each durable before the next (scenario F2):
  *   1. SET.promoted (marker.c): from here rpmemd refuses the set as a
  *      replica (F3), so nothing of the old primary lands after it;
  *   2. each header, the last part first and part 0 last: replica links
@@ -429,7 +429,7 @@ report_refused(const struct promote *p)
 }
 
 /*
- * outdated -- RELIABILITY D5: a replica its master went on without
+ * outdated -- scenario D5: a replica its master went on without
  * lags behind it; promoting it loses what the master wrote since, so
  * only --force does it (and the mark goes once it is a master).
  * 0 to go on, EXIT_REFUSED or 1 otherwise; *marked when there is a mark.

@@ -3,7 +3,7 @@
  * cmd_sync.c -- rpmem sync: rebuild missing or damaged replicas from a
  * healthy one and copy to the others only what differs
  *
- * RELIABILITY R18: a sync may be interrupted anywhere and simply rerun.
+ * scenario R18: a sync may be interrupted anywhere and simply rerun.
  * A remote replica with headers carries the signature REPLICA_SYNC_SIG
  * from before its first byte changes until its last byte is durable, so
  * neither libpmemobj nor this tool ever takes it for a good replica; a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# alloc.sh -- RELIABILITY R17: allocation failure at every step of each
+# alloc.sh -- scenario R17: allocation failure at every step of each
 # init path: rpmem_create and rpmem_open in the client (library load,
 # ssh start, lanes), and rpmemd's start-up, config load, session open
 # and lane set-up behind them

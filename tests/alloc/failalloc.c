@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * failalloc.c -- LD_PRELOAD shim for RELIABILITY R17: make the Nth
+ * failalloc.c -- LD_PRELOAD shim for scenario R17: make the Nth
  * allocation that chosen code asks for fail, and say which it was
  *
  * Environment (read once, at the first allocation):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # fence_peer.sh -- crm-fence-peer and the master's monitor of
-# ocf:rpmem:pool on a real two-node cluster (issue 31; RELIABILITY D12,
+# ocf:rpmem:pool on a real two-node cluster (issue 31; scenarios D12,
 # and the race of the handler with the monitor that removes the fence)
 #
 # Two nodes, each in its own namespaces (cluster.sh), corosync's two_node

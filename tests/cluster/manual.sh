@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # manual.sh -- the cluster that ocf_rpmem_pool(7) and the README set up,
-# checked as written (issue 32; RELIABILITY F1-F4 rest on it)
+# checked as written (issue 32; scenarios F1-F4 rest on it)
 #
 # The blocks between "manual.sh: NAME" and "manual.sh: end" comments of
 # man/ocf_rpmem_pool.7 are what a reader types or writes: corosync.conf,

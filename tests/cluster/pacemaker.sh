@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # pacemaker.sh -- automatic failover of a replicated pool under a real
-# Pacemaker and Corosync cluster (issue 25; RELIABILITY F1-F4, D5-D6)
+# Pacemaker and Corosync cluster (issue 25; scenarios F1-F4, D5-D6)
 #
 # Three nodes, each in its own namespaces (cluster.sh): n1 and n2 hold a
 # copy of the pool, n3 only votes.  The pool is a promotable clone of

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tu_stranger.c -- strangers at a lane port (RELIABILITY S2): a plain TCP
+ * tu_stranger.c -- strangers at a lane port (scenario S2): a plain TCP
  * connection, and a libfabric connection request with any connection data
  */
 #include <arpa/inet.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # degraded.sh -- a backup that comes and goes never takes the primary
-# down (RELIABILITY D1-D6): Debian's libpmemobj (txlog) commits through
+# down (scenarios D1-D6): Debian's libpmemobj (txlog) commits through
 # our librpmem to a replica behind a private sshd on loopback, and the
 # replica is lost and comes back under each on-replica-loss policy.
 #

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # fence.sh -- a replica promoted while its primary still holds a session,
 # the primary refused afterwards, replication turned the other way and
-# back (RELIABILITY F1, F3, F4), over a private sshd on 127.0.0.1
+# back (scenarios F1, F3, F4), over a private sshd on 127.0.0.1
 #
 #   1. txlog (Debian's libpmemobj) runs transactions on app.set, whose
 #      REPLICA line names backup.set in rpmemd's poolset-dir, and keeps

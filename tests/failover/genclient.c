@@ -2,7 +2,7 @@
 /*
  * genclient.c -- a librpmem master whose memory is a file, for the tests
  * that stage the faults around a reconnect (tests/failover/gens.sh:
- * RELIABILITY D7-D11)
+ * scenarios D7-D11)
  *
  * Usage: genclient TARGET SET SIZE FILE CMD [ARG...]
  *   FILE is the master's copy: SIZE bytes mapped shared (made when it is

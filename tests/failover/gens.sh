@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # gens.sh -- the reconnects that must be decided from what each copy
-# holds, each fault placed at its worst moment (RELIABILITY D7-D11):
+# holds, each fault placed at its worst moment (scenarios D7-D11):
 # genclient, a librpmem master whose memory is a file, and a replica
 # behind a private sshd on loopback.
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # gensoak.sh -- faults placed at random in the windows a reconnect and a
-# promote open (RELIABILITY D7-D11 over many seeds): genclient soaks its
+# promote open (scenarios D7-D11 over many seeds): genclient soaks its
 # replica with random persists, each logged once acknowledged, under an
 # on-replica-loss policy drawn for the seed, while random faults land
 # during its opens, reconnects, resyncs and a promote of the replica:

@@ -2,7 +2,7 @@
 /*
  * hotrange.c -- a librpmem client that keeps rewriting one hot range
  * while its replica is lost, comes back and is resynced, then reads the
- * replica back whole and compares it with its own memory (RELIABILITY
+ * replica back whole and compares it with its own memory (scenario
  * D3: no resync copy lands after a newer persist of the same bytes)
  *
  * Usage: hotrange TARGET POOL_SET SIZE DIR [soak]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # outdate.sh -- the outdated mark of a replica its master went on without
-# (RELIABILITY D5, D6, F3), over a private sshd on 127.0.0.1
+# (scenarios D5, D6, F3), over a private sshd on 127.0.0.1
 #
 #   1. D6: rpmem fence-peer, with the variables librpmem sets, has rpmemd
 #      write backup.set.outdated beside the replica's set and exits 0;

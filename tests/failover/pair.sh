@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # pair.sh -- failover between the two copies of a pair with rpmem promote
-# --master-set (RELIABILITY F1, F2, F5, D2, D4), over a private sshd on
+# --master-set (scenarios F1, F2, F5, D2, D4), over a private sshd on
 # 127.0.0.1.  Nodes A and B are two directories, each with its parts, the
 # poolset-dir its rpmemd serves holding its replica set (app.set: its
 # parts), its master set (the same parts and a REPLICA line to the other

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # promote_crash.sh -- rpmem promote stopped after each of its writes
-# (RELIABILITY F2), and promote of a promoted pool or a master (F5)
+# (scenario F2), and promote of a promoted pool or a master (F5)
 #
 # No network: the replica is one that Debian's pmempool and libpmemobj
 # made themselves, the second replica of a local two-replica pool set

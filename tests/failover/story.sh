@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# story.sh -- failover between two hosts, told whole (RELIABILITY F1-F4)
+# story.sh -- failover between two hosts, told whole (scenarios F1-F4)
 #
 #   primary  this network namespace: the application (txlog, built
 #            against Debian's libpmemobj only) with app.set, whose REPLICA

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * txlog.c -- a libpmemobj application that logs every transaction it saw
- * committed, and the check that a pool holds all of them (RELIABILITY F1)
+ * committed, and the check that a pool holds all of them (scenario F1)
  *
  * Usage:
  *   txlog create SET          create the pool (layout "failover")

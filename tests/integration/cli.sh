@@ -12,7 +12,7 @@
 # of 64 MiB served by the built rpmemd behind a private sshd on
 # 127.0.0.1.  Each step asserts the tool's exit status and what it says;
 # the first failure ends the run with the tool's output and the logs.
-# The interrupted-sync step covers RELIABILITY R18.  A second pool set,
+# The interrupted-sync step covers scenario R18.  A second pool set,
 # made by Debian's pmempool through our librpmem, shows that verify and
 # sync leave out exactly libpmemobj's run-time state and nothing else.
 set -euo pipefail

@@ -2,7 +2,7 @@
 /*
  * control_args.c -- arguments librpmem refuses before any session (group
  * main): bad create/open arguments and malformed targets are EINVAL
- * without ssh; RELIABILITY S3, a target ssh would read as an option never
+ * without ssh; scenarios S3, a target ssh would read as an option never
  * reaches ssh; S8, a lane-security setting or provider librpmem does not
  * know runs no ssh; NULL and overlong names for remove; close(NULL);
  * rpmem_check_version

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * control_confine.c -- RELIABILITY S1 (group main): create, open and
+ * control_confine.c -- scenario S1 (group main): create, open and
  * remove through a descriptor that leads out of the poolset dir ("..",
  * an absolute path, a symlink to a set, a symlinked directory) are
  * refused and touch none of the files out there

@@ -9,7 +9,7 @@
  *              over missing parts; ENOENT; unknown flags refused without ssh
  *   errors     ENOENT, EEXIST (the pool kept), EINVAL for attributes the
  *              set cannot hold and EFBIG (nothing left, one table), and
- *              RELIABILITY R12: a second handle or a remove is EBUSY while
+ *              scenario R12: a second handle or a remove is EBUSY while
  *              the first handle holds the pool, which keeps working
  */
 #ifndef _GNU_SOURCE

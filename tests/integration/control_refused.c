@@ -2,12 +2,12 @@
 /*
  * control_refused.c -- sessions the far end refuses, one table of cases:
  *
- *   badconfig   RELIABILITY R16: rpmemd refuses a broken config file;
+ *   badconfig   scenario R16: rpmemd refuses a broken config file;
  *               create, open and remove fail with EINVAL, the message
  *               names file:line, and remove deletes nothing
  *   nodaemon    no rpmemd at the far end (ECONNRESET, the shell's
  *               message), or no sshd at all (ssh's "refused")
- *   fakedaemon  RELIABILITY R8, R9: a daemon answering with malformed
+ *   fakedaemon  scenarios R8, R9: a daemon answering with malformed
  *               messages fails the call with an expected errno; no crash,
  *               hang or leaked child
  */

@@ -3,7 +3,7 @@
  * daemon.c -- rpmemd spoken to directly on its stdin/stdout, no ssh
  *
  * The requests a correct librpmem never sends: other protocol versions
- * (RELIABILITY R19), messages illegal in the session's state, malformed
+ * (scenario R19), messages illegal in the session's state, malformed
  * and oversized headers, truncated bodies (R8, R9).  Each must get a
  * specific answer or a clean exit with a log line naming the field; never
  * a crash or a hang.

@@ -44,7 +44,7 @@ arg(const char *f)
 /*
  * start-up: options after which rpmemd serves no session, each with the
  * status word it sends (or none), its exit code and what it says on
- * stderr (RELIABILITY R16)
+ * stderr (scenario R16)
  */
 static const struct {
 	const char *args[3];	/* %s: the scratch directory */

@@ -7,7 +7,7 @@
  * where the directory is absent.
  *
  *   exit status: 1 when the client vanishes without a CLOSE, 0 after a
- *     CLOSE (RELIABILITY R1, R5)
+ *     CLOSE (scenarios R1, R5)
  *   descriptors: inherited ones closed, a library's own kept (S5)
  *   --remove: never a part a session holds, --force or not; every
  *     other part when one is missing (R12, R13)

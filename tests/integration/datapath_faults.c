@@ -3,7 +3,7 @@
  * datapath_faults.c -- faults mid-stream (group fault), a stream of
  * blocks acknowledged one by one while:
  *
- *   RELIABILITY R2  rpmemd is SIGKILLed: calls fail ECONNRESET, never a
+ *   scenario R2  rpmemd is SIGKILLed: calls fail ECONNRESET, never a
  *                   false ack; acked data stays; the next open works
  *   R5              ssh drops: both sides end the session
  *   R1              the client is SIGKILLed: rpmemd exits, acked data

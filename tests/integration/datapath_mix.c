@@ -6,7 +6,7 @@
  *         persist, flush, drain and read while readers check the bytes;
  *         the replica's part files then hold exactly the local pool, with
  *         headers, without (NOHDRS), over one part and over two
- *   torn  RELIABILITY R1's word rule seen from outside: a strict persist
+ *   torn  scenario R1's word rule seen from outside: a strict persist
  *         never shows a reader of the part file a torn aligned 8-byte word
  */
 #ifndef _GNU_SOURCE
@@ -405,7 +405,7 @@ torn_reader(const char *part, size_t off, size_t len, int stop_fd,
 }
 
 /*
- * DESIGN decision 3, RELIABILITY "no aligned 8-byte word written by a
+ * architecture decision 3, scenarios.md "no aligned 8-byte word written by a
  * strict persist is ever seen torn": a reader process watches the
  * replica while strict persists, deep persists and flush + drain rewrite
  * a 200 KiB region (more than one inline buffer) with alternating

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * datapath_requests.c -- requests librpmem refuses (group data):
- * RELIABILITY R6, a range unaligned, past the pool's end or wrapping, a
+ * scenarios R6, a range unaligned, past the pool's end or wrapping, a
  * bad lane or flag is EINVAL before any store and the lane stays usable;
  * R10, nlanes is clamped to what rpmemd allows and every lane works
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * datapath_stray.c -- RELIABILITY S2 (group stray): strangers at the
+ * datapath_stray.c -- scenario S2 (group stray): strangers at the
  * fabric port while rpmemd admits lanes are refused without taking a
  * lane, and the port closes once the client's lanes are in
  */

@@ -16,7 +16,7 @@
  * Built against Debian's libpmemobj only: when SET names a remote
  * replica, libpmemobj dlopen()s librpmem.so.1 (ours, through
  * LD_LIBRARY_PATH).  The rounds touch each structure of libpmemobj's
- * heap (RELIABILITY F1: what the application made durable is on the
+ * heap (scenario F1: what the application made durable is on the
  * replica): huge chunks (1 MiB and more, split, freed and coalesced),
  * runs of several unit sizes, free chunks, and undo logs that outgrow
  * their lane (snapshots of 256 KiB), so rpmem verify meets every kind of

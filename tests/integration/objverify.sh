@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # objverify.sh -- rpmem verify says equal on a libpmemobj pool after a
-# clean run, and still finds every byte that matters (RELIABILITY F1, D2:
+# clean run, and still finds every byte that matters (scenarios F1, D2:
 # "the replica equals the master" is what they check)
 #
 #   top_builddir=BUILD_DIR tests/integration/objverify.sh

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * partition.c -- RELIABILITY R4: the network path to the target is cut
+ * partition.c -- scenario R4: the network path to the target is cut
  * while a pool is open, then healed
  *
  * A persist while the link is down fails within RPMEM_TIMEOUT plus a

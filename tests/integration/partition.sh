@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# partition.sh -- RELIABILITY R4: the link to the target goes down while a
+# partition.sh -- scenario R4: the link to the target goes down while a
 # pool is open, then comes back.  The target (sshd, rpmemd) lives in a
 # network namespace this script makes, joined to ours by a veth pair;
 # "cutting the link" is setting our end down.  Traffic stays on that pair.

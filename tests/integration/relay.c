@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * relay.c -- a man in the middle of the lanes, for the tamper and
- * capture tests (RELIABILITY S6, S7)
+ * capture tests (scenarios S6, S7)
  *
  * librpmem runs it as its ssh (RPMEM_SSH).  It runs the real ssh
  * (RELAY_SSH) to the real target (RELAY_HOST) in place of the host it

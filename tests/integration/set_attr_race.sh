@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # set_attr_race.sh -- rpmem_set_attr right after rpmem_open, through a
 # real sshd on 127.0.0.1 (PMDK's rpmem_basic TEST9), and the daemon's
-# exit status when its client vanishes (RELIABILITY R1, R5)
+# exit status when its client vanishes (scenarios R1, R5)
 #
 #   top_builddir=BUILD_DIR tests/integration/set_attr_race.sh
 #

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tamper.c -- RELIABILITY S6, S7: a man in the middle of the lanes
+ * tamper.c -- scenarios S6, S7: a man in the middle of the lanes
  * (relay.c, on the link to a target in a network namespace) flips,
  * drops, duplicates, reorders or injects one lane message, or just
  * records every lane byte

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# tamper.sh -- RELIABILITY S6, S7: lane traffic read and tampered with
+# tamper.sh -- scenarios S6, S7: lane traffic read and tampered with
 # on the way.  The target (sshd, rpmemd) lives in a network namespace
 # joined to ours by a veth pair; the client's ssh is the relay
 # (tests/integration/relay.c), which sits on our end of the link and

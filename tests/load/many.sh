@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# many.sh -- RELIABILITY L2: 32 sessions of 4 lanes at once on one target,
+# many.sh -- scenario L2: 32 sessions of 4 lanes at once on one target,
 # then sessions killed and reopened at random; the "many" profile of
 # tests/soak/soak.sh, which says what is checked and printed
 set -euo pipefail

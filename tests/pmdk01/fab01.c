@@ -12,7 +12,7 @@
 /* room for connection data after the entry: PMDK never sends any */
 #define EQ_DATA_ROOM 256
 
-/* f01_hints -- PMDK's hints (facts 4.1) for a provider id */
+/* f01_hints -- PMDK's hints (pmdk-interop 4.1) for a provider id */
 struct fi_info *
 f01_hints(uint32_t provider)
 {

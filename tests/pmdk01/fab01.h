@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fab01.h -- the libfabric side of the PMDK stand-in client (facts 4.1),
+ * fab01.h -- the libfabric side of the PMDK stand-in client (pmdk-interop 4.1),
  * kept for what the real PMDK 1.12.1 never sends (hostile.sh)
  *
  * PMDK asks for API 1.4 with FI_MR_BASIC (provider keys, absolute

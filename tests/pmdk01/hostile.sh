@@ -5,7 +5,7 @@
 #   top_builddir=BUILD_DIR tests/pmdk01/hostile.sh
 #
 # real_peer.sh meets the real PMDK 1.12.1 in both directions; this is
-# what it cannot show: pmdk_client, a stand-in written from the facts,
+# what it cannot show: pmdk_client, a stand-in written from the interop facts,
 # started our rpmemd --allow-pmdk-clients directly as its remote command
 # and sent it what PMDK's client never does (R9): a protocol other than
 # 0.1, a provider id PMDK has not, persists naming a lane past the last

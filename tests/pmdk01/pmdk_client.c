@@ -8,13 +8,13 @@
  *       [--minor N] [--provider-id N] [--bad-persist lane|range]
  *
  * The real PMDK 1.12.1 meets our rpmemd in real_peer.sh; this stand-in,
- * written from the facts, stays for hostile.sh: --minor and
+ * written from pmdk-interop.md, stays for hostile.sh: --minor and
  * --provider-id put values in CREATE that PMDK's client never sends;
  * --bad-persist sends, after the session's checks, a persist message
  * with a lane number or a range outside the pool, which must go
  * unanswered; and its persists include the inline mode (2) that PMDK's
  * client sends only over verbs.  Runs COMMAND with sh -c, its stdin,
- * stdout and stderr on socket pairs as PMDK's client runs ssh (facts
+ * stdout and stderr on socket pairs as PMDK's client runs ssh (pmdk-interop
  * 3.1), then: start-up status, CREATE, lanes, persists of every mode,
  * reads, SET_ATTR, CLOSE.  Failures are printed as PMDK's client words
  * them; exit 0 only when the session went through and every byte read
@@ -171,7 +171,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	if (optind != argc || o->cmd == NULL || o->desc == NULL ||
 			o->size == 0)
 		goto bad;
-	/* PMDK's own refusals, before anything runs (facts 2.1) */
+	/* PMDK's own refusals, before anything runs (pmdk-interop 2.1) */
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	if (o->size % page != 0 || o->size <= W01_HDR_SIZE ||
 			o->lanes == 0 || o->timeout_ms <= 0) {
@@ -201,7 +201,7 @@ attr_pattern(struct w01_attr *a, char which)
 		a->next_uuid[i] = (unsigned char)(b ^ 0x22);
 		a->prev_uuid[i] = (unsigned char)(b ^ 0x33);
 	}
-	/* raw bytes that a careless text path would mangle (facts 6.5) */
+	/* raw bytes a careless text path would mangle (pmdk-interop 6.5) */
 	memcpy(a->user_flags, "\0\n~.\r\t\xff\x01", 8);
 	a->user_flags[15] = (unsigned char)which;
 }
@@ -219,7 +219,7 @@ send_req(struct pc_remote *r, const char *what, const void *buf, size_t len)
 
 /*
  * recv_resp -- read exactly the size PMDK expects and check it as PMDK
- * does (facts 3.5): type, size, status; a status prints its text
+ * does (pmdk-interop 3.5): type, size, status; a status prints its text
  */
 static int
 recv_resp(const struct opts *o, struct pc_remote *r, const char *what,

@@ -6,7 +6,7 @@
  * pmdk_client.c runs the command line and the out-of-band exchange,
  * pmdk_client_cmd.c the remote command and its start-up status,
  * pmdk_client_ops.c the operations and the byte-for-byte check,
- * pmdk_client_fip.c the lanes (GPSPM as PMDK does it, facts 4.5-4.7).
+ * pmdk_client_fip.c the lanes (GPSPM as PMDK does it, pmdk-interop 4.5-4.7).
  */
 #ifndef PMDK01_PMDK_CLIENT_H
 #define PMDK01_PMDK_CLIENT_H 1

@@ -2,7 +2,7 @@
 /*
  * pmdk_client_cmd.c -- the PMDK stand-in client's remote command
  *
- * As PMDK 1.12's client runs ssh (facts 3.1): the command's stdin,
+ * As PMDK 1.12's client runs ssh (pmdk-interop 3.1): the command's stdin,
  * stdout and stderr are AF_UNIX socket pairs; the first four bytes on
  * stdout are the start-up status, and when they do not come the first
  * line of stderr is the error.  Every wait here is bounded.
@@ -55,7 +55,7 @@ pc_spawn(const char *cmd, struct pc_remote *r)
 
 /*
  * stderr_line -- read the command's stderr to its end and keep the first
- * line, CR/LF cut (facts 3.1); strerror(oerr) when there is nothing
+ * line, CR/LF cut (pmdk-interop 3.1); strerror(oerr) when there is nothing
  */
 static void
 stderr_line(int fd, int oerr, int timeout_ms, char *line, size_t len)
@@ -123,8 +123,8 @@ pc_finish(struct pc_remote *r, int timeout_ms)
 }
 
 /*
- * pc_startup_status -- the 4-byte host-order word (facts 3.1).  Returns 0
- * or the errno PMDK's client would leave.
+ * pc_startup_status -- the 4-byte host-order word (pmdk-interop 3.1).
+ * Returns 0 or the errno PMDK's client would leave.
  */
 int
 pc_startup_status(const char *node, int timeout_ms, struct pc_remote *r)

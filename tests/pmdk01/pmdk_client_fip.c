@@ -2,7 +2,7 @@
 /*
  * pmdk_client_fip.c -- the PMDK stand-in client's lanes (GPSPM)
  *
- * As PMDK 1.12's librpmem (facts 4.3-4.7): one endpoint and CQ per lane,
+ * As PMDK 1.12's librpmem (pmdk-interop 4.3-4.7): one endpoint and CQ per lane,
  * connected one after the other with no connection data, the pool
  * registered after the lanes are up, one posted receive per lane for
  * the 8-byte answer.  A persist waits for the lane's previous send,
@@ -436,7 +436,7 @@ setup(struct pc_fip *fip)
 	return 0;
 }
 
-/* pc_fip_probe -- PMDK's provider probe before anything runs (facts 4.2) */
+/* pc_fip_probe -- PMDK's provider probe before all else (pmdk-interop 4.2) */
 int
 pc_fip_probe(const char *node, uint32_t provider)
 {

@@ -2,7 +2,7 @@
 /*
  * pmdk_client_ops.c -- what the PMDK stand-in client does with a pool
  *
- * The operations of facts 4.7 past the 4096-byte header (PMDK's client
+ * The operations of pmdk-interop 4.7 past the 4096-byte header (PMDK's client
  * refuses to persist into it when the pool has attributes): RMA writes
  * each followed by a mode-0 persist message, inline mode-2 persists of
  * at most the 8192-byte buffer (one with the client-internal completion
@@ -103,7 +103,7 @@ pc_ops_run(struct pc_fip *fip, unsigned char *pool,
 	unsigned k = 0;
 	int err;
 
-	/* the whole pool past the header, one RMA write (facts 4.7) */
+	/* the whole pool past the header, one RMA write (pmdk-interop 4.7) */
 	err = step(fip, &g, pool, base, room, 0, W01_FLUSH_WRITE, st);
 
 	for (unsigned i = 0; err == 0 && i < PIECES; i++) {

@@ -3,12 +3,12 @@
  * wire01.h -- PMDK 1.12's protocol 0.1 as the stand-in client speaks it,
  * for the messages the real PMDK 1.12.1 never sends (hostile.sh)
  *
- * Written from ../shared/pmdk-rpmem-facts.md (sections 3 and 4), not from
+ * Written from doc/pmdk-interop.md (sections 3 and 4), not from
  * src/common/proto.[ch]: the client stands in for PMDK's, so it must
  * not share our reading of the wire.  Out-of-band messages are
  * packed and big-endian except ibc.nlanes and close.flags, which PMDK
- * sends in host order (facts 3.2); the in-band persist message and its
- * answer are native structs (facts 4.6).
+ * sends in host order (pmdk-interop 3.2); the in-band persist message and its
+ * answer are native structs (pmdk-interop 4.6).
  */
 #ifndef PMDK01_WIRE01_H
 #define PMDK01_WIRE01_H 1
@@ -19,7 +19,7 @@
 #define W01_MAJOR 0
 #define W01_MINOR 1
 
-/* message types (facts 3.3) */
+/* message types (pmdk-interop 3.3) */
 enum {
 	W01_CREATE = 1,
 	W01_CREATE_RESP = 2,
@@ -31,7 +31,7 @@ enum {
 	W01_SET_ATTR_RESP = 8,
 };
 
-/* status codes (facts 2.7) */
+/* status codes (pmdk-interop 2.7) */
 enum {
 	W01_OK = 0,
 	W01_ERR_BADPROTO = 1,
@@ -64,7 +64,7 @@ enum {
 
 #define W01_CLOSE_REMOVE 0x1U
 
-/* sizes of the fixed blocks and whole messages (facts 3.4) */
+/* sizes of the fixed blocks and whole messages (pmdk-interop 3.4) */
 #define W01_HDR 12
 #define W01_HDR_RESP 16
 #define W01_COMMON 28
@@ -96,7 +96,7 @@ enum {
 /* pool header PMDK's client never persists into when attrs are set */
 #define W01_HDR_SIZE 4096
 
-/* struct rpmem_pool_attr, field by field (facts 1.3) */
+/* struct rpmem_pool_attr, field by field (pmdk-interop 1.3) */
 struct w01_attr {
 	char signature[8];
 	uint32_t major;

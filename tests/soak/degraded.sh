@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# degraded.sh -- a soak of degraded mode (RELIABILITY D1, D2, D3 over the
+# degraded.sh -- a soak of degraded mode (scenarios D1, D2, D3 over the
 # long run of L1): for SOAK_SECONDS (60) two applications write through
 # librpmem under RPMEM_ON_REPLICA_LOSS=continue while random faults take
 # their backup away and give it back, over and over:

@@ -2,7 +2,7 @@
 /*
  * soak.h -- what the soak's supervisor, workers, oracle and faults share
  *
- * RELIABILITY L1 and L2.  The supervisor (soak_main.c) starts one worker
+ * scenarios L1 and L2.  The supervisor (soak_main.c) starts one worker
  * process per client (soak_worker.c); each worker runs random traffic on
  * its own replicated pool through the public librpmem API.  Every client
  * owns a state file, mapped by both sides, that outlives the worker: the

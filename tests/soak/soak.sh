@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# soak.sh -- RELIABILITY L1 and L2: the soak program (tests/soak/soak)
+# soak.sh -- scenarios L1 and L2: the soak program (tests/soak/soak)
 # against the built rpmemd behind a private sshd, with the faults it needs
 #
 #   [SOAK_PROFILE=soak|short|many] [SOAK_SECONDS=N] [SOAK_SEED=N] \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * soak_fault.c -- the faults a soak injects (RELIABILITY R1-R5, R13,
+ * soak_fault.c -- the faults a soak injects (scenarios R1-R5, R13,
  * S2), one table; each round picks one kind and its targets, injects,
  * waits for the clients to notice, then brings them back
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * soak_main.c -- RELIABILITY L1/L2: clients on their own replicated pools
+ * soak_main.c -- scenarios L1/L2: clients on their own replicated pools
  * under random traffic and random faults for a time budget, every replica
  * held against what was acknowledged; ends with one line of figures
  *

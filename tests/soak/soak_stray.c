@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * soak_stray.c -- strangers at a lane port while rpmemd admits lanes
- * (RELIABILITY S2): plain TCP garbage, a silent connection, libfabric
+ * (scenario S2): plain TCP garbage, a silent connection, libfabric
  * connection requests with no data and with random data
  */
 #include <stdio.h>

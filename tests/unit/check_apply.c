@@ -92,7 +92,7 @@ END_TEST
 
 START_TEST(test_refuses_inline_size_mismatch_r7)
 {
-	/* RELIABILITY R7: payload larger than the negotiated buffer */
+	/* scenario R7: payload larger than the negotiated buffer */
 	P.buff_size = 64;
 	struct lane_msg *m = msg(LANE_OP_INLINE, 8192, 128, 128, 0x11);
 	ck_assert_int_eq(apply_msg(&P, m, sizeof(*m) + 128, &Pend), EINVAL);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * check_gen.c -- unit tests of the data-generation identifiers (gen.c,
- * gen_file.c): the decision table of a session start (RELIABILITY D5,
+ * gen_file.c): the decision table of a session start (scenarios D5,
  * D7-D11: every pair of identifiers a fault can leave, and what it
  * decides), how a copy's identifiers roll and adopt, and their file
  * read back, refused when malformed, taken for absent when stale

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * check_lanesec.c -- unit tests of lane security: key derivation,
- * admission tokens, and sealing/opening lane messages (RELIABILITY S6-S8)
+ * admission tokens, and sealing/opening lane messages (scenarios S6-S8)
  */
 #include <check.h>
 #include <errno.h>

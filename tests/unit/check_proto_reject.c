@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * check_proto_reject.c -- what the wire decoders and encoders refuse
- * (RELIABILITY R8, R9): short or oversized headers, wrong types, every
+ * (scenarios R8, R9): short or oversized headers, wrong types, every
  * truncation, malformed descriptors, other majors, unknown providers,
  * bad responses and extensions, non-zero reserved bytes, bad arguments
  */
