@@ -6,9 +6,11 @@
  * through /bin/sh with what it needs in its environment (as DRBD hands
  * its handlers the resource and the peer): RPMEM_FENCE_TARGET,
  * RPMEM_FENCE_POOL_SET, RPMEM_FENCE_POOLSET_UUID, RPMEM_FENCE_REASON,
- * and RPMEM_FENCE_GENERATION: the master copy's current generation
- * (empty when it keeps none), the newest a stale replica can hold, so
- * that a fence can say which generation its copy must have moved past.
+ * RPMEM_FENCE_GENERATION: the master copy's current generation (empty
+ * when it keeps none), the newest a stale replica can hold, so that a
+ * fence can say which generation its copy must have moved past, and
+ * RPMEM_FENCE_REPLICATION: sync or async, the replica's mode (an async
+ * one in READY may be behind by its lag: its promotion score is lower).
  * Exit 0 means the replica can no longer be taken for up to date
  * (outdated, or forbidden to be promoted); anything else, or no exit
  * within the freeze timeout, means it could not be fenced.  Once the
@@ -31,6 +33,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "async.h"
 #include "repl_int.h"
 #include "shspawn.h"
 
@@ -67,6 +70,7 @@ handler_env(RPMEMpool *rpp, const char *reason)
 		{ "RPMEM_FENCE_POOLSET_UUID", uuid },
 		{ "RPMEM_FENCE_REASON", reason },
 		{ "RPMEM_FENCE_GENERATION", gen },
+		{ "RPMEM_FENCE_REPLICATION", async_on(rpp) ? "async" : "sync" },
 	};
 	return spawn_env(vals, sizeof(vals) / sizeof(vals[0]),
 		"RPMEM_FENCE_");
