@@ -129,28 +129,31 @@ show_lag(struct async *a, uint64_t *next)
 	pthread_mutex_unlock(&rp->mu);
 }
 
+#define W FABRIC_EPOCHS_WINDOW
+
 /*
- * sender -- ship the log: take what is not sent into the lane's free
- * batch buffer, send it (two in flight), release what is answered; on
- * an error the connection is broken and the log closed, so callers
- * waiting in it return and find the session lost
+ * sender -- ship the log: take what is not sent into the lane's next
+ * free buffer, send it (W in flight, up to rpmemd's buffer each),
+ * release what is answered, oldest first; on an error the connection
+ * is broken and the log closed, so callers waiting in it return and
+ * find the session lost
  */
 static void *
 sender(void *arg)
 {
 	struct async *a = arg;
-	struct sendlog_ticket t[2];
-	unsigned n = 0;
+	struct sendlog_ticket t[W];	/* in flight: t[h], ... t[h + n - 1] */
+	unsigned h = 0, n = 0;
 	uint64_t next = 0, upto = 0;	/* where the last take ended */
 	int r = 0;
 	while (!r) {
 		show_lag(a, &next);
-		if (n == 2) {
-			if ((r = fabric_answers(a->fab, a->lane, 1)))
+		if (n == W) {
+			if ((r = fabric_answers(a->fab, a->lane, W - 1)))
 				break;
-			sendlog_release(&a->log, &t[0]);
-			t[0] = t[1];
-			n = 1;
+			sendlog_release(&a->log, &t[h]);
+			h = (h + 1) % W;
+			n--;
 		}
 		bool any = !atomic_load(&a->stop) && sendlog_wait_work(
 			&a->log, n ? 0 : clock_ns() + IDLE_NS);
@@ -173,22 +176,22 @@ sender(void *arg)
 			if (!used) {
 				/* only drains: done with what is before them */
 				if (n)
-					t[n - 1] = tk;
+					t[(h + n - 1) % W] = tk;
 				else
 					sendlog_release(&a->log, &tk);
 				continue;
 			}
 			if ((r = fabric_epochs_send(a->fab, a->lane, used)))
 				break;
-			t[n++] = tk;
+			t[(h + n++) % W] = tk;
 			continue;
 		}
 		if (n) {
 			if ((r = fabric_answers(a->fab, a->lane, 0)))
 				break;
-			for (unsigned i = 0; i < n; i++)
-				sendlog_release(&a->log, &t[i]);
-			n = 0;
+			/* the newest ticket covers every older one */
+			sendlog_release(&a->log, &t[(h + n - 1) % W]);
+			h = n = 0;
 			continue;
 		}
 		if (atomic_load(&a->stop))

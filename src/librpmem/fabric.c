@@ -320,7 +320,7 @@ batch_send(struct fabric *f, struct lane *l)
 	msg_init(f, l, op, LANE_OP_BATCH, 0, l->bused);
 	r = post_send(f, l, op, sizeof(struct lane_msg) + l->bused, NULL, 0,
 		NULL, 0);
-	l->bcur ^= 1;
+	l->bcur = (l->bcur + 1) % l->nbatch;
 	l->bused = 0;
 	return r;
 }
@@ -513,7 +513,7 @@ fabric_epochs_buf(struct fabric *f, unsigned lane, void **body, size_t *cap)
 		return r;
 	*body = (char *)l->batch[l->bcur].buf + LANE_HDR_OFF +
 		sizeof(struct lane_msg);
-	*cap = f->batch_cap;
+	*cap = lane == f->epochs_lane ? f->epochs_cap : f->batch_cap;
 	return 0;
 }
 
@@ -530,7 +530,7 @@ fabric_epochs_send(struct fabric *f, unsigned lane, size_t len)
 	msg_init(f, l, op, LANE_OP_EPOCHS, 0, len);
 	int r = post_send(f, l, op, sizeof(struct lane_msg) + len, NULL, 0,
 		NULL, 0);
-	l->bcur ^= 1;
+	l->bcur = (l->bcur + 1) % l->nbatch;
 	return r;
 }
 

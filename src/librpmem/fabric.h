@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fab.h"
 #include "lanesec.h"
 #include "proto.h"
 
@@ -47,7 +48,14 @@ struct fabric_attr {
 					 * ssh_fd until watch_ms passed */
 	void *watch_arg;
 	int watch_ms;
+	bool epochs_lane;		/* the last lane is an async replica's
+					 * sender's: FABRIC_EPOCHS_WINDOW
+					 * messages of buff_size bytes in
+					 * flight there */
 };
+
+/* an async sender's messages in flight on its lane: one per send slot */
+#define FABRIC_EPOCHS_WINDOW LANE_SLOTS
 
 /*
  * fabric_provider -- choose the provider for `node`: RPMEM_PROVIDER if
@@ -98,8 +106,9 @@ int fabric_drain(struct fabric *fab, unsigned lane);
 /*
  * An async replica's sender (async.c) owns one lane: it builds the body
  * of a LANE_OP_EPOCHS message in the lane's next batch buffer
- * (fabric_epochs_buf: waits until that buffer is free, *cap bytes),
- * sends it (fabric_epochs_send; two may be in flight), and learns that
+ * (fabric_epochs_buf: waits until that buffer is free, *cap bytes: up
+ * to rpmemd's buffer), sends it (fabric_epochs_send;
+ * FABRIC_EPOCHS_WINDOW may be in flight), and learns that
  * rpmemd holds the oldest ones (fabric_answers: until at most `left`
  * wait).  0 or -errno: a lost connection, or rpmemd's status.
  */

@@ -175,21 +175,23 @@ monitor_run(void *arg)
 	return NULL;
 }
 
-/* batch_size -- bytes of a batch buffer: tag room, header, records */
+/* batch_size -- bytes of a batch buffer: tag room, header, `cap` bytes */
 static size_t
-batch_size(const struct fabric *f)
+batch_size(size_t cap)
 {
-	return (LANE_HDR_OFF + sizeof(struct lane_msg) + f->batch_cap + 63) &
+	return (LANE_HDR_OFF + sizeof(struct lane_msg) + cap + 63) &
 		~(size_t)63;
 }
 
 /*
  * lane_bufs -- carve the lane's share of the registered buffers: send
- * slots, answer slots, the APM read word, two batches
+ * slots, answer slots, the APM read word, two batches; an async
+ * sender's lane its window of large ones, after every lane's share
  */
 static void
-lane_bufs(struct fabric *f, struct lane *l, char *base)
+lane_bufs(struct fabric *f, unsigned i, char *base)
 {
+	struct lane *l = &f->lanes[i];
 	for (unsigned j = 0; j < LANE_SLOTS; j++) {
 		l->send[j] = (struct op){ .kind = OP_SEND, .buf = base };
 		base += f->slot_size;
@@ -200,9 +202,16 @@ lane_bufs(struct fabric *f, struct lane *l, char *base)
 	}
 	l->read = (struct op){ .kind = OP_READ, .buf = base };
 	base += SMALL_SLOT;
-	for (unsigned j = 0; j < 2; j++) {
+	size_t size = batch_size(f->batch_cap);
+	l->nbatch = 2;
+	if (i == f->epochs_lane) {
+		base = f->bufs + f->stride * f->nlanes;
+		size = batch_size(f->epochs_cap);
+		l->nbatch = FABRIC_EPOCHS_WINDOW;
+	}
+	for (unsigned j = 0; j < l->nbatch; j++) {
 		l->batch[j] = (struct op){ .kind = OP_SEND, .buf = base };
-		base += batch_size(f);
+		base += size;
 	}
 }
 
@@ -211,7 +220,7 @@ static int
 lane_open(struct fabric *f, unsigned i, const struct lanesec_keys *keys)
 {
 	struct lane *l = &f->lanes[i];
-	lane_bufs(f, l, f->bufs + (size_t)i * f->stride);
+	lane_bufs(f, i, f->bufs + (size_t)i * f->stride);
 	spin_init(&l->spin, f->spin);
 	int r = lanesec_stream_init(&l->tx, keys, LANESEC_C2S, i, true);
 	if (!r)
@@ -311,9 +320,13 @@ open_domain(struct fabric *f, const struct fabric_attr *attr)
 	f->slot_size = f->policy == LANESEC_ENCRYPT ? big : SMALL_SLOT;
 	f->rslot_size = sealed ? big : SMALL_SLOT;
 	f->batch_cap = f->buff_size < BATCH_MAX ? f->buff_size : BATCH_MAX;
+	f->epochs_cap = f->buff_size;
 	f->stride = (LANE_SLOTS * (f->slot_size + f->rslot_size) +
-		SMALL_SLOT + 2 * batch_size(f) + 4095) & ~(size_t)4095;
+		SMALL_SLOT + 2 * batch_size(f->batch_cap) + 4095) &
+		~(size_t)4095;
 	size_t total = f->stride * f->nlanes;
+	if (f->epochs_lane < f->nlanes)
+		total += FABRIC_EPOCHS_WINDOW * batch_size(f->epochs_cap);
 	if (posix_memalign((void **)&f->bufs, 4096, total))
 		return -ENOMEM;
 	r = fi_mr_reg(f->domain, f->bufs, total, FI_SEND | FI_RECV | FI_READ,
@@ -371,6 +384,8 @@ fabric_connect(const struct fabric_attr *attr, struct fabric **fabp)
 	f->stop_fd = -1;
 	f->eq_fd = -1;
 	f->nlanes = attr->nlanes;
+	f->epochs_lane = attr->epochs_lane && f->nlanes ? f->nlanes - 1 :
+		f->nlanes;
 	atomic_init(&f->error, 0);
 
 	f->lanes = calloc(f->nlanes, sizeof(*f->lanes));

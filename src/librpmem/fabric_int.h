@@ -57,7 +57,9 @@ struct lane {
 	struct op send[LANE_SLOTS];	/* buf: lane_msg (+ data if sealed) */
 	struct op recv[LANE_SLOTS];	/* buf: lane_resp (+ read bytes) */
 	struct op read;			/* buf: APM read target */
-	struct op batch[2];		/* buf: lane_msg + lane_rec records */
+	struct op batch[LANE_SLOTS];	/* buf: lane_msg + lane_rec records */
+	unsigned nbatch;		/* 2; an async sender's lane: its
+					 * window (FABRIC_EPOCHS_WINDOW) */
 	unsigned bcur;			/* batch being filled */
 	size_t bused;			/* its record bytes */
 	unsigned next;			/* next send slot */
@@ -88,6 +90,8 @@ struct fabric {
 	size_t slot_size;		/* a send slot */
 	size_t rslot_size;		/* an answer slot */
 	size_t batch_cap;		/* record bytes of one batch */
+	size_t epochs_cap;		/* of one async sender's message */
+	unsigned epochs_lane;		/* the async sender's (nlanes: none) */
 	size_t buff_size;
 	size_t max_msg;
 	char *pool_addr;

@@ -588,6 +588,7 @@ rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
 		.watch = beat_ms ? obc_watch : NULL,
 		.watch_arg = rpp->ssh,
 		.watch_ms = beat_ms,
+		.epochs_lane = rpp->extra_lanes > 0,
 	};
 	r = fabric_connect(&fa, &rpp->fab);
 	lanesec_wipe(&keys, sizeof(keys));
