@@ -37,17 +37,14 @@ set -uo pipefail
 self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
 top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../common/tu.sh
+. "$self/../common/tu.sh"
 
 shim=$top_builddir/tests/alloc/.libs/failalloc.so
 client=$top_builddir/tests/alloc/alloc_client
 rpmemd=$top_builddir/rpmemd
-for p in "$shim" "$client" "$top_builddir/tests/alloc/local_ssh" "$rpmemd"
-do
-	if [[ ! -e $p ]]; then
-		echo "alloc.sh: $p not built (run make check)" >&2
-		exit 1
-	fi
-done
+tu_need_built "$shim" "$client" "$top_builddir/tests/alloc/local_ssh" \
+	"$rpmemd"
 lsan=$(ldconfig -p | sed -n 's/^\tliblsan\.so\.0 (libc6,x86-64) => //p' |
 	head -n 1)
 if [[ -z $lsan || ! -e $lsan ]]; then
