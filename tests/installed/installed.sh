@@ -158,7 +158,7 @@ purge() {
 cleanup() {
 	local rc=$? pid
 	trap - EXIT
-	# every step is tried, and each check reports through bad
+	# every step is tried, and each check reports through tu_fail
 	set +e
 	if pid=$(sshd_pid); then
 		kill -TERM "$pid" 2>/dev/null || :
