@@ -24,15 +24,8 @@ gc_env=()
 # it, which carries the sanitizer leg's options (sshd passes no
 # environment, and rpmemd's reports must land where the leg looks)
 gc_target() {
-	fo_tmp
-	# shellcheck disable=SC2016 # expanded at exit
-	fo_exit_trap 'harness_stop_sshd "$tmp/b"'
-	harness_start_sshd "$tmp/b" || exit 1
-	target=$HARNESS_TARGET
-	psd=$tmp/psd
+	fo_target
 	part=$tmp/parts/g.0
-	mkdir -p "$psd" "$tmp/parts"
-	rpmemd_cmd=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log")
 	local v
 	for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS IPATH_NO_BACKTRACE; do
 		[[ -z ${!v:-} ]] ||
