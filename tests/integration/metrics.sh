@@ -165,13 +165,10 @@ count() {
 }
 
 # wait_until SECONDS CMD... -- poll CMD until it succeeds, with a deadline
+# (fo_poll's, whether the application runs or not)
 wait_until() {
-	local end=$((SECONDS + $1))
-	shift
-	while ((SECONDS < end)); do
-		"$@" && return 0
-		sleep 0.02
-	done
+	local app_pid=
+	fo_poll "$@" && return 0
 	echo "    # '$*' not so in time (state '$(state)')"
 	return 1
 }
