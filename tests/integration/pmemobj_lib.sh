@@ -285,12 +285,11 @@ check_after() {
 		sleep 0.1
 	done
 	if ((n == 0)); then
-		printf 'FAIL %s: no rpmemd logged a session\n' "$name"
+		tu_fail "$name: no rpmemd logged a session"
 		return 1
 	fi
 	if ((${#others[@]} != 0)); then
-		printf 'FAIL %s: still running 10 s after the scenario:\n' \
-			"$name"
+		tu_fail "$name: still running 10 s after the scenario:"
 		ps -o pid,ppid,stat,etime,args \
 			-p "$(IFS=,; echo "${others[*]}")" || :
 		# ours for sure: their argv names our private temp dir
@@ -300,16 +299,15 @@ check_after() {
 	printf -- '--- %s: ok: all %d rpmemd sessions ended\n' "$name" "$n"
 	stray=$(strays)
 	if [[ -n $stray ]]; then
-		printf 'FAIL %s: files of this run outside %s:\n%s\n' \
-			"$name" "$tmp" "$stray"
+		tu_fail "$name: files of this run outside $tmp:"
+		printf '%s\n' "$stray"
 		return 1
 	fi
 	if [[ $passed == yes ]]; then
 		stray=$(find "$tmp/$name" -name '*.part')
 		if [[ -n $stray ]]; then
-			printf 'FAIL %s: part files left after pmempool rm' \
-				"$name"
-			printf ':\n%s\n' "$stray"
+			tu_fail "$name: part files left after pmempool rm:"
+			printf '%s\n' "$stray"
 			return 1
 		fi
 	fi
