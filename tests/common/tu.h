@@ -54,6 +54,13 @@ const char *tu_need(const char *prog, const char *name, bool *missing);
 /* tu_need_or_exit -- the same; exit 2 when it is not set */
 const char *tu_need_or_exit(const char *prog, const char *name);
 
+/*
+ * tu_die -- "PROG: WHAT: message" on stderr, then exit 1: a program's
+ * fatal error about the object (a pool set, say) it works on
+ */
+__attribute__((format(printf, 3, 4), noreturn))
+void tu_die(const char *prog, const char *what, const char *fmt, ...);
+
 /* where a C test of an sshd target works (harness_test_env sets it) */
 struct tu_target {
 	const char *target;		/* [user@]host[:port] */
