@@ -19,6 +19,9 @@
 /* tu_now_ms -- CLOCK_MONOTONIC in ms, comparable across processes */
 long long tu_now_ms(void);
 
+/* tu_now_us -- CLOCK_MONOTONIC in microseconds */
+long long tu_now_us(void);
+
 /* tu_nap -- sleep `ms` milliseconds between two polls of a condition */
 void tu_nap(long ms);
 
