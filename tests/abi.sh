@@ -7,14 +7,15 @@ set -euo pipefail
 
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
+# shellcheck source-path=SCRIPTDIR source=common/tu.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common/tu.sh"
 lib="$top_builddir/.libs/librpmem.so.1.0.0"
-fail=0
 
-[ -f "$lib" ] || { echo "FAIL: $lib not built"; exit 1; }
+[ -f "$lib" ] || { tu_fail "$lib not built"; exit 1; }
 
 soname=$(objdump -p "$lib" | awk '/SONAME/ { print $2 }')
 if [ "$soname" != "librpmem.so.1" ]; then
-	echo "FAIL: SONAME is '$soname', want librpmem.so.1"; fail=1
+	tu_fail "SONAME is '$soname', want librpmem.so.1"
 fi
 
 want="rpmem_check_version rpmem_close rpmem_create rpmem_deep_persist
@@ -24,16 +25,16 @@ got=$(objdump -T "$lib" | awk '$2 == "g" && $4 == ".text" { print $NF }' |
 	sort | tr '\n' ' ')
 want=$(echo "$want" | tr -s ' ' '\n' | sort | tr '\n' ' ')
 if [ "$got" != "$want" ]; then
-	echo "FAIL: exported functions differ"
-	echo "  want: $want"; echo "  got:  $got"; fail=1
+	tu_fail "exported functions differ"
+	echo "  want: $want"; echo "  got:  $got"
 fi
 others=$(objdump -T "$lib" | awk '$2 == "g" && $4 != "*UND*" && $4 != ".text" { print $NF }' | grep -v '^LIBRPMEM_1.0$' || true)
 if [ -n "$others" ]; then
-	echo "FAIL: unexpected exported symbols: $others"; fail=1
+	tu_fail "unexpected exported symbols: $others"
 fi
 badver=$(objdump -T "$lib" | awk '$2 == "g" && $4 == ".text" && $(NF-1) != "LIBRPMEM_1.0" { print $NF "@" $(NF-1) }')
 if [ -n "$badver" ]; then
-	echo "FAIL: symbols outside LIBRPMEM_1.0: $badver"; fail=1
+	tu_fail "symbols outside LIBRPMEM_1.0: $badver"
 fi
 
 # struct layout and constants, checked by the compiler
@@ -57,8 +58,7 @@ C
 if ! ${CC:-cc} -std=c11 -I"$top_srcdir/src/include" "$tmp/abi.c" \
 		-L"$top_builddir/.libs" -lrpmem -o "$tmp/abi" ||
 		! LD_LIBRARY_PATH="$top_builddir/.libs" "$tmp/abi"; then
-	echo "FAIL: header layout/constants or linking against librpmem"
-	fail=1
+	tu_fail "header layout/constants or linking against librpmem"
 fi
 
 # the unversioned dlsym lookups libpmemobj does (pmdk-interop 0)
@@ -78,8 +78,8 @@ int main(void) {
 C
 if ! ${CC:-cc} "$tmp/dl.c" -o "$tmp/dl" -ldl ||
 		! LD_LIBRARY_PATH="$top_builddir/.libs" "$tmp/dl"; then
-	echo "FAIL: dlopen(librpmem.so.1) + dlsym as libpmemobj does"; fail=1
+	tu_fail "dlopen(librpmem.so.1) + dlsym as libpmemobj does"
 fi
 
-[ $fail -eq 0 ] && echo "PASS: ABI of librpmem.so.1"
-exit $fail
+[ "$TU_FAILED" -eq 0 ] && echo "PASS: ABI of librpmem.so.1"
+exit $((TU_FAILED != 0))

@@ -8,6 +8,8 @@ set -uo pipefail
 
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
+# shellcheck source-path=SCRIPTDIR source=common/tu.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common/tu.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-completion.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/sets/sub"
@@ -54,7 +56,6 @@ for cmd in create info verify sync rm bench promote demote outdate \
 		grep -o '\[-[^]]*\]' | grep -o -- '-[-a-z]*' | sort)
 	cases+=("rpmem $cmd -|$(printf '%s\n' --help $opts | sort | tr '\n' ' ')")
 done
-fail=0
 for row in "${cases[@]}"; do
 	line=${row%%|*}
 	want=${row#*|}
@@ -67,17 +68,14 @@ for row in "${cases[@]}"; do
 		# at least these: each expected word is offered
 		for w in ${want% ...}; do
 			[[ " $got " == *" $w "* ]] && continue
-			echo "FAIL: '$line' offers '$got', without '$w'"
-			fail=1
+			tu_fail "'$line' offers '$got', without '$w'"
 		done
 	elif [[ $got != "$want" ]]; then
-		echo "FAIL: '$line' offers '$got', want '$want'"
-		fail=1
+		tu_fail "'$line' offers '$got', want '$want'"
 	fi
 done
 [[ $(complete -p rpmem 2>/dev/null) == "complete -F _rpmem rpmem" ]] || {
-	echo "FAIL: the file does not bind _rpmem to rpmem"
-	fail=1
+	tu_fail "the file does not bind _rpmem to rpmem"
 }
-((fail)) || echo "PASS: ${#cases[@]} completions of rpmem"
-exit $fail
+((TU_FAILED)) || echo "PASS: ${#cases[@]} completions of rpmem"
+exit $((TU_FAILED != 0))

@@ -8,10 +8,11 @@ set -uo pipefail
 
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
+# shellcheck source-path=SCRIPTDIR source=common/tu.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common/tu.sh"
 conf=$top_srcdir/src/rpmemd/rpmemd.conf
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-conffile.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-fail=0
 
 # the parser's keys, from its table of KEY("name", ...) entries
 mapfile -t keys < <(sed -n 's/.*KEY("\([a-z-]*\)".*/\1/p' \
@@ -19,13 +20,11 @@ mapfile -t keys < <(sed -n 's/.*KEY("\([a-z-]*\)".*/\1/p' \
 # the file's keys: lines "#key = value", commented out
 mapfile -t listed < <(sed -n 's/^#\([a-z-]*\) = .*/\1/p' "$conf" | sort)
 if ((${#keys[@]} < 10)); then
-	echo "FAIL: found only ${#keys[@]} keys in config.c: ${keys[*]}"
-	fail=1
+	tu_fail "found only ${#keys[@]} keys in config.c: ${keys[*]}"
 fi
 if [[ ${keys[*]} != "${listed[*]}" ]]; then
-	echo "FAIL: rpmemd.conf lists '${listed[*]}', the parser knows" \
+	tu_fail "rpmemd.conf lists '${listed[*]}', the parser knows" \
 		"'${keys[*]}'"
-	fail=1
 fi
 
 # each value is the one of the DEFAULTS example in rpmemd.conf(5), where
@@ -37,12 +36,10 @@ for key in "${keys[@]}"; do
 	if grep -q "^$key = " "$tmp/defaults"; then
 		want=$(sed -n "s/^$key = //p" "$tmp/defaults")
 		[[ $val == "$want" ]] && continue
-		echo "FAIL: rpmemd.conf says $key = $val, rpmemd.conf(5) $want"
-		fail=1
+		tu_fail "rpmemd.conf says $key = $val, rpmemd.conf(5) $want"
 	elif ! grep -q "^#$key = .*# not set by default" "$conf"; then
-		echo "FAIL: rpmemd.conf(5) has no default for $key and" \
+		tu_fail "rpmemd.conf(5) has no default for $key and" \
 			"rpmemd.conf does not say it is unset"
-		fail=1
 	fi
 done
 
@@ -56,10 +53,9 @@ mkdir "$tmp/poolsets"
 	--remove absent.set 2>"$tmp/err"
 rc=$?
 if ((rc == 0)) || ! grep -q "removing 'absent.set' failed" "$tmp/err"; then
-	echo "FAIL: rpmemd did not accept rpmemd.conf with every key set" \
+	tu_fail "rpmemd did not accept rpmemd.conf with every key set" \
 		"(exit $rc):"
 	cat "$tmp/err"
-	fail=1
 fi
-((fail)) || echo "PASS: rpmemd.conf lists all ${#keys[@]} keys with defaults"
-exit $fail
+((TU_FAILED)) || echo "PASS: rpmemd.conf lists all ${#keys[@]} keys with defaults"
+exit $((TU_FAILED != 0))

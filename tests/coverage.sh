@@ -23,6 +23,8 @@ set -uo pipefail
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 top_builddir=$(cd "$top_builddir" && pwd) || exit 1
 top_srcdir=$(cd "$top_srcdir" && pwd) || exit 1
+# shellcheck source-path=SCRIPTDIR source=common/tu.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common/tu.sh"
 floor_file=${COVERAGE_FLOOR:-$top_srcdir/tests/coverage.floor}
 out=$top_builddir/coverage
 lcov=${LCOV:-lcov}
@@ -32,7 +34,7 @@ if ! grep -q -- '--coverage' "$top_builddir/Makefile" 2>/dev/null; then
 	exit 77
 fi
 if ! command -v "$lcov" >/dev/null; then
-	echo "FAIL: lcov not found (install lcov)"
+	tu_fail "lcov not found (install lcov)"
 	exit 1
 fi
 
@@ -45,14 +47,14 @@ run_lcov() {
 }
 # the zero baseline makes files no test ran count, with no line hit
 run_lcov "${rc[@]}" --capture --initial --directory "$top_builddir" \
-	--output-file "$out/base.info" || { echo "FAIL: lcov --initial"; exit 1; }
+	--output-file "$out/base.info" || { tu_fail "lcov --initial"; exit 1; }
 run_lcov "${rc[@]}" --capture --directory "$top_builddir" \
-	--output-file "$out/run.info" || { echo "FAIL: lcov --capture"; exit 1; }
+	--output-file "$out/run.info" || { tu_fail "lcov --capture"; exit 1; }
 run_lcov "${rc[@]}" --add-tracefile "$out/base.info" \
 	--add-tracefile "$out/run.info" --output-file "$out/all.info" ||
-	{ echo "FAIL: lcov --add-tracefile"; exit 1; }
+	{ tu_fail "lcov --add-tracefile"; exit 1; }
 run_lcov "${rc[@]}" --extract "$out/all.info" "$top_srcdir/src/*" \
-	--output-file "$out/src.info" || { echo "FAIL: lcov --extract"; exit 1; }
+	--output-file "$out/src.info" || { tu_fail "lcov --extract"; exit 1; }
 rm -f "$out/base.info" "$out/run.info" "$out/all.info"
 
 # one line per directory of src/ and one for src/: from the tracefile's
@@ -79,9 +81,8 @@ awk -v src="$top_srcdir/" '
 cat "$out/summary.txt"
 
 # each floor line: a directory of src/ and its least line coverage, in %
-status=0
 if [[ ! -r $floor_file ]]; then
-	echo "FAIL: no floor file $floor_file"
+	tu_fail "no floor file $floor_file"
 	exit 1
 fi
 while read -r dir floor _; do
@@ -89,14 +90,12 @@ while read -r dir floor _; do
 	got=$(awk -v d="$dir" '$2 == d { sub("%", "", $4); print $4 }' \
 		"$out/summary.txt")
 	if [[ -z $got ]]; then
-		echo "FAIL: $dir (in $floor_file) has no coverage figures"
-		status=1
+		tu_fail "$dir (in $floor_file) has no coverage figures"
 	elif awk -v g="$got" -v f="$floor" 'BEGIN { exit !(g < f) }'; then
-		echo "FAIL: $dir line coverage $got% is below its floor" \
+		tu_fail "$dir line coverage $got% is below its floor" \
 			"$floor% ($floor_file)"
-		status=1
 	else
 		echo "PASS: $dir line coverage $got% >= floor $floor%"
 	fi
 done <"$floor_file"
-exit $status
+exit $((TU_FAILED != 0))

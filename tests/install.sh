@@ -16,19 +16,19 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
+# shellcheck source-path=SCRIPTDIR source=common/tu.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common/tu.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/root
-fail=0
 
 # nothing_left DIR WHERE -- make uninstall left no file or link in DIR
 nothing_left() {
 	local left
 	left=$(find "$1" -type f -o -type l)
 	[[ -z $left ]] && return
-	echo "FAIL: make uninstall left files behind$2:"
+	tu_fail "make uninstall left files behind$2:"
 	echo "$left"
-	fail=1
 }
 
 vars=$(make -s -C "$top_builddir" --no-print-directory -f - print <<'MK'
@@ -42,7 +42,7 @@ read -r bindir libdir includedir mandir bashcompdir ocfrootdir unitdir \
 	<<<"$vars"
 
 make -s -C "$top_builddir" install DESTDIR="$dest" >"$tmp/install.log" 2>&1 ||
-	{ cat "$tmp/install.log"; echo "FAIL: make install"; exit 1; }
+	{ cat "$tmp/install.log"; tu_fail "make install"; exit 1; }
 
 want=(
 	"$bindir/rpmemd" "$bindir/rpmem"
@@ -64,33 +64,28 @@ for f in create open close set_attr remove persist flush drain \
 done
 for f in "${want[@]}"; do
 	if [ ! -e "$dest$f" ]; then
-		echo "FAIL: $f not installed under DESTDIR"
-		fail=1
+		tu_fail "$f not installed under DESTDIR"
 	fi
 done
 if [ "$(readlink "$dest$libdir/librpmem.so.1")" != librpmem.so.1.0.0 ]; then
-	echo "FAIL: librpmem.so.1 does not link to librpmem.so.1.0.0"
-	fail=1
+	tu_fail "librpmem.so.1 does not link to librpmem.so.1.0.0"
 fi
 # Pacemaker runs the agent, librpmem the handler; both source the library
 for f in resource.d/rpmem/pool lib/rpmem/crm-fence-peer \
 		lib/rpmem/crm-unfence-peer; do
 	if [ -e "$dest$ocfrootdir/$f" ] && [ ! -x "$dest$ocfrootdir/$f" ]; then
-		echo "FAIL: $ocfrootdir/$f is not executable"
-		fail=1
+		tu_fail "$ocfrootdir/$f is not executable"
 	fi
 done
 unit=$dest$unitdir/rpmem-metrics.service
 if [ "$unitdir" != no ] && [ -e "$unit" ] &&
 		! grep -qx "ExecStart=$bindir/rpmem status --prometheus .*" "$unit"
 then
-	echo "FAIL: rpmem-metrics.service does not run $bindir/rpmem:"
+	tu_fail "rpmem-metrics.service does not run $bindir/rpmem:"
 	grep '^ExecStart' "$unit"
-	fail=1
 fi
 if [ -x "$dest$ocfrootdir/lib/rpmem/rpmem-ocf.sh" ]; then
-	echo "FAIL: $ocfrootdir/lib/rpmem/rpmem-ocf.sh is executable"
-	fail=1
+	tu_fail "$ocfrootdir/lib/rpmem/rpmem-ocf.sh is executable"
 fi
 
 # a client builds and runs against the installed files only
@@ -102,13 +97,12 @@ C
 if ! ${CC:-cc} -I"$dest$includedir" "$tmp/client.c" -L"$dest$libdir" \
 		-lrpmem -o "$tmp/client" ||
 		! LD_LIBRARY_PATH="$dest$libdir" "$tmp/client"; then
-	echo "FAIL: building against the installed header and library"
-	fail=1
+	tu_fail "building against the installed header and library"
 fi
 
 make -s -C "$top_builddir" uninstall DESTDIR="$dest" >>"$tmp/install.log" 2>&1
 nothing_left "$dest" ""
-[ $fail -eq 0 ] && echo "PASS: make install / uninstall with DESTDIR"
+[ "$TU_FAILED" -eq 0 ] && echo "PASS: make install / uninstall with DESTDIR"
 
 # outside_prefix DIR PREFIX -- the files and links below DIR that are
 # not below DIR/PREFIX
@@ -137,24 +131,20 @@ if [[ $moved != "$other"/* || $moved_units != "$other"/* ]] &&
 		"$moved_units, outside the prefix"
 	ocf_args=(ocfrootdir="$tmp/prefix/lib/ocf")
 elif [[ $moved != "$other"/* || $moved_units != "$other"/* ]]; then
-	echo "FAIL: configure's default OCF_ROOT ($moved) or unit directory" \
+	tu_fail "configure's default OCF_ROOT ($moved) or unit directory" \
 		"($moved_units) does not follow the prefix"
-	fail=1
 	ocf_args=(ocfrootdir="$tmp/prefix/lib/ocf")
 elif ! make -s -C "$top_builddir" install DESTDIR="$stage" prefix="$other" \
 		>"$tmp/stage.log" 2>&1; then
 	cat "$tmp/stage.log"
-	echo "FAIL: make install DESTDIR=... prefix=$other"
-	fail=1
+	tu_fail "make install DESTDIR=... prefix=$other"
 	ocf_args=(ocfrootdir="$tmp/prefix/lib/ocf")
 elif [[ -n $(outside_prefix "$stage" "$other") ]]; then
-	echo "FAIL: make install prefix=$other put files outside it:"
+	tu_fail "make install prefix=$other put files outside it:"
 	outside_prefix "$stage" "$other"
-	fail=1
 	ocf_args=(ocfrootdir="$tmp/prefix/lib/ocf")
 elif [[ ! -x $stage$other/lib/ocf/resource.d/rpmem/pool ]]; then
-	echo "FAIL: the agent is not in PREFIX/lib/ocf/resource.d/rpmem"
-	fail=1
+	tu_fail "the agent is not in PREFIX/lib/ocf/resource.d/rpmem"
 else
 	echo "PASS: make install prefix=$other stays below it (OCF_ROOT too)"
 fi
@@ -172,17 +162,14 @@ for step in install uninstall; do
 			systemdsystemunitdir="$prefix/lib/systemd/system" \
 			LDCONFIG="$tmp/ldconfig" >"$tmp/$step.log" 2>&1; then
 		cat "$tmp/$step.log"
-		echo "FAIL: make $step into a prefix"
-		fail=1
+		tu_fail "make $step into a prefix"
 	elif [ "$(id -u)" = 0 ] && [ ! -s "$tmp/ldconfig.calls" ]; then
-		echo "FAIL: make $step as root did not run ldconfig"
-		fail=1
+		tu_fail "make $step as root did not run ldconfig"
 	elif [ "$(id -u)" != 0 ] && [ "$step" = install ] &&
 			! grep -q 'run ldconfig' "$tmp/$step.log"; then
-		echo "FAIL: make install by a user does not say to run ldconfig"
-		fail=1
+		tu_fail "make install by a user does not say to run ldconfig"
 	fi
 done
 nothing_left "$prefix" " in its prefix"
-[ $fail -eq 0 ] && echo "PASS: make install / uninstall refresh the linker cache"
-exit $fail
+[ "$TU_FAILED" -eq 0 ] && echo "PASS: make install / uninstall refresh the linker cache"
+exit $((TU_FAILED != 0))

@@ -37,17 +37,14 @@ set -uo pipefail
 self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
 top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../common/tu.sh
+. "$self/../common/tu.sh"
 
 shim=$top_builddir/tests/alloc/.libs/failalloc.so
 client=$top_builddir/tests/alloc/alloc_client
 rpmemd=$top_builddir/rpmemd
-for p in "$shim" "$client" "$top_builddir/tests/alloc/local_ssh" "$rpmemd"
-do
-	if [[ ! -e $p ]]; then
-		echo "alloc.sh: $p not built (run make check)" >&2
-		exit 1
-	fi
-done
+tu_need_built "$shim" "$client" "$top_builddir/tests/alloc/local_ssh" \
+	"$rpmemd"
 lsan=$(ldconfig -p | sed -n 's/^\tliblsan\.so\.0 (libc6,x86-64) => //p' |
 	head -n 1)
 if [[ -z $lsan || ! -e $lsan ]]; then
@@ -163,7 +160,8 @@ leftovers() {
 }
 
 # run -- in workspace $1, path $2 (process $3, call $4, scope $5), the
-# $6th allocation failing (0: none); prints "FAIL ..." lines, sets $out,
+# $6th allocation failing (0: none); prints "FAIL: ..." lines (tu_fail;
+# counted from the output, as this runs in the background), sets $out,
 # $failed_at and $known_site
 run() {
 	local slot=$1 name=$2 proc=$3 op=$4 scope=$5 n=$6 rc st k
@@ -205,31 +203,31 @@ run() {
 		sleep 0.1
 	done
 	if ((${#pids[@]})); then
-		echo "FAIL $what: processes left 10 s after: ${pids[*]}"
+		tu_fail "$what: processes left 10 s after: ${pids[*]}"
 		kill -KILL "${pids[@]}" 2>/dev/null
 	fi
 	if [[ $op == create && $out != ok && -e $d/parts/r17.part0 ]]; then
-		echo "FAIL $what: a failed create left its part behind"
+		tu_fail "$what: a failed create left its part behind"
 	fi
 	if [[ $op == open && -e $d/pool.copy ]] &&
 			! cmp -s -- "$d/parts/r17.part0" "$d/pool.copy"; then
-		echo "FAIL $what: the pool changed"
+		tu_fail "$what: the pool changed"
 	fi
 	if [[ -n $known_site ]]; then
 		echo "known $what: outside the project (${known_site#< })"
 		return 0
 	fi
 	if ((rc != 0)); then
-		echo "FAIL $what: the client ended with status $rc: $out"
+		tu_fail "$what: the client ended with status $rc: $out"
 		sed 's/^/  client: /' "$d/client.err" | head -n 20
 	fi
 	while read -r st; do
-		((st < 128)) || echo "FAIL $what: rpmemd died of signal" \
+		((st < 128)) || tu_fail "$what: rpmemd died of signal" \
 			"$((st - 128))"
-		((st != 23)) || echo "FAIL $what: rpmemd leaked memory"
+		((st != 23)) || tu_fail "$what: rpmemd leaked memory"
 	done < <(cat -- "$d/status" 2>/dev/null)
 	if compgen -G "$d/lsan/*" >/dev/null; then
-		echo "FAIL $what: LeakSanitizer:"
+		tu_fail "$what: LeakSanitizer:"
 		grep -h -E '^(Direct|Indirect)|#[0-9]+ |bad pointer|CHECK' \
 			"$d"/lsan/* | head -n 30
 	fi
@@ -245,7 +243,7 @@ slot() {
 		# a pool to open, and its bytes to compare each run with
 		run "$s" "$name" "$proc" create "$scope" 0
 		run "$s" "$name" "$proc" open "$scope" 0
-		[[ $out == ok ]] || { echo "FAIL $name: no pool: $out"; return; }
+		[[ $out == ok ]] || { tu_fail "$name: no pool: $out"; return; }
 		cp -- "$tmp/$s/parts/r17.part0" "$tmp/$s/pool.copy"
 	fi
 	for n in "$@"; do
@@ -254,14 +252,16 @@ slot() {
 		[[ -z $known_site ]] || continue
 		if [[ -z $failed_at ]]; then
 			# no Nth allocation: the path ran to its end
+			# shellcheck disable=SC2015 # echo does not fail
 			[[ $out == ok ]] && echo "complete $n" ||
-				echo "FAIL $name N=$n: nothing failed, yet: $out"
+				tu_fail "$name N=$n: nothing failed, yet: $out"
 		elif [[ $out == ok ]]; then
 			echo "recovered $name N=$n (${failed_at:0:240})"
 		else
 			err=$(awk '{print $3}' <<<"$out")
+			# shellcheck disable=SC2015 # echo does not fail
 			[[ $allowed == *" $err "* ]] && echo "clean $err" ||
-				echo "FAIL $name N=$n (${failed_at:0:240}): errno" \
+				tu_fail "$name N=$n (${failed_at:0:240}): errno" \
 					"$err, expected one of$allowed: $out"
 		fi
 	done
@@ -281,7 +281,7 @@ loop() {
 	total=$(sed -n 's/^count \([0-9]*\) .*/\1/p' "$tmp/$name.count/fa.log" \
 		2>/dev/null | sort -n | tail -n 1)
 	if [[ $out != ok || -z $total ]]; then
-		echo "FAIL $name: the path does not work without failures: $out"
+		tu_fail "$name: the path does not work without failures: $out"
 		return
 	fi
 	if [[ $scope == ours || $k == all ]]; then
@@ -320,7 +320,7 @@ loop() {
 	errs=$(cat -- "$tmp/$name".*.out | sed -n 's/^clean //p' | sort -u |
 		tr '\n' ' ')
 	grep -q '^complete ' "$tmp/$name".*.out ||
-		echo "FAIL $name: no run past the last allocation completed"
+		tu_fail "$name: no run past the last allocation completed"
 	echo "alloc.sh: $name: $total allocations, ${#ns[@]} runs:" \
 		"$clean clean errors (${errs% }), $recovered recovered," \
 		"$known outside the project, $((SECONDS - t0)) s"

@@ -36,13 +36,8 @@
 # Needs root and Debian's pacemaker and corosync (exit 77 otherwise).
 set -uo pipefail
 me=fence_peer.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source-path=SCRIPTDIR source=../failover/common.sh
-. "$here/../failover/common.sh"
-# shellcheck source-path=SCRIPTDIR source=cluster.sh
-. "$here/cluster.sh"
 # shellcheck source-path=SCRIPTDIR source=pool_lib.sh
-. "$here/pool_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/pool_lib.sh"
 
 SCENARIOS=${SCENARIOS:-d12 race legacy}
 export CLUSTER_TOKEN_COEFFICIENT=${CLUSTER_TOKEN_COEFFICIENT-0}
@@ -50,19 +45,10 @@ SIZE=16M
 HANDLER=/usr/lib/ocf/lib/rpmem/crm-fence-peer
 FENCE="rpmem-fence-pool-clone"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-fence-peer.XXXXXX")
 # shellcheck disable=SC2016 # evaluated at exit
-fo_exit_trap '((fails == 0)) || { cluster_logs 20; tail -n 20 "$tmp/app.out" "$tmp/n1/srv/librpmem.log" 2>/dev/null; }; cluster_stop'
-pool_overlay || { bad "the agent cannot be copied"; exit 1; }
-rc=0
-CLUSTER_OCF_OVERLAY=$tmp/ocf cluster_start "$tmp" 2 || rc=$?
-if ((rc == 77)); then
-	echo "$me: skipped (cluster_start)"
-	exit 77
-fi
-((rc == 0)) || { bad "the cluster does not start"; exit 1; }
+pool_cluster 2 'cluster_logs 20; tail -n 20 "$tmp/app.out" "$tmp/n1/srv/librpmem.log" 2>/dev/null'
 if ! pool_env || ! pool_sets "$SIZE" n1 n2; then
-	bad "the pool's files"
+	tu_fail "the pool's files"
 	exit 1
 fi
 
@@ -75,11 +61,11 @@ if ! cluster_cib n1 -C -o resources -X "$(pool_xml pool pool-clone \
 	! cluster_cib n1 -C -o constraints -X '
 <rsc_location id="pool-never-n2" rsc="pool-clone" node="n2" score="-INFINITY" resource-discovery="never"/>'
 then
-	bad "the configuration is refused"
+	tu_fail "the configuration is refused"
 	exit 1
 fi
 if ! on n1 "$txlog" create /srv/app.set >"$tmp/out" 2>&1; then
-	bad "the pool is not created: $(<"$tmp/out")"
+	tu_fail "the pool is not created: $(<"$tmp/out")"
 	exit 1
 fi
 
@@ -104,6 +90,15 @@ holder() {
 	fence "$1" "rpmem_fence_holder pool-clone"
 }
 
+# monitor_unfences WHO WHAT -- n1's monitor (WHO) says 8, Promoted, and
+# the fence is gone (else WHAT, with its holder, fails)
+monitor_unfences() {
+	agent n1 monitor
+	rc=$?
+	((rc == 8)) || tu_fail "$1 says $rc, not 8"
+	[[ -z $(holder n1) ]] || tu_fail "$2: $(holder n1)"
+}
+
 # claim -- the claim the fence carries, as n1's CIB says
 claim() {
 	# shellcheck disable=SC2016 # expanded in the node
@@ -113,7 +108,7 @@ claim() {
 # handler NODE -- crm-fence-peer run on NODE; status in rc, stderr in
 # $tmp/err
 handler() {
-	run cluster_exec "$1" "$HANDLER" --resource pool-clone
+	tu_try cluster_exec "$1" "$HANDLER" --resource pool-clone
 }
 
 # stonith VALUE -- Pacemaker's stonith-enabled
@@ -122,10 +117,6 @@ stonith() {
 		--name stonith-enabled --update "$1" >/dev/null
 }
 
-# ok SINCE MSG -- "--- ok: MSG" when no check failed since fails was SINCE
-ok() {
-	((fails == $1)) && echo "--- ok: $2"
-}
 
 # refuses_two_node WHAT FILE -- the last handler() or agent() said why in
 # $tmp/FILE
@@ -133,33 +124,33 @@ refuses_two_node() {
 	local err=$tmp/$2
 	if ! grep -q 'two_node' "$err" || ! grep -q 'stonith-enabled' "$err"
 	then
-		bad "$1: the reason names not two_node and stonith-enabled: $(<"$err")"
+		tu_fail "$1: the reason names not two_node and stonith-enabled: $(<"$err")"
 	fi
 }
 
 # sc_d12 -- a split two-node cluster: refused without STONITH
 sc_d12() {
-	local n tn f0=$fails
+	local n tn f0=$TU_FAILED
 	tn=$(cluster_exec n1 corosync-cmapctl -g runtime.votequorum.two_node)
 	[[ $tn == *" = 1" ]] ||
-		{ bad "D12: corosync's two_node is not set: $tn"; return; }
+		{ tu_fail "D12: corosync's two_node is not set: $tn"; return; }
 	echo "--- D12: n2 cut off, stonith-enabled=false"
 	cluster_cut n2
 	if ! cluster_wait 30 cluster_seen_offline n1 n2 ||
 			! cluster_wait 30 cluster_seen_offline n2 n1; then
-		bad "D12: the halves do not see each other gone"
+		tu_fail "D12: the halves do not see each other gone"
 		return
 	fi
 	for n in n1 n2; do
 		cluster_quorate "$n" ||
-			bad "D12: $n's half has no quorum (two_node keeps it)"
+			tu_fail "D12: $n's half has no quorum (two_node keeps it)"
 		handler "$n"
-		((rc == 1)) || bad "D12: the handler on $n exits $rc, not 1"
+		((rc == 1)) || tu_fail "D12: the handler on $n exits $rc, not 1"
 		refuses_two_node "D12: the handler on $n" err
 		[[ -z $(holder "$n") ]] ||
-			bad "D12: $n's half has a fence for $(holder "$n")"
+			tu_fail "D12: $n's half has a fence for $(holder "$n")"
 	done
-	ok "$f0" "D12: split, each half quorate; the handler refused on both: $(tail -n 1 "$tmp/err")"
+	tu_passed_since "$f0" "D12: split, each half quorate; the handler refused on both: $(tail -n 1 "$tmp/err")"
 	# a handler that corosync's cmap does not answer (not root, say)
 	# reads corosync.conf, and refuses when it cannot read that either
 	mkdir -p "$tmp/nocmap"
@@ -167,35 +158,35 @@ sc_d12() {
 		>"$tmp/nocmap/corosync-cmapctl"
 	chmod 755 "$tmp/nocmap/corosync-cmapctl"
 	for cf in /etc/corosync/corosync.conf /nonexistent; do
-		run cluster_exec n1 env PATH="$tmp/nocmap:$CLUSTER_NODE_PATH" \
+		tu_try cluster_exec n1 env PATH="$tmp/nocmap:$CLUSTER_NODE_PATH" \
 			COROSYNC_MAIN_CONFIG_FILE="$cf" "$HANDLER" \
 			--resource pool-clone
 		((rc == 1)) ||
-			bad "D12: without cmap, with $cf, the handler exits $rc"
+			tu_fail "D12: without cmap, with $cf, the handler exits $rc"
 		refuses_two_node "D12: without cmap, with $cf" err
 	done
-	ok "$f0" "D12: without corosync's cmap the handler reads corosync.conf, and refuses when it cannot"
+	tu_passed_since "$f0" "D12: without corosync's cmap the handler reads corosync.conf, and refuses when it cannot"
 	cluster_heal n2
-	cluster_wait_online n1 n2 || { bad "D12: n2 does not rejoin"; return; }
+	cluster_wait_online n1 n2 || { tu_fail "D12: n2 does not rejoin"; return; }
 	# whatever a failed run left, the next cases start without a fence
 	cluster_cib n1 -D --xpath "//rsc_location[@id='$FENCE']" >/dev/null 2>&1
 
-	agent n1 start || bad "D12: the agent's start: $(<"$tmp/agent.err")"
-	agent n1 promote && bad "D12: promoted without STONITH on two_node"
+	agent n1 start || tu_fail "D12: the agent's start: $(<"$tmp/agent.err")"
+	agent n1 promote && tu_fail "D12: promoted without STONITH on two_node"
 	refuses_two_node "D12: the promote" agent.err
-	[[ -z $(holder n1) ]] || bad "D12: a refused promote left a fence"
+	[[ -z $(holder n1) ]] || tu_fail "D12: a refused promote left a fence"
 
-	stonith true || { bad "D12: stonith-enabled=true is refused"; return; }
+	stonith true || { tu_fail "D12: stonith-enabled=true is refused"; return; }
 	agent n1 promote ||
-		bad "D12: with stonith-enabled=true the promote fails: $(<"$tmp/agent.err")"
-	[[ $(holder n1) == n1 ]] || bad "D12: the promote placed no fence"
+		tu_fail "D12: with stonith-enabled=true the promote fails: $(<"$tmp/agent.err")"
+	[[ $(holder n1) == n1 ]] || tu_fail "D12: the promote placed no fence"
 	handler n1
 	((rc == 0)) ||
-		bad "D12: with stonith-enabled=true the handler exits $rc: $(<"$tmp/err")"
+		tu_fail "D12: with stonith-enabled=true the handler exits $rc: $(<"$tmp/err")"
 	! grep -q two_node "$tmp/err" ||
-		bad "D12: with stonith-enabled=true the handler names two_node"
-	[[ $(holder n1) == n1 ]] || bad "D12: the handler left no fence"
-	ok "$f0" "D12: healed, the promote refused too; with stonith-enabled=true the promote fenced n2 and the handler exits 0"
+		tu_fail "D12: with stonith-enabled=true the handler names two_node"
+	[[ $(holder n1) == n1 ]] || tu_fail "D12: the handler left no fence"
+	tu_passed_since "$f0" "D12: healed, the promote refused too; with stonith-enabled=true the promote fenced n2 and the handler exits 0"
 }
 
 # in_sync -- the application on n1 has its replica connected (in sync)
@@ -213,15 +204,15 @@ not_frozen() {
 # sc_race -- a handler that finds the fence while the monitor removes it
 sc_race() {
 	local g=$tmp/gate mon_at mon_go hdl_at hdl_go line pids c0 mon_pid
-	local f0=$fails
+	local f0=$TU_FAILED
 	# the fence a promote leaves (d12's, or one placed here)
 	if [[ $(holder n1) != n1 ]] &&
 			! fence n1 "rpmem_fence_place pool-clone n1"; then
-		bad "race: no fence naming n1 to start from"
+		tu_fail "race: no fence naming n1 to start from"
 		return
 	fi
 	[[ -n ${app_npid:-} ]] ||
-		{ bad "race: the application does not run"; return; }
+		{ tu_fail "race: the application does not run"; return; }
 	mkdir -p "$g/bin"
 	mkfifo "$g/mon.at" "$g/mon.go" "$g/hdl.at" "$g/hdl.go" || return
 	exec {mon_at}<>"$g/mon.at" {mon_go}<>"$g/mon.go" \
@@ -241,57 +232,54 @@ exec $(command -v cibadmin) "\$@"
 EOF
 	chmod 755 "$g/bin/cibadmin"
 
-	cluster_wait 60 in_sync || { bad "race: the replica is not in sync"; return; }
+	cluster_wait 60 in_sync || { tu_fail "race: the replica is not in sync"; return; }
 	c0=$(claim)
 	echo "--- race: n1's replica in sync, the fence names n1 (claim '$c0'); the monitor held before its delete"
 	agent PATH="$g/bin:$CLUSTER_NODE_PATH" n1 monitor &
 	mon_pid=$!
 	if ! read -r -t 30 -u "$mon_at" line; then
-		bad "race: the monitor did not come to delete the fence"
+		tu_fail "race: the monitor did not come to delete the fence"
 		wait "$mon_pid"
 		return
 	fi
 	pids=$(rpmemd_pids n2)
 	[[ $(wc -w <<<"$pids") == 1 ]] ||
-		{ bad "race: not one rpmemd on n2: '$pids'"; echo go >&"$mon_go"; return; }
+		{ tu_fail "race: not one rpmemd on n2: '$pids'"; echo go >&"$mon_go"; return; }
 	echo "--- race: n2's rpmemd ($pids) killed"
 	: >"$g/armed"
 	cluster_exec n2 kill -KILL "$pids"
 	if ! read -r -t 60 -u "$hdl_at" line; then
-		bad "race: librpmem ran no handler"
+		tu_fail "race: librpmem ran no handler"
 		echo go >&"$mon_go"
 		return
 	fi
-	[[ $line == 0 ]] || bad "race: the handler exits $line, not 0"
+	[[ $line == 0 ]] || tu_fail "race: the handler exits $line, not 0"
 	[[ $(handle_field n1 state) == frozen ]] ||
-		bad "race: the handle is $(handle_field n1 state) while the handler runs, not frozen"
+		tu_fail "race: the handle is $(handle_field n1 state) while the handler runs, not frozen"
 	# a monitor that looks while the handler runs keeps the fence
 	agent n1 monitor
 	rc=$?
-	((rc == 8)) || bad "race: the second monitor says $rc, not 8"
+	((rc == 8)) || tu_fail "race: the second monitor says $rc, not 8"
 	[[ $(holder n1) == n1 ]] ||
-		bad "race: a monitor removed the fence while the handler ran"
+		tu_fail "race: a monitor removed the fence while the handler ran"
 	echo "--- race: the handler held before librpmem learns its 0; the monitor's delete let go"
 	echo go >&"$mon_go"
 	wait "$mon_pid"
 	rc=$?
-	((rc == 8)) || bad "race: the held monitor says $rc, not 8"
+	((rc == 8)) || tu_fail "race: the held monitor says $rc, not 8"
 	echo go >&"$hdl_go"
 	cluster_wait 30 not_frozen ||
-		bad "race: librpmem did not take the handler's 0"
+		tu_fail "race: librpmem did not take the handler's 0"
 	[[ $(holder n1) == n1 ]] ||
-		bad "race: the handler exited 0, librpmem went on, and no fence forbids promoting n2's stale copy"
-	ok "$f0" "race: librpmem went on ($(handle_field n1 state)) and the fence stands (claim '$(claim)')"
+		tu_fail "race: the handler exited 0, librpmem went on, and no fence forbids promoting n2's stale copy"
+	tu_passed_since "$f0" "race: librpmem went on ($(handle_field n1 state)) and the fence stands (claim '$(claim)')"
 	exec {mon_at}>&- {mon_go}>&- {hdl_at}>&- {hdl_go}>&-
 
 	# the replica back and resynced: the monitor removes the fence
-	cluster_wait 60 in_sync || { bad "race: the replica does not resync"; return; }
-	agent n1 monitor
-	rc=$?
-	((rc == 8)) || bad "race: the monitor after the resync says $rc, not 8"
-	[[ -z $(holder n1) ]] ||
-		bad "race: the replica is in sync, and the fence stays: $(holder n1)"
-	ok "$f0" "race: the replica resynced, the monitor removed the fence"
+	cluster_wait 60 in_sync || { tu_fail "race: the replica does not resync"; return; }
+	monitor_unfences "race: the monitor after the resync" \
+		"race: the replica is in sync, and the fence stays"
+	tu_passed_since "$f0" "race: the replica resynced, the monitor removed the fence"
 }
 
 # legacy_fence -- a fence naming n1 as the agent placed it before claims
@@ -302,20 +290,17 @@ legacy_fence() {
 
 # sc_legacy -- a fence without a claim is claimed, and removed
 sc_legacy() {
-	local f0=$fails
-	cluster_wait 60 in_sync || { bad "legacy: the replica is not in sync"; return; }
-	legacy_fence || { bad "legacy: the old fence is refused"; return; }
+	local f0=$TU_FAILED
+	cluster_wait 60 in_sync || { tu_fail "legacy: the replica is not in sync"; return; }
+	legacy_fence || { tu_fail "legacy: the old fence is refused"; return; }
 	handler n1
-	((rc == 0)) || bad "legacy: the handler exits $rc: $(<"$tmp/err")"
+	((rc == 0)) || tu_fail "legacy: the handler exits $rc: $(<"$tmp/err")"
 	[[ $(holder n1) == n1 && $(claim) == claim-* ]] ||
-		bad "legacy: the handler left the fence for '$(holder n1)' with claim '$(claim)'"
-	legacy_fence || { bad "legacy: the old fence is refused"; return; }
-	agent n1 monitor
-	rc=$?
-	((rc == 8)) || bad "legacy: the monitor says $rc, not 8"
-	[[ -z $(holder n1) ]] ||
-		bad "legacy: the copy is in sync, and the old fence stays"
-	ok "$f0" "legacy: a fence without a claim: the handler claimed it, the monitor removed it"
+		tu_fail "legacy: the handler left the fence for '$(holder n1)' with claim '$(claim)'"
+	legacy_fence || { tu_fail "legacy: the old fence is refused"; return; }
+	monitor_unfences "legacy: the monitor" \
+		"legacy: the copy is in sync, and the old fence stays"
+	tu_passed_since "$f0" "legacy: a fence without a claim: the handler claimed it, the monitor removed it"
 }
 
 # app_start -- the application on n1, the handler behind the gate's
@@ -343,7 +328,7 @@ EOF
 		sh "$txlog" run /srv/app.set "$tmp/committed" \
 		</dev/null >"$tmp/app.out" 2>&1 &
 	cluster_wait 10 test -s "$tmp/n1/srv/app.pid" ||
-		{ bad "the application does not start"; return 1; }
+		{ tu_fail "the application does not start"; return 1; }
 	app_npid=$(<"$tmp/n1/srv/app.pid")
 }
 
@@ -353,7 +338,7 @@ for sc in $SCENARIOS; do
 		# without d12 first, its end: n1 promoted, STONITH enabled
 		if [[ $(holder n1) != n1 ]] && { ! stonith true ||
 				! agent n1 start || ! agent n1 promote; }; then
-			bad "$sc: n1 is not promoted: $(<"$tmp/agent.err")"
+			tu_fail "$sc: n1 is not promoted: $(<"$tmp/agent.err")"
 		fi
 		app_start
 	fi
@@ -363,4 +348,4 @@ done
 if [[ -n ${app_npid:-} ]]; then
 	cluster_exec n1 kill -TERM "$app_npid"
 fi
-fo_end "D12 refused without STONITH; the fence outlives the race of the handler and the monitor"
+tu_end "D12 refused without STONITH; the fence outlives the race of the handler and the monitor"

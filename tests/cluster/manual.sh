@@ -85,11 +85,6 @@ mkdir -p "$tmp/crmsh" "$tmp/home" "$tmp/t"
 export HOME=$tmp/home TMPDIR=$tmp/t TERM=dumb
 unset CIB_file CIB_shadow XDG_CONFIG_HOME XDG_CACHE_HOME
 
-# bad WHAT... -- say why a check fails (indented under its "not ok")
-bad() {
-	printf '    # %s\n' "$@"
-	return 1
-}
 
 # ------------------------------------------------------ the blocks
 # block FILE NAME -- the block NAME of FILE as the reader sees it, each
@@ -169,7 +164,7 @@ blocks_agree() {
 		return 1
 	fi
 	[[ $m == "$r" ]] && return 0
-	bad "README.md's block $1 differs from the man page's:"
+	tu_why "README.md's block $1 differs from the man page's:"
 	diff <(echo "$m") <(echo "$r") | sed 's/^/    # /'
 	return 1
 }
@@ -211,13 +206,13 @@ corosync_as_timed() {
 	for v in "totem.token 1000" "totem.token_coefficient 0" \
 			"quorum.provider corosync_votequorum"; do
 		[[ $(conf "${v% *}") == "${v#* }" ]] ||
-			bad "corosync.conf: ${v% *} is '$(conf "${v% *}")', not ${v#* }" ||
+			tu_why "corosync.conf: ${v% *} is '$(conf "${v% *}")', not ${v#* }" ||
 			return 1
 	done
-	[[ -z $(conf quorum.two_node) ]] || bad "corosync.conf sets two_node" ||
+	[[ -z $(conf quorum.two_node) ]] || tu_why "corosync.conf sets two_node" ||
 		return 1
 	(($(conf_nodes | wc -l) == 3)) ||
-		bad "corosync.conf names $(conf_nodes | wc -l) nodes, not 3"
+		tu_why "corosync.conf names $(conf_nodes | wc -l) nodes, not 3"
 }
 tu_check "corosync.conf: token 1000, token_coefficient 0, three votes" \
 	corosync_as_timed
@@ -233,15 +228,15 @@ ssh_as_timed() {
 	local node opt
 	for node in $(data_nodes); do
 		ssh -G -F "$tmp/blocks/ssh_config" "$node" >"$tmp/ssh.$node" 2>&1 ||
-			bad "ssh -G: $(<"$tmp/ssh.$node")" || return 1
+			tu_why "ssh -G: $(<"$tmp/ssh.$node")" || return 1
 		for opt in "serveraliveinterval 1" "serveralivecountmax 2" \
 				"connecttimeout 1"; do
 			grep -qx "$opt" "$tmp/ssh.$node" ||
-				bad "ssh to $node: not '$opt'" || return 1
+				tu_why "ssh to $node: not '$opt'" || return 1
 		done
 	done
 	[[ $(data_nodes | sort | tr '\n' ' ') == "n1 n2 " ]] ||
-		bad "the ssh config names $(data_nodes), not n1 n2"
+		tu_why "the ssh config names $(data_nodes), not n1 n2"
 }
 tu_check "ssh config: keep-alive every 1 s, 2 missed, connect within 1 s" \
 	ssh_as_timed
@@ -280,7 +275,7 @@ run_block() {
 		"crm configure "* | "pcs -f rpmem.xml "* | "pcs constraint "* | \
 		"pcs cluster cib rpmem.xml"$'\n' | \
 		"pcs cluster cib-push rpmem.xml --config"$'\n') ;;
-		*)	bad "$man:$first: manual.sh runs crm configure and pcs" \
+		*)	tu_why "$man:$first: manual.sh runs crm configure and pcs" \
 				"on a CIB file only, not: ${todo%%$'\n'*}"
 			return 1 ;;
 		esac
@@ -288,19 +283,19 @@ run_block() {
 			>"$dir/out" 2>&1 </dev/null
 		rc=$?
 		if ((rc != 0)); then
-			bad "$man:$first: exit $rc: ${todo%%$'\n'*}"
+			tu_why "$man:$first: exit $rc: ${todo%%$'\n'*}"
 			sed 's/^/    # /' "$dir/out" | head -n 20
 			return 1
 		fi
 		if [[ -n $(noise "$dir/out") ]]; then
-			bad "$man:$first: ${todo%%$'\n'*}"
+			tu_why "$man:$first: ${todo%%$'\n'*}"
 			noise "$dir/out" | sed 's/^/    # /'
 			return 1
 		fi
 		todo=""
 		first=0
 	done <"$tmp/blocks/$name.lines"
-	[[ -z $todo ]] || bad "block $name ends inside a command"
+	[[ -z $todo ]] || tu_why "block $name ends inside a command"
 }
 
 # load SHELL -- DIR $tmp/SHELL: the seed, then the block SHELL (crm also
@@ -365,9 +360,9 @@ same_config() {
 	local d
 	flat "$1" >"$tmp/flat.a" && flat "$2" >"$tmp/flat.b" &&
 		[[ -s $tmp/flat.a && -s $tmp/flat.b ]] ||
-		bad "no configuration in ${1#"$tmp"/} or ${2#"$tmp"/}" || return 1
+		tu_why "no configuration in ${1#"$tmp"/} or ${2#"$tmp"/}" || return 1
 	d=$(diff "$tmp/flat.a" "$tmp/flat.b") && return 0
-	bad "${1#"$tmp"/} and ${2#"$tmp"/} differ:"
+	tu_why "${1#"$tmp"/} and ${2#"$tmp"/} differ:"
 	printf '%s\n' "$d" | head -n 30 | sed 's/^/    # /'
 	return 1
 }
@@ -382,7 +377,7 @@ count() {
 has() {
 	local n
 	n=$(count "$1" "$3")
-	[[ $n == 1 ]] || bad "$2: $n in ${1#"$tmp"/}, not 1 ($3)"
+	[[ $n == 1 ]] || tu_why "$2: $n in ${1#"$tmp"/}, not 1 ($3)"
 }
 
 # value CIB XPATH -- the string value of XPATH in CIB
@@ -409,9 +404,9 @@ tu_check "a promotable clone of ocf:rpmem:pool: promoted-max=1, clone-max=2, not
 agent_timeouts() {
 	local md=$tmp/pool.md ops="$pool/primitive/operations/op" i n a sel v
 	crm_resource --show-metadata ocf:rpmem:pool >"$md" 2>&1 ||
-		bad "no meta-data: $(<"$md")" || return 1
+		tu_why "no meta-data: $(<"$md")" || return 1
 	n=$(count "$md" "//actions/action")
-	((n > 0)) || bad "no action in the meta-data" || return 1
+	((n > 0)) || tu_why "no action in the meta-data" || return 1
 	for ((i = 1; i <= n; i++)); do
 		a="//actions/action[$i]"
 		case $(value "$md" "$a/@name") in
@@ -437,7 +432,7 @@ vote_only() {
 off_vote_only() {
 	local n3
 	n3=$(vote_only)
-	[[ $n3 == n3 ]] || bad "the node that only votes is '$n3', not n3" ||
+	[[ $n3 == n3 ]] || tu_why "the node that only votes is '$n3', not n3" ||
 		return 1
 	has "$crm" "the location off $n3" \
 		"//rsc_location[@rsc='pool-clone' and @node='$n3' and @score='-INFINITY' and @resource-discovery='never']"
@@ -480,9 +475,9 @@ env_words() {
 # the tag of a list item, the README as code in a list item
 explained() {
 	grep -qxF ".B ${1//-/\\-}" "$man" ||
-		bad "ocf_rpmem_pool(7) has no item '.B ${1//-/\\-}'" || return 1
+		tu_why "ocf_rpmem_pool(7) has no item '.B ${1//-/\\-}'" || return 1
 	grep -qF -- "- \`$1\`" "$readme" ||
-		bad "README.md has no item '- \`$1\`'"
+		tu_why "README.md has no item '- \`$1\`'"
 }
 
 # env_as_explained -- the settings librpmem needs, each explained, then
@@ -498,7 +493,7 @@ env_as_explained() {
 			RPMEM_PEER_TIMEOUT_MS= RPMEM_RECONNECT_MAX_MS=2000 \
 			RPMEM_TIMEOUT= RPMEM_FREEZE_TIMEOUT=; do
 		printf '%s\n' "${words[@]}" | grep -q "^$want" ||
-			bad "the application's environment lacks $want" || rc=1
+			tu_why "the application's environment lacks $want" || rc=1
 	done
 	for w in "${words[@]}"; do
 		[[ $w == *=* ]] || break
@@ -509,10 +504,10 @@ env_as_explained() {
 		printf '%s\n' "${words[@]}" | grep '^RPMEM_LOG_FILE=')" || rc=1
 	w=$(printf '%s\n' "${words[@]}" | sed -n 's/^RPMEM_PEER_TIMEOUT_MS=//p')
 	((w > 0 && w <= 2 * $(conf totem.token))) ||
-		bad "RPMEM_PEER_TIMEOUT_MS=$w is not within twice the token" || rc=1
+		tu_why "RPMEM_PEER_TIMEOUT_MS=$w is not within twice the token" || rc=1
 	master=$(value "$crm" "$pool/primitive//nvpair[@name='master_set']/@value")
 	[[ ${words[-1]} == "$master" && -n $master ]] ||
-		bad "the application opens '${words[-1]}', the pool's master_set is '$master'" ||
+		tu_why "the application opens '${words[-1]}', the pool's master_set is '$master'" ||
 		rc=1
 	return $rc
 }
@@ -544,14 +539,14 @@ state() {
 simulate() {
 	local in=$1
 	shift
-	state "$in" "$tmp/up.xml" "$@" || bad "the simulated nodes" || return 1
+	state "$in" "$tmp/up.xml" "$@" || tu_why "the simulated nodes" || return 1
 	if ! crm_simulate -S -x "$tmp/up.xml" -O "$tmp/sim.xml" \
 			>"$tmp/sim.out" 2>&1; then
-		bad "crm_simulate: $(tail -n 5 "$tmp/sim.out")"
+		tu_why "crm_simulate: $(tail -n 5 "$tmp/sim.out")"
 		return 1
 	fi
 	CIB_file=$tmp/sim.xml crm_mon -1 --output-as=xml >"$tmp/mon.xml" \
-		2>&1 || bad "crm_mon: $(tail -n 5 "$tmp/mon.xml")"
+		2>&1 || tu_why "crm_mon: $(tail -n 5 "$tmp/mon.xml")"
 }
 
 # on ROLE RSC -- the nodes where RSC runs in ROLE after the simulation
@@ -573,18 +568,18 @@ touched() {
 placed() {
 	simulate "$1" n1:100 n2:100 n3:- || return 1
 	[[ $(on Promoted pool) == n1 ]] ||
-		bad "the pool is Promoted on '$(on Promoted pool)', not n1" || return 1
+		tu_why "the pool is Promoted on '$(on Promoted pool)', not n1" || return 1
 	[[ $(on Unpromoted pool) == n2 ]] ||
-		bad "the pool is Unpromoted on '$(on Unpromoted pool)', not n2" || return 1
+		tu_why "the pool is Unpromoted on '$(on Unpromoted pool)', not n2" || return 1
 	[[ $(on Started app) == n1 ]] ||
-		bad "the application runs on '$(on Started app)', not n1" || return 1
-	! touched pool n3 || bad "the pool was started or probed on n3" ||
+		tu_why "the application runs on '$(on Started app)', not n1" || return 1
+	! touched pool n3 || tu_why "the pool was started or probed on n3" ||
 		return 1
 	simulate "$1" n1:100 n3:- || return 1
 	[[ $(on Promoted pool) == n1 && -z $(on Unpromoted pool) ]] ||
-		bad "n2 down: Promoted on '$(on Promoted pool)'," \
+		tu_why "n2 down: Promoted on '$(on Promoted pool)'," \
 			"Unpromoted on '$(on Unpromoted pool)'" || return 1
-	! touched pool n3 || bad "n2 down, the pool was started or probed on n3"
+	! touched pool n3 || tu_why "n2 down, the pool was started or probed on n3"
 }
 tu_check "three nodes online (crm): n1 Promoted, n2 Unpromoted, app on n1, no pool on n3; n2 down, still none on n3" \
 	placed "$crm"
@@ -598,11 +593,11 @@ unconstrained() {
 		CIB_file=$tmp/free.xml cibadmin -D -o constraints \
 			-X '<rsc_location id="pool-not-n3"/>' &&
 		simulate "$tmp/free.xml" n1:100 n2:100 n3:- || return 1
-	touched pool n3 || bad "without the location, n3 is not probed" ||
+	touched pool n3 || tu_why "without the location, n3 is not probed" ||
 		return 1
 	simulate "$tmp/free.xml" n1:100 n3:- || return 1
 	[[ $(on Unpromoted pool) == n3 ]] ||
-		bad "without the location and n2 down, the second instance is on '$(on Unpromoted pool)', not n3"
+		tu_why "without the location and n2 down, the second instance is on '$(on Unpromoted pool)', not n3"
 }
 tu_check "without the location the pool is probed on n3, and started there with n2 down" \
 	unconstrained
@@ -614,26 +609,26 @@ first_master() {
 	local dir=$tmp/$1
 	simulate "$dir/live.xml" n1:100 n2:101 n3:- || return 1
 	[[ $(on Promoted pool) == n1 ]] ||
-		bad "with the preference, '$(on Promoted pool)' is promoted, not n1" ||
+		tu_why "with the preference, '$(on Promoted pool)' is promoted, not n1" ||
 		return 1
 	simulate "$dir/live.xml" n1:- n3:- || return 1
 	[[ $(on Promoted pool) == n1 ]] ||
-		bad "kept, the preference does not promote an unscored n1: '$(on Promoted pool)'" ||
+		tu_why "kept, the preference does not promote an unscored n1: '$(on Promoted pool)'" ||
 		return 1
 	cp "$dir/live.xml" "$dir/first.xml" &&
 		run_block "$1-first" "$dir" || return 1
 	[[ $(count "$dir/live.xml" "//rsc_location[@id='pool-first-n1']") == 0 ]] ||
-		bad "the preference is still there" || return 1
+		tu_why "the preference is still there" || return 1
 	diff <(flat "$dir/first.xml" | grep -v '#pool-first-n1') \
 		<(flat "$dir/live.xml") >/dev/null ||
-		bad "deleting the preference changed more than it" || return 1
+		tu_why "deleting the preference changed more than it" || return 1
 	simulate "$dir/live.xml" n1:100 n2:101 n3:- || return 1
 	[[ $(on Promoted pool) == n2 ]] ||
-		bad "without the preference, '$(on Promoted pool)' is promoted, not n2 (101)" ||
+		tu_why "without the preference, '$(on Promoted pool)' is promoted, not n2 (101)" ||
 		return 1
 	simulate "$dir/live.xml" n1:- n3:- || return 1
 	[[ -z $(on Promoted pool) ]] ||
-		bad "without the preference, an unscored n1 is promoted"
+		tu_why "without the preference, an unscored n1 is promoted"
 }
 tu_check "the first master (crm): n1 by the preference, then the scores" \
 	first_master crm

@@ -58,13 +58,8 @@
 # Needs root and Debian's pacemaker and corosync (exit 77 otherwise).
 set -uo pipefail
 me=pacemaker.sh
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source-path=SCRIPTDIR source=../failover/common.sh
-. "$here/../failover/common.sh"
-# shellcheck source-path=SCRIPTDIR source=cluster.sh
-. "$here/cluster.sh"
 # shellcheck source-path=SCRIPTDIR source=pool_lib.sh
-. "$here/pool_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/pool_lib.sh"
 
 SCENARIOS=${SCENARIOS:-agent p1 p2 p3 p4 p5 p6 c1 c2 c3 c4 c5}
 RTO_MAX=${RTO_MAX:-10}
@@ -77,16 +72,7 @@ SIZE=32M
 
 # the cluster's directory, seen by every node at the same path: the
 # nodes' own copies in nX/srv, the agent and its helpers as installed
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-pacemaker.XXXXXX")
-fo_exit_trap '((fails == 0)) || cluster_logs 20; cluster_stop'
-pool_overlay || { bad "the agent cannot be copied"; exit 1; }
-rc=0
-CLUSTER_OCF_OVERLAY=$tmp/ocf cluster_start "$tmp" 3 || rc=$?
-if ((rc == 77)); then
-	echo "$me: skipped (cluster_start)"
-	exit 77
-fi
-((rc == 0)) || { bad "the cluster does not start"; exit 1; }
+pool_cluster 3 'cluster_logs 20'
 
 # ------------------------------------------------------------- the setup
 
@@ -103,7 +89,7 @@ secs() {
 # rpmemd.conf's after-resync, as the manual configures the data nodes
 # shellcheck disable=SC2034 # read by pool_lib.sh's pool_env
 POOL_AFTER_RESYNC=/usr/lib/ocf/lib/rpmem/crm-unfence-peer
-pool_env || { bad "librpmem's environment on the nodes"; exit 1; }
+pool_env || { tu_fail "librpmem's environment on the nodes"; exit 1; }
 # the application resource's program
 {
 	echo '#!/bin/sh'
@@ -131,7 +117,7 @@ mkfifo "$tmp/unfence.gate"
 
 # each data node: its copy's set in rpmemd's poolset-dir, the master set
 # naming the other node's copy, librpmem's state directory
-pool_sets "$SIZE" n1 n2 || { bad "the set files"; exit 1; }
+pool_sets "$SIZE" n1 n2 || { tu_fail "the set files"; exit 1; }
 
 # crm NODE CMD... -- a Pacemaker command on the node, its output kept
 crm() {
@@ -139,7 +125,7 @@ crm() {
 }
 
 if ! on n1 "$txlog" create /srv/app.set >"$tmp/create.out" 2>&1; then
-	bad "the pool is not created: $(<"$tmp/create.out")"
+	tu_fail "the pool is not created: $(<"$tmp/create.out")"
 	exit 1
 fi
 
@@ -230,7 +216,7 @@ why() {
 # sync and the fence gone; else a failure named WHAT, with why
 resynced() {
 	cluster_wait 120 in_sync "$2" && return 0
-	bad "$1: the other copy is not resynced"
+	tu_fail "$1: the other copy is not resynced"
 	why "$2"
 	return 1
 }
@@ -251,12 +237,12 @@ sc_agent() {
 	printf 'PMEMPOOLSET\n16M /srv/probe.0\nREPLICA root@%s peer.set\n' \
 		"$(cluster_addr n3)" >"$s/probe-master.set"
 	on n3 "$txlog" create /srv/probe-master.set >"$tmp/out" 2>&1 ||
-		{ bad "agent: the probe pool: $(<"$tmp/out")"; return; }
+		{ tu_fail "agent: the probe pool: $(<"$tmp/out")"; return; }
 	# a clone Pacemaker never starts, for the agent's own instance
 	crm n3 cibadmin -C -o resources -X "$(pool_xml probe probe-clone \
 		/srv/psd/probe.set /srv/probe-master.set \
 		'<nvpair id="probe-clone-target-role" name="target-role" value="Stopped"/>')" ||
-		{ bad "agent: the probe clone"; return; }
+		{ tu_fail "agent: the probe clone"; return; }
 	local -a params=(-o replica_set=/srv/psd/probe.set
 		-o master_set=/srv/probe-master.set -o rpmem="$rpmem"
 		-o state_dir=/srv/state)
@@ -264,7 +250,7 @@ sc_agent() {
 			/usr/lib/ocf/resource.d/rpmem/pool >"$tmp/ocft" 2>&1; then
 		echo "--- ok: ocf-tester: $(tail -n 1 "$tmp/ocft")"
 	else
-		bad "ocf-tester: $(tail -n 15 "$tmp/ocft")"
+		tu_fail "ocf-tester: $(tail -n 15 "$tmp/ocft")"
 	fi
 	fence n3 "rpmem_fence_remove probe-clone n3"
 
@@ -331,18 +317,18 @@ sc_agent() {
 	local row want_rc want_score step got
 	for row in "${rows[@]}"; do
 		IFS='|' read -r want_rc want_score step <<<"$row"
-		eval "$step" >/dev/null 2>&1 || bad "agent: '$step' failed"
+		eval "$step" >/dev/null 2>&1 || tu_fail "agent: '$step' failed"
 		agent monitor
 		got=$?
 		[[ $got == "$want_rc" ]] ||
-			bad "agent: after '$step' monitor says $got, not $want_rc"
+			tu_fail "agent: after '$step' monitor says $got, not $want_rc"
 		[[ $(score) == "$want_score" ]] ||
-			bad "agent: after '$step' the score is $(score), not $want_score"
+			tu_fail "agent: after '$step' the score is $(score), not $want_score"
 	done
 	# an outdated copy is never promoted
 	agent start
 	on n3 "$rpmem" outdate /srv/psd/probe.set >/dev/null 2>&1
-	agent promote && bad "agent: an outdated copy was promoted"
+	agent promote && tu_fail "agent: an outdated copy was promoted"
 	agent stop
 	crm n3 cibadmin -D -o resources --xpath "//clone[@id='probe-clone']" \
 		>/dev/null 2>&1
@@ -357,14 +343,14 @@ sc_p1() {
 	t0=$(now)
 	cluster_kill "$m"
 	cluster_wait 120 test -s "$tmp/committed.$r" ||
-		{ bad "P1: the application does not commit on $r"; return; }
+		{ tu_fail "P1: the application does not commit on $r"; return; }
 	t1=$(now)
 	first=$(head -n 1 "$tmp/committed.$r")
-	[[ $(master) == "$r" ]] || bad "P1: $r is not the master"
-	[[ $(fence_holder) == "$r" ]] || bad "P1: $m's copy is not fenced"
+	[[ $(master) == "$r" ]] || tu_fail "P1: $r is not the master"
+	[[ $(fence_holder) == "$r" ]] || tu_fail "P1: $m's copy is not fenced"
 	# the one in flight when it died may be there, not logged
 	((first > $(last_logged "$m") && first <= $(last_logged "$m") + 2)) ||
-		bad "P1: $r's first commit is $first after $m's last $(last_logged "$m")"
+		tu_fail "P1: $r's first commit is $first after $m's last $(last_logged "$m")"
 	P1_RTO=$(secs "$t0" "$t1")
 	echo "--- P1: loss of the master to the first commit on $r: $P1_RTO s"
 	DOWN=$m
@@ -376,14 +362,14 @@ sc_p2() {
 	r=$(other "$m")
 	echo "--- P2: $m back"
 	cluster_boot "$m"
-	cluster_wait_online "$m" || { bad "P2: $m does not come back"; return; }
+	cluster_wait_online "$m" || { tu_fail "P2: $m does not come back"; return; }
 	resynced P2 "$r" || return
-	[[ $(master) == "$r" ]] || bad "P2: the master moved to $(master)"
+	[[ $(master) == "$r" ]] || tu_fail "P2: the master moved to $(master)"
 	local roles
 	roles=$(cluster_running n3 pool-clone)
 	grep -qx "$m Unpromoted" <<<"$roles" ||
-		bad "P2: $m is not Unpromoted: $roles"
-	grows "$r" 20 || bad "P2: the application stopped during the resync"
+		tu_fail "P2: $m is not Unpromoted: $roles"
+	grows "$r" 20 || tu_fail "P2: the application stopped during the resync"
 	P2_BYTES=$(handle_field "$r" resync_total)
 	echo "--- P2: $m resynced by difference: ${P2_BYTES:-?} bytes of $SIZE, no person"
 	DOWN=
@@ -393,12 +379,12 @@ sc_p2() {
 sc_p3() {
 	local m r base first
 	m=$(master) r=$(other "$m")
-	grows "$m" 20 || bad "P3: no commits on $m before the cut"
+	grows "$m" 20 || tu_fail "P3: no commits on $m before the cut"
 	base=$(logged "$r")
 	echo "--- P3: $m (master) cut off"
 	cluster_cut "$m"
-	grows "$r" 1 || { bad "P3: the application does not commit on $r"; }
-	[[ $(master) == "$r" ]] || bad "P3: the majority did not promote $r"
+	grows "$r" 1 || { tu_fail "P3: the application does not commit on $r"; }
+	[[ $(master) == "$r" ]] || tu_fail "P3: the majority did not promote $r"
 	first=$(sed -n "$((base + 1))p" "$tmp/committed.$r")
 	cut_healed P3 "$m" "$r" "$first" || return
 	echo "--- P3: $m's last commit $LAST_CUT, $r went on at $first; healed, one master ($r), $m resynced"
@@ -409,13 +395,13 @@ sc_p3() {
 # FIRST on (D3), and one Promoted role is left.  LAST_CUT: M's last commit
 cut_healed() {
 	cluster_heal "$2"
-	cluster_wait_online "$2" || bad "$1: $2 does not rejoin"
+	cluster_wait_online "$2" || tu_fail "$1: $2 does not rejoin"
 	resynced "$1" "$3" || return 1
 	LAST_CUT=$(last_logged "$2")
 	((LAST_CUT < $4)) ||
-		bad "$1: $2 acknowledged commit $LAST_CUT; $3 went on from $4"
+		tu_fail "$1: $2 acknowledged commit $LAST_CUT; $3 went on from $4"
 	[[ $(cluster_promoted n3 pool-clone | wc -l) == 1 ]] ||
-		bad "$1: not one master: $(cluster_promoted n3 pool-clone)"
+		tu_fail "$1: not one master: $(cluster_promoted n3 pool-clone)"
 }
 
 # sc_p4 -- the replica's node lost: the application goes on
@@ -427,13 +413,13 @@ sc_p4() {
 	t0=$(now)
 	cluster_kill "$r"
 	cluster_wait 60 fenced_for "$m" ||
-		bad "P4: $r's stale copy is not fenced (fence: $(fence_holder))"
+		tu_fail "P4: $r's stale copy is not fenced (fence: $(fence_holder))"
 	P4_FENCED=$(secs "$t0" "$(now)")
-	grows "$m" 50 || bad "P4: the application stopped without its replica"
+	grows "$m" 50 || tu_fail "P4: the application stopped without its replica"
 	[[ $(handle_field "$m" state) == degraded ]] ||
-		bad "P4: the handle is $(handle_field "$m" state), not degraded"
+		tu_fail "P4: the handle is $(handle_field "$m" state), not degraded"
 	cluster_boot "$r"
-	cluster_wait_online "$r" || bad "P4: $r does not come back"
+	cluster_wait_online "$r" || tu_fail "P4: $r does not come back"
 	resynced P4 "$m"
 	echo "--- P4: fenced $P4_FENCED s after the loss, the application went on degraded; $r back and resynced, the fence gone"
 }
@@ -446,9 +432,9 @@ sc_p5() {
 	echo "--- P5: the Promoted role moved from $m to $r"
 	t0=$(now)
 	crm n3 crm_resource --move --promoted -r pool-clone -N "$r" \
-		>"$tmp/out" 2>&1 || bad "P5: crm_resource --move: $(<"$tmp/out")"
+		>"$tmp/out" 2>&1 || tu_fail "P5: crm_resource --move: $(<"$tmp/out")"
 	cluster_wait 120 bash -c "[[ \$(tail -n 1 '$tmp/committed.$r' 2>/dev/null || echo 0) -gt $base ]]" ||
-		bad "P5: the application does not commit on $r"
+		tu_fail "P5: the application does not commit on $r"
 	t1=$(now)
 	P5_SWITCH=$(secs "$t0" "$t1")
 	crm n3 crm_resource --clear -r pool-clone >/dev/null 2>&1
@@ -457,7 +443,7 @@ sc_p5() {
 	# the application was stopped by a signal: its last commit may be
 	# unlogged, never missing
 	((first > $(last_logged "$m") && first <= $(last_logged "$m") + 2)) ||
-		bad "P5: $r went on at $first after $m's last $(last_logged "$m")"
+		tu_fail "P5: $r went on at $first after $m's last $(last_logged "$m")"
 	resynced P5 "$r"
 	echo "--- P5: switch-over to the first commit on $r: $P5_SWITCH s"
 }
@@ -469,8 +455,8 @@ sc_p6() {
 	echo "--- P6: $r (replica) killed, $m goes on, then every node killed"
 	cluster_kill "$r"
 	cluster_wait 60 fenced_for "$m" ||
-		bad "P6: $r is not fenced"
-	grows "$m" 30 || bad "P6: no commits on $m alone"
+		tu_fail "P6: $r is not fenced"
+	grows "$m" 30 || tu_fail "P6: no commits on $m alone"
 	local n
 	for n in "$m" n3; do
 		cluster_kill "$n"
@@ -478,13 +464,13 @@ sc_p6() {
 	# the stale node first: it must wait for the one with the data
 	cluster_boot "$r"
 	cluster_boot n3
-	cluster_wait_online "$r" n3 || bad "P6: $r and n3 do not form a cluster"
+	cluster_wait_online "$r" n3 || tu_fail "P6: $r and n3 do not form a cluster"
 	cluster_boot "$m"
-	cluster_wait_online "$m" "$r" n3 || bad "P6: $m does not rejoin"
+	cluster_wait_online "$m" "$r" n3 || tu_fail "P6: $m does not rejoin"
 	cluster_wait 120 is_master "$m" ||
-		bad "P6: $(master) promoted, not $m, which has the newest copy"
+		tu_fail "P6: $(master) promoted, not $m, which has the newest copy"
 	resynced P6 "$m"
-	grows "$m" 20 || bad "P6: the application does not run on $m"
+	grows "$m" 20 || tu_fail "P6: the application does not run on $m"
 	echo "--- P6: after the restart $m (the newest copy) is the master; $r resynced"
 }
 
@@ -495,7 +481,7 @@ rto() {
 	f=$(secs "$2" "$3")
 	printf -v "RTO_$1" '%s' "$f"
 	awk -v f="$f" -v m="$RTO_MAX" 'BEGIN { exit !(f <= m) }' ||
-		bad "$1: $f s from the loss to the first commit (RTO_MAX $RTO_MAX)"
+		tu_fail "$1: $f s from the loss to the first commit (RTO_MAX $RTO_MAX)"
 }
 
 # next_commit NODE BASE SECONDS -- until NODE logs a commit past BASE
@@ -529,19 +515,19 @@ replica_fault() {
 	r=$(other "$m")
 	n0=$(handle_field "$m" reconnects)
 	pids=$(rpmemd_pids "$r")
-	[[ -n $pids ]] || { bad "$1: no rpmemd on $r"; return 1; }
+	[[ -n $pids ]] || { tu_fail "$1: no rpmemd on $r"; return 1; }
 	# shellcheck disable=SC2086 # a list of pids
 	cluster_exec "$r" kill -KILL $pids
 	if ! cluster_wait 60 reconnected "$m" "${n0:-0}"; then
-		bad "$1: $m did not resync $r after its rpmemd died"
+		tu_fail "$1: $m did not resync $r after its rpmemd died"
 		why "$m"
 		return 1
 	fi
 	t0=$(now)
-	cluster_wait 30 unfenced "$m" || { bad "$1: the fence stays"; return 1; }
+	cluster_wait 30 unfenced "$m" || { tu_fail "$1: the fence stays"; return 1; }
 	UNFENCED=$(secs "$t0" "$(now)")
 	awk -v f="$UNFENCED" 'BEGIN { exit !(f <= 2) }' ||
-		bad "$1: the fence went $UNFENCED s after the resync"
+		tu_fail "$1: the fence went $UNFENCED s after the resync"
 	echo "--- $1: in sync, unfenced $UNFENCED s after the resync ended"
 }
 
@@ -554,14 +540,14 @@ master_killed() {
 	t0=$(now)
 	cluster_kill "$2"
 	next_commit "$3" "$base" 120 ||
-		{ bad "$1: the application does not commit on $3"; why "$3"; return 1; }
+		{ tu_fail "$1: the application does not commit on $3"; why "$3"; return 1; }
 	t1=$(now)
 	RTO_MAX=$4 rto "$1" "$t0" "$t1"
 	first=$(first_after "$3" "$base")
 	((first > $(last_logged "$2") && first <= $(last_logged "$2") + 2)) ||
-		bad "$1: $3 went on at $first after $2's last $(last_logged "$2")"
+		tu_fail "$1: $3 went on at $first after $2's last $(last_logged "$2")"
 	cluster_boot "$2"
-	cluster_wait_online "$2" || { bad "$1: $2 does not come back"; return 1; }
+	cluster_wait_online "$2" || { tu_fail "$1: $2 does not come back"; return 1; }
 	resynced "$1" "$3"
 }
 
@@ -586,18 +572,18 @@ sc_c5() {
 	: >"$tmp/unfence.hold"
 	n0=$(handle_field "$m" reconnects)
 	pids=$(rpmemd_pids "$r")
-	[[ -n $pids ]] || { bad "C5: no rpmemd on $r"; return; }
+	[[ -n $pids ]] || { tu_fail "C5: no rpmemd on $r"; return; }
 	# shellcheck disable=SC2086 # a list of pids
 	cluster_exec "$r" kill -KILL $pids
 	cluster_wait 60 reconnected "$m" "${n0:-0}" &&
 		cluster_wait 30 test -e "$tmp/unfence.held" ||
-		{ bad "C5: $r not resynced, or the handler not held"; why "$m"; }
+		{ tu_fail "C5: $r not resynced, or the handler not held"; why "$m"; }
 	# rpmemd's after-resync handler on $r lifts it, $m's being held;
 	# the replica's monitor (every 11 s) would not be in time
 	local t0
 	t0=$(now)
 	cluster_wait 3 unfenced "$m" ||
-		bad "C5: the fence is still '$(fence_holder)' with $m's handler held"
+		tu_fail "C5: the fence is still '$(fence_holder)' with $m's handler held"
 	echo "--- C5: the fence gone $(secs "$t0" "$(now)") s after the unfence-peer handler was held"
 	rm -f "$tmp/unfence.hold"
 	master_killed C5 "$m" "$r" "$RTO_MAX"
@@ -614,11 +600,11 @@ sc_c2() {
 	t0=$(now)
 	cluster_cut "$m"
 	next_commit "$r" "$base" 120 ||
-		{ bad "C2: the application does not commit on $r"; why "$r"; return; }
+		{ tu_fail "C2: the application does not commit on $r"; why "$r"; return; }
 	t1=$(now)
 	rto C2 "$t0" "$t1"
 	first=$(first_after "$r" "$base")
-	[[ $(master) == "$r" ]] || bad "C2: the majority did not promote $r"
+	[[ $(master) == "$r" ]] || tu_fail "C2: the majority did not promote $r"
 	cut_healed C2 "$m" "$r" "$first" || return
 	echo "--- C2: cut to the first commit on $r: $RTO_C2 s; $m's last commit $LAST_CUT, $r went on at $first"
 }
@@ -629,22 +615,22 @@ sc_c3() {
 	m=$(master) r=$(other "$m")
 	n0=$(handle_field "$m" reconnects)
 	pids=$(rpmemd_pids "$r")
-	[[ -n $pids ]] || { bad "C3: no rpmemd on $r"; return; }
+	[[ -n $pids ]] || { tu_fail "C3: no rpmemd on $r"; return; }
 	echo "--- C3: $r's rpmemd ($pids) stopped"
 	t0=$(now)
 	# shellcheck disable=SC2086 # a list of pids
 	cluster_exec "$r" kill -STOP $pids
 	cluster_wait 30 fenced_for "$m" ||
-		{ bad "C3: the stopped rpmemd was not noticed"; why "$m"; }
+		{ tu_fail "C3: the stopped rpmemd was not noticed"; why "$m"; }
 	t1=$(now)
 	C3_FENCED=$(secs "$t0" "$t1")
-	grows "$m" 30 || bad "C3: the application stopped with rpmemd stopped"
+	grows "$m" 30 || tu_fail "C3: the application stopped with rpmemd stopped"
 	# shellcheck disable=SC2086 # a list of pids
 	cluster_exec "$r" kill -CONT $pids
 	t1=$(now)
 	cluster_wait 60 reconnected "$m" "${n0:-0}" &&
 		cluster_wait 30 unfenced "$m" ||
-		{ bad "C3: $r not resynced after its rpmemd resumed"; why "$m"; }
+		{ tu_fail "C3: $r not resynced after its rpmemd resumed"; why "$m"; }
 	t2=$(now)
 	echo "--- C3: stopped rpmemd to the fence (the application going on): $C3_FENCED s; resumed to in sync, unfenced: $(secs "$t1" "$t2") s"
 }
@@ -656,27 +642,27 @@ sc_c4() {
 	n0=$(handle_field "$m" reconnects)
 	echo "--- C4: $r (replica) cut off for 18 s"
 	cluster_cut "$r"
-	cluster_wait 30 fenced_for "$m" || bad "C4: $r was not fenced"
-	grows "$m" 30 || bad "C4: the application stopped without its replica"
+	cluster_wait 30 fenced_for "$m" || tu_fail "C4: $r was not fenced"
+	grows "$m" 30 || tu_fail "C4: the application stopped without its replica"
 	# the isolation lasts as long as the held-out run's
 	sleep 18
 	cluster_heal "$r"
 	t0=$(now)
 	cluster_wait 120 reconnected "$m" "${n0:-0}" &&
 		cluster_wait 30 unfenced "$m" ||
-		{ bad "C4: $r not resynced after the heal"; why "$m"; return; }
+		{ tu_fail "C4: $r not resynced after the heal"; why "$m"; return; }
 	t1=$(now)
 	C4_HEAL=$(secs "$t0" "$t1")
 	awk -v f="$C4_HEAL" 'BEGIN { exit !(f <= 15) }' ||
-		bad "C4: $C4_HEAL s from the heal to in sync"
+		tu_fail "C4: $C4_HEAL s from the heal to in sync"
 	echo "--- C4: heal to in sync, the fence gone: $C4_HEAL s"
 }
 
-configure || { bad "the configuration is refused"; exit 1; }
+configure || { tu_fail "the configuration is refused"; exit 1; }
 cluster_wait 120 has_master ||
-	{ bad "the pool is not promoted anywhere"; exit 1; }
+	{ tu_fail "the pool is not promoted anywhere"; exit 1; }
 grows "$(master)" 50 ||
-	{ bad "the application does not run: $(cat "$tmp"/n?/srv/app.err 2>/dev/null)"; exit 1; }
+	{ tu_fail "the application does not run: $(cat "$tmp"/n?/srv/app.err 2>/dev/null)"; exit 1; }
 resynced "the first master" "$(master)" || exit 1
 echo "--- the pool is promoted on $(master), the application commits"
 
@@ -693,10 +679,10 @@ crm n3 crm_resource -r app --meta -p target-role -v Stopped >/dev/null 2>&1
 app_stopped() {
 	[[ -z $(cluster_running n3 app) ]]
 }
-cluster_wait 60 app_stopped || bad "the application does not stop"
+cluster_wait 60 app_stopped || tu_fail "the application does not stop"
 sort -n -u "$tmp"/committed.n? >"$tmp/all"
 on "$m" "$txlog" check /srv/app.set "$tmp/all" >"$tmp/check" 2>&1 ||
-	bad "the master lacks a logged commit or has one half applied: $(<"$tmp/check")"
+	tu_fail "the master lacks a logged commit or has one half applied: $(<"$tmp/check")"
 fo_replica_check "$tmp/$(other "$m")/srv/pool.0" "$SIZE" "$tmp/all"
 # libpmemobj writes a few 4 KiB chunks it never persists (README, Known
 # limits): verify may find those, and nothing more
@@ -705,11 +691,11 @@ ranges=$(jq -r '.replicas[1] | if .status == "equal" then 0
 	elif .status == "differs" then .ranges_total else empty end' \
 	"$tmp/verify" 2>/dev/null)
 if [[ -z $ranges ]] || ((ranges > 8)); then
-	bad "the copies differ beyond what libpmemobj never persists: $(<"$tmp/verify")"
+	tu_fail "the copies differ beyond what libpmemobj never persists: $(<"$tmp/verify")"
 fi
 echo "--- $(wc -l <"$tmp/all") commits logged, all in both copies; verify: ${ranges:-?} 4 KiB range(s) differ"
 printf -- '--- figures: P1 RTO %s s (token %s ms, coefficient %s); P2 resync %s bytes; P5 switch-over %s s; C1 RTO %s s; C2 RTO %s s; C3 stopped to fenced %s s; C4 heal to in sync %s s; C5 RTO %s s\n' \
 	"${P1_RTO:-?}" "${CLUSTER_TOKEN:-1000}" "${CLUSTER_TOKEN_COEFFICIENT:-default}" "${P2_BYTES:-?}" "${P5_SWITCH:-?}" \
 	"${RTO_C1:-?}" "${RTO_C2:-?}" "${C3_FENCED:-?}" "${C4_HEAL:-?}" \
 	"${RTO_C5:-?}"
-fo_end "the pool failed over, back and over again by itself"
+tu_end "the pool failed over, back and over again by itself"

@@ -4,12 +4,17 @@
 # (pacemaker.sh, fence_peer.sh): the agent installed in an OCF overlay,
 # librpmem's environment on the nodes, the data nodes' set files, the
 # clone's XML, and the agent's shell functions run on a node.  Source it
-# after tests/failover/common.sh and cluster.sh, with $tmp the cluster's
-# directory.
-# shellcheck disable=SC2154 # tmp is the test's, rpmem and libs common.sh's
+# with `me` set to the script's name: it sources tests/failover/common.sh
+# (and through it tests/common/tu.sh, the assertions) and cluster.sh;
+# $tmp is the cluster's directory (pool_cluster makes it).
 #
 #   pool_overlay         $tmp/ocf: the agent and its helpers as installed
 #                        (CLUSTER_OCF_OVERLAY for cluster_start)
+#   pool_cluster N AT_EXIT
+#                        $tmp made, pool_overlay, N nodes started (exit 77
+#                        when no cluster can be made here, 1 when it does
+#                        not start); at exit AT_EXIT evaluated after a
+#                        failure, then cluster_stop
 #   pool_env             after cluster_start: $tmp/rssh and node_env, the
 #                        environment of every librpmem process on a node
 #   pool_sets SIZE N...  on each data node N (of n1, n2), the copy's set in
@@ -26,6 +31,11 @@
 #   handle_field NODE F  field F of the first live librpmem handle there
 #   rpmemd_pids NODE     the pids of the rpmemd processes in the node
 
+# shellcheck source-path=SCRIPTDIR source=../failover/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../failover/common.sh"
+# shellcheck source-path=SCRIPTDIR source=cluster.sh
+. "$(dirname "${BASH_SOURCE[0]}")/cluster.sh"
+
 # pool_overlay -- the agent and its helpers under $tmp/ocf, as installed
 pool_overlay() {
 	local src
@@ -35,6 +45,22 @@ pool_overlay() {
 		cp "$src/src/ocf/crm-fence-peer" "$src/src/ocf/crm-unfence-peer" \
 			"$src/src/ocf/rpmem-ocf.sh" \
 			"$tmp/ocf/lib/rpmem/"
+}
+
+# pool_cluster -- the test's cluster of $1 nodes in a new $tmp with the
+# agent as installed; $2 evaluated at exit after a failure, before the
+# cluster stops
+pool_cluster() {
+	local rc=0
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-${me%.sh}.XXXXXX")
+	fo_exit_trap "((TU_FAILED == 0)) || { $2; }; cluster_stop"
+	pool_overlay || { tu_fail "the agent cannot be copied"; exit 1; }
+	CLUSTER_OCF_OVERLAY=$tmp/ocf cluster_start "$tmp" "$1" || rc=$?
+	if ((rc == 77)); then
+		echo "$me: skipped (cluster_start)"
+		exit 77
+	fi
+	((rc == 0)) || { tu_fail "the cluster does not start"; exit 1; }
 }
 
 # pool_env -- RPMEM_SSH for librpmem on the nodes (a lost peer noticed

@@ -9,6 +9,7 @@
 # CLUSTER_KEEP=1 keeps the directory; CLUSTER_TOKEN as in cluster.sh.
 set -uo pipefail
 
+# shellcheck disable=SC2034 # read by tu.sh (tu_rmtmp)
 me=${0##*/}
 # shellcheck source-path=SCRIPTDIR source=cluster.sh
 . "$(dirname "${BASH_SOURCE[0]}")/cluster.sh"
@@ -25,11 +26,7 @@ smoke_exit() {
 	trap - EXIT
 	cluster_stop || rc=1
 	((rc == 0)) || cluster_logs 25
-	if [[ ${CLUSTER_KEEP:-0} == 1 ]]; then
-		echo "$me: kept $tmp"
-	else
-		rm -rf -- "$tmp"
-	fi
+	tu_rmtmp "$tmp" "${CLUSTER_KEEP:-0}"
 	exit "$rc"
 }
 trap smoke_exit EXIT

@@ -19,6 +19,9 @@
 /* tu_now_ms -- CLOCK_MONOTONIC in ms, comparable across processes */
 long long tu_now_ms(void);
 
+/* tu_now_us -- CLOCK_MONOTONIC in microseconds */
+long long tu_now_us(void);
+
 /* tu_nap -- sleep `ms` milliseconds between two polls of a condition */
 void tu_nap(long ms);
 
@@ -53,6 +56,13 @@ const char *tu_need(const char *prog, const char *name, bool *missing);
 
 /* tu_need_or_exit -- the same; exit 2 when it is not set */
 const char *tu_need_or_exit(const char *prog, const char *name);
+
+/*
+ * tu_die -- "PROG: WHAT: message" on stderr, then exit 1: a program's
+ * fatal error about the object (a pool set, say) it works on
+ */
+__attribute__((format(printf, 3, 4), noreturn))
+void tu_die(const char *prog, const char *what, const char *fmt, ...);
 
 /* where a C test of an sshd target works (harness_test_env sets it) */
 struct tu_target {

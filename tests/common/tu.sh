@@ -21,6 +21,33 @@
 #                            LOG has exited within MS ms; names the others
 #   tu_need_built FILE...    exit 1 naming the first FILE not built (a
 #                            program must be executable)
+#   tu_pid_gone PID SECONDS  PID has ended within SECONDS
+#   tu_rmtmp DIR KEEP        remove the test's temp dir DIR, unless KEEP
+#                            is 1 (a variable the test names): then say
+#                            where it is
+#
+# and the assertions of the tests that go on after a failed one and give
+# their verdict at the end (each failure counted in TU_FAILED):
+#
+#   tu_fail MSG...           one failed assertion: "FAIL: MSG"
+#   tu_try CMD...            CMD's status in rc, its stdout in $tmp/out and
+#                            its stderr in $tmp/err (tmp: the caller's)
+#   tu_must [-m ERE] WHAT CMD...
+#                            CMD exits 0 (its stdout or stderr matching
+#                            ERE): "--- ok: WHAT", else tu_fail; false
+#                            when it failed
+#   tu_refused WHAT STATUS ERE CMD...
+#                            CMD fails with STATUS (-: any non-zero), its
+#                            stderr matching ERE
+#   tu_expect WHAT TEST...   TEST holds: "--- ok: WHAT", else tu_fail
+#                            (and the state of the absolute paths in TEST)
+#   tu_has WHAT ERE          the output of the last tu_try or tu_must
+#                            ($tmp/out, err) has a line matching ERE
+#   tu_passed_since N WHAT   "--- ok: WHAT" when TU_FAILED is still N
+#   tu_why MSG...            "    # MSG", a line under a failed check
+#                            saying why; false
+#   tu_end MSG               the verdict: exit 1 after a failure ("$me: N
+#                            failure(s)"), else print "$me: MSG"
 #
 # TU_OUT must be set to a file before tu_run or tu_says; with TU_DIR set,
 # the command runs in that directory (where a crashing library leaves its
@@ -28,8 +55,9 @@
 # log file (RPMEM_LOG_FILE, rpmemd --log-file), in a basic or an extended
 # regular expression: "^${TU_STAMP}rpmemd: ".
 
-TU_PASSED=0
-TU_FAILED=0
+# (sourced again, through a second library, the counts stay)
+TU_PASSED=${TU_PASSED:-0}
+TU_FAILED=${TU_FAILED:-0}
 # "2026-11-28T14:05:01.123Z ", the UTC time log.c writes
 # shellcheck disable=SC2034 # read by the tests that source this file
 TU_STAMP='[0-9-]*T[0-9:.]*Z '
@@ -69,29 +97,29 @@ tu_run() {
 tu_says() {
 	local want=$1 line
 	shift
-	local -a cmd=()
+	local -a tu_argv=()
 	while [[ $1 != -- ]]; do
-		cmd+=("$1")
+		tu_argv+=("$1")
 		shift
 	done
 	shift
-	tu_run "${cmd[@]}"
+	tu_run "${tu_argv[@]}"
 	local rc=$?
-	[[ $rc == "$want" ]] || { echo "    # exit $rc, not $want"; return 1; }
+	[[ $rc == "$want" ]] || tu_why "exit $rc, not $want" || return
 	for line in "$@"; do
-		grep -qF -- "$line" "$TU_OUT" ||
-			{ echo "    # missing: $line"; return 1; }
+		grep -qF -- "$line" "$TU_OUT" || tu_why "missing: $line" ||
+			return
 	done
 }
 
 # tu_logged -- a line in a log file: tu_logged FILE TEXT
 tu_logged() {
-	grep -qF -- "$2" "$1" || { echo "    # not in $1: $2"; return 1; }
+	grep -qF -- "$2" "$1" || tu_why "not in $1: $2"
 }
 
 # tu_not_logged -- no such line in a log file: tu_not_logged FILE TEXT
 tu_not_logged() {
-	! grep -qF -- "$2" "$1" || { echo "    # in $1: $2"; return 1; }
+	! grep -qF -- "$2" "$1" || tu_why "in $1: $2"
 }
 
 # tu_sessions_gone -- the rpmemds named in the logs exit within $2 ms;
@@ -116,6 +144,24 @@ tu_sessions_gone() {
 	return $rc
 }
 
+# tu_pid_gone -- true once process $1 has ended, false after $2 seconds
+tu_pid_gone() {
+	local end=$((SECONDS + $2))
+	while kill -0 "$1" 2>/dev/null; do
+		((SECONDS < end)) || return 1
+		sleep 0.05
+	done
+}
+
+# tu_rmtmp -- remove temp dir $1, or (with $2 1) keep it and say so
+tu_rmtmp() {
+	if [[ ${2:-0} == 1 ]]; then
+		echo "${me:-${0##*/}}: kept $1"
+	else
+		rm -rf -- "$1"
+	fi
+}
+
 # tu_need_built -- every file exists (a program is executable), or exit 1
 tu_need_built() {
 	local p
@@ -125,4 +171,103 @@ tu_need_built() {
 			exit 1
 		fi
 	done
+}
+
+# tu_fail -- one failed assertion, counted: tu_fail MSG...
+tu_fail() {
+	echo "FAIL: $*"
+	TU_FAILED=$((TU_FAILED + 1))
+}
+
+# tu_try -- "$@" with its status in rc, its output in $tmp/out and err
+tu_try() {
+	rc=0
+	"$@" >"${tmp:?tu_try: tmp not set}/out" 2>"$tmp/err" </dev/null ||
+		rc=$?
+}
+
+# tu_must -- "$@" exits 0 (with -m ERE: its stdout or stderr matches ERE
+# too); $1 names it: tu_must [-m ERE] WHAT COMMAND...
+tu_must() {
+	local re=
+	if [[ $1 == -m ]]; then
+		re=$2
+		shift 2
+	fi
+	local what=$1
+	shift
+	tu_try "$@"
+	if ((rc != 0)) || { [[ -n $re ]] &&
+			! grep -Eq -- "$re" "$tmp/out" "$tmp/err"; }; then
+		tu_fail "$what: status $rc: $(cat "$tmp/out" "$tmp/err")"
+		return 1
+	fi
+	echo "--- ok: $what"
+}
+
+# tu_refused -- "$@" fails with status $2 (any non-zero: -) and stderr
+# matching ERE $3; $1 names it: tu_refused WHAT STATUS ERE COMMAND...
+tu_refused() {
+	local what=$1 want=$2 re=$3
+	shift 3
+	tu_try "$@"
+	if ((rc == 0)) || [[ $want != - && $rc != "$want" ]] ||
+			! grep -Eq -- "$re" "$tmp/err"; then
+		tu_fail "$what: status $rc, stderr: $(<"$tmp/err")"
+		return 1
+	fi
+	echo "--- ok: $what"
+}
+
+# tu_expect -- the test "${@:2}" holds; $1 names it; on failure the test
+# and the state of each absolute path in it are shown
+tu_expect() {
+	local what=$1 arg
+	shift
+	if "$@"; then
+		echo "--- ok: $what"
+		return 0
+	fi
+	tu_fail "$what ($*)"
+	for arg in "$@"; do
+		[[ $arg == /* ]] || continue
+		if [[ -e $arg ]]; then
+			stat -c '    %n: %F, %s bytes' -- "$arg"
+		else
+			printf '    %s: does not exist\n' "$arg"
+		fi
+	done
+	return 1
+}
+
+# tu_has -- the last tu_try's output has a line matching ERE $2; $1
+# names it
+tu_has() {
+	if grep -Eq -- "$2" "$tmp/out" "$tmp/err"; then
+		echo "--- ok: $1"
+		return 0
+	fi
+	tu_fail "$1: no line matching '$2' in:"
+	sed 's/^/    /' "$tmp/out" "$tmp/err"
+	return 1
+}
+
+# tu_passed_since -- "--- ok: $2" when no check failed since TU_FAILED
+# was $1
+tu_passed_since() {
+	((TU_FAILED == $1)) && echo "--- ok: $2"
+}
+
+# tu_why -- say why a check fails, indented under its "not ok"; false
+tu_why() {
+	printf '    # %s\n' "$@"
+	return 1
+}
+
+# tu_end -- the verdict of the failures counted: exit 1 after one, else
+# print $1
+tu_end() {
+	local who=${me:-${0##*/}}
+	((TU_FAILED == 0)) || { echo "$who: $TU_FAILED failure(s)"; exit 1; }
+	echo "$who: $1"
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tu_env.c -- what a test's driver script set in the environment, and
- * failed expectations counted by programs that go on after one
+ * tu_env.c -- what a test's driver script set in the environment,
+ * failed expectations counted by programs that go on after one, and the
+ * fatal error of one that does not
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -49,4 +51,17 @@ tu_target_load(const char *prog, const char *prefix, struct tu_target *t,
 			suffix[i]);
 		*field[i] = tu_need(prog, names[i], missing);
 	}
+}
+
+/* tu_die -- "prog: what: message" and exit 1 */
+void
+tu_die(const char *prog, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: %s: ", prog, what);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
 }

@@ -16,6 +16,15 @@ tu_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* tu_now_us -- CLOCK_MONOTONIC in microseconds */
+long long
+tu_now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /* tu_nap -- sleep for `ms` milliseconds, resumed after a signal */
 void
 tu_nap(long ms)

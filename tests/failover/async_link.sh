@@ -59,9 +59,9 @@ fresh() {
 	chmod 600 "$conf"
 	gc_env=(RPMEM_CONF="$conf")
 	gc RPMEM_REPLICATION=sync create ||
-		bad "$1: create: $(tail -3 "$tmp/gc.out")"
+		tu_fail "$1: create: $(tail -3 "$tmp/gc.out")"
 	harness_netns_shape "${RATE_MBIT}mbit" 64kb 20ms ||
-		bad "tbf on the veth pair"
+		tu_fail "tbf on the veth pair"
 }
 
 # burst -- the 24 MiB burst in the background; its time in burst_ms
@@ -81,7 +81,7 @@ burst() {
 	done
 	burst_ms=$(sed -n 's/^acked .* in \([0-9]*\) ms$/\1/p' "$tmp/gc.out")
 	[[ -n $burst_ms ]] ||
-		bad "the burst was not acknowledged: $(tail -3 "$tmp/gc.out")"
+		tu_fail "the burst was not acknowledged: $(tail -3 "$tmp/gc.out")"
 	echo "$me: burst of $((BURST / MIB)) MiB in ${burst_ms:-?} ms (the" \
 		"link's time $LINK_MS ms), lag at most $max_bytes bytes," \
 		"$max_ms ms; state '$(state)'"
@@ -91,16 +91,16 @@ sc_block() {
 	fresh block
 	burst
 	((max_bytes <= LAG && max_ms <= LAG_MS)) ||
-		bad "block: the lag passed its bound: $max_bytes bytes," \
+		tu_fail "block: the lag passed its bound: $max_bytes bytes," \
 			"$max_ms ms (bounds $LAG, $LAG_MS)"
 	((max_bytes > LAG / 2)) ||
-		bad "block: the lag never built ($max_bytes bytes): the link" \
+		tu_fail "block: the lag never built ($max_bytes bytes): the link" \
 			"was not the bottleneck, the test proves nothing"
 	((${burst_ms:-0} > LINK_MS / 2)) ||
-		bad "block: the burst took ${burst_ms:-?} ms, less than half" \
+		tu_fail "block: the burst took ${burst_ms:-?} ms, less than half" \
 			"the link's time: the persists did not wait for room"
 	finish_app
-	((rc == 0)) || bad "block: the client ended with $rc"
+	((rc == 0)) || tu_fail "block: the client ended with $rc"
 	equal "block, after a drained close"
 }
 
@@ -108,24 +108,24 @@ sc_pull_ahead() {
 	fresh pull-ahead
 	burst
 	((${burst_ms:-LINK_MS} < LINK_MS / 4)) ||
-		bad "pull-ahead: the burst took ${burst_ms:-?} ms, not local" \
+		tu_fail "pull-ahead: the burst took ${burst_ms:-?} ms, not local" \
 			"speed (the link's time: $LINK_MS ms)"
 	grep -q 'pulled ahead' "$tmp/client.log" ||
-		bad "pull-ahead: the client never said it pulled ahead"
+		tu_fail "pull-ahead: the client never said it pulled ahead"
 	if [[ $(state) == resyncing ]]; then
 		[[ -e $mark ]] ||
-			bad "pull-ahead: resyncing, the replica not marked outdated"
+			tu_fail "pull-ahead: resyncing, the replica not marked outdated"
 	else
-		bad "pull-ahead: '$(state)' right after the burst, not resyncing"
+		tu_fail "pull-ahead: '$(state)' right after the burst, not resyncing"
 	fi
 	wait_state connected 120 || return
-	[[ ! -e $mark ]] || bad "pull-ahead: in sync, the outdated mark stays"
+	[[ ! -e $mark ]] || tu_fail "pull-ahead: in sync, the outdated mark stays"
 	finish_app
-	((rc == 0)) || bad "pull-ahead: the client ended with $rc"
+	((rc == 0)) || tu_fail "pull-ahead: the client ended with $rc"
 	equal "pull-ahead, resynced"
-	gc open || bad "pull-ahead: the next open: $(tail -3 "$tmp/gc.out")"
+	gc open || tu_fail "pull-ahead: the next open: $(tail -3 "$tmp/gc.out")"
 	grep -q 'resync of' <(tail -3 "$tmp/client.log") &&
-		bad "pull-ahead: the next open resynced: not in sync at close"
+		tu_fail "pull-ahead: the next open resynced: not in sync at close"
 }
 
 # wait_state STATE SECONDS -- until the live status says STATE
@@ -133,7 +133,7 @@ wait_state() {
 	local end=$((SECONDS + $2))
 	while [[ $(state) != "$1" ]]; do
 		((SECONDS < end)) && kill -0 "$app_pid" 2>/dev/null || {
-			bad "'$1' not seen in $2 s (state '$(state)'):" \
+			tu_fail "'$1' not seen in $2 s (state '$(state)'):" \
 				"$(tail -3 "$tmp/gc.out")"
 			return 1
 		}
@@ -151,7 +151,7 @@ finish_app() {
 
 # equal WHAT -- the replica's bytes past the header are the master's
 equal() {
-	cmp -s -i 4096 "$tmp/m.pool" "$part" || bad "$1: the replica differs" \
+	cmp -s -i 4096 "$tmp/m.pool" "$part" || tu_fail "$1: the replica differs" \
 		"from the master: $(cmp -i 4096 "$tmp/m.pool" "$part" 2>&1 |
 		head -1)"
 }
@@ -174,7 +174,7 @@ sc_order() {
 			sleep 0.02
 		done
 		pid=$(harness_rpmemd_pids "$psd" | head -1)
-		[[ -n $pid ]] || { bad "seed $seed: no rpmemd"; continue; }
+		[[ -n $pid ]] || { tu_fail "seed $seed: no rpmemd"; continue; }
 		# a moment of the seed's: 0-300 ms on; odd seeds cut the link
 		cut=$((seed % 2))
 		((cut)) && link down
@@ -189,12 +189,12 @@ sc_order() {
 			sleep 0.05
 		done
 		kill -0 "$pid" 2>/dev/null &&
-			{ bad "seed $seed: rpmemd still runs"; kill -KILL "$pid"; }
+			{ tu_fail "seed $seed: rpmemd still runs"; kill -KILL "$pid"; }
 		gc order "$seed" "$tmp/w" "$part" $((2 * LAG))
 		echo "$me: seed $seed ($( ((cut)) && echo "link cut" ||
 			echo streaming) at the kill): $(grep '^replica:' \
 			"$tmp/gc.out" | tail -1)"
-		((rc == 0)) || bad "seed $seed: $(tail -2 "$tmp/gc.out")"
+		((rc == 0)) || tu_fail "seed $seed: $(tail -2 "$tmp/gc.out")"
 	done
 }
 
@@ -202,4 +202,4 @@ for sc in ${SCENARIOS:-block pull_ahead order}; do
 	echo "$me: --- $sc"
 	"sc_$sc"
 done
-fo_end "the congestion policies hold their promises over a slow link"
+tu_end "the congestion policies hold their promises over a slow link"

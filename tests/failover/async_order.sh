@@ -42,7 +42,7 @@ for ((seed = 1; seed <= SEEDS; seed++)); do
 	mkdir -p "$tmp/state" "$tmp/w"
 	printf 'PMEMPOOLSET\n%s %s\n' "$SIZE" "$part" >"$psd/g.set"
 	gc RPMEM_REPLICATION=sync create ||
-		{ bad "seed $seed: create: $(tail -3 "$tmp/gc.out")"; continue; }
+		{ tu_fail "seed $seed: create: $(tail -3 "$tmp/gc.out")"; continue; }
 	gc_bg soak "$seed" "$tmp/w"
 	end=$((SECONDS + 30))
 	while (($(wc -l 2>/dev/null <"$tmp/w/acks" || echo 0) < 20)) &&
@@ -50,7 +50,7 @@ for ((seed = 1; seed <= SEEDS; seed++)); do
 		sleep 0.02
 	done
 	pid=$(rpmemd_pid)
-	[[ -n $pid ]] || { bad "seed $seed: no rpmemd"; continue; }
+	[[ -n $pid ]] || { tu_fail "seed $seed: no rpmemd"; continue; }
 	# a moment of the seed's: 0-300 ms on, rpmemd stopped or running
 	stopped=$((seed % 2))
 	((stopped)) && kill -STOP "$pid"
@@ -65,16 +65,16 @@ for ((seed = 1; seed <= SEEDS; seed++)); do
 		sleep 0.02
 	done
 	kill -0 "$pid" 2>/dev/null &&
-		{ bad "seed $seed: rpmemd still runs"; kill -KILL "$pid"; }
+		{ tu_fail "seed $seed: rpmemd still runs"; kill -KILL "$pid"; }
 	gc prefix "$seed" "$tmp/w/acks" "$part" "$LAG"
 	echo "$me: seed $seed (rpmemd $( ((stopped)) && echo stopped ||
 		echo running) at the kill): $(grep '^replica:' "$tmp/gc.out" |
 		tail -1)"
-	((rc == 0)) || bad "seed $seed: $(tail -2 "$tmp/gc.out")"
+	((rc == 0)) || tu_fail "seed $seed: $(tail -2 "$tmp/gc.out")"
 	tail -1 "$tmp/gc.out" | grep -Eq ' [1-9][0-9]* bytes behind' &&
 		behind_seen=$((behind_seen + 1))
 done
 # the lag was there to lose, or the test proved nothing
 ((behind_seen > 0)) ||
-	bad "no seed left the replica behind: the kills found no lag"
-fo_end "every killed master left its async replica a prefix of its persists"
+	tu_fail "no seed left the replica behind: the kills found no lag"
+tu_end "every killed master left its async replica a prefix of its persists"

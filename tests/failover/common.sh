@@ -1,24 +1,40 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # common.sh -- what the failover tests share: the tree's programs, a temp
-# dir, failed assertions counted.  Source it with `me` set to the
-# script's name; it sources tests/common/harness.sh.
+# dir, the replica and handle checks.  Source it with `me` set to the
+# script's name; it sources tests/common/harness.sh, and through it
+# tests/common/tu.sh, whose assertions (tu_fail, tu_try, tu_must,
+# tu_refused, tu_end) the failover tests use.
 #
 #   fo_tmp           make $tmp (under $TMPDIR, else /dev/shm, else /tmp)
 #   fo_rmtmp         remove it (FAILOVER_KEEP=1 keeps it and says where)
 #   fo_exit_trap CMD at exit: SIGKILL $app_pid if set, eval CMD, fo_rmtmp
-#   bad MSG          one failed assertion, counted in $fails
-#   run CMD...       CMD's status in rc, its output in $tmp/out and err
-#   refused NAME STATUS ERE CMD...
-#                    CMD fails with STATUS (-: any non-zero), its stderr
-#                    matching ERE
+#   fo_backup LEVEL  fo_tmp and a private sshd (stopped at exit) before the
+#                    built rpmemd, at log-level LEVEL ($tmp/rpmemd.conf,
+#                    log in $tmp/rpmemd.log), serving psd=$tmp/poolsets:
+#                    its backup.set (32M, $tmp/backup/b0) is the replica
+#                    of $tmp/app.set (32M, $tmp/primary/a0)
+#   fo_target [AT_EXIT]
+#                    fo_tmp and a private sshd in $tmp/b (stopped at
+#                    exit, after AT_EXIT) as target, rpmemd's poolset-dir
+#                    psd=$tmp/psd, $tmp/parts, and rpmemd_cmd serving psd
+#                    (log in $tmp/rpmemd.log)
+#   fo_kill_rpmemd   SIGKILL the rpmemd serving $psd (by pid) and wait
+#                    up to 10 s until they are gone
+#   fo_poll SECONDS CMD...
+#                    poll CMD until it succeeds, the application
+#                    ($app_pid, when set) exits or SECONDS pass
+#   fo_scenarios AFTER SHOW NAME...
+#                    run sc_NAME for each NAME, then kill its
+#                    application, start the backup's sshd ($tmp/b) again
+#                    when it stopped, eval AFTER; after a failed one show
+#                    the client log's tail and eval SHOW
 #   fo_replica_check PART SIZE LOG
 #                    every commit txlog logged in LOG is in a promoted
 #                    copy of the replica part file PART, none half applied
 #   state            the live state of the one open handle whose status
 #                    is in $tmp/state ("" when none)
 #   field KEY        a field of that status
-#   fo_end           the verdict: exit 1 after failures, else say so
 
 : "${me:?set me to the name of the script before sourcing common.sh}"
 # shellcheck source-path=SCRIPTDIR source=../common/harness.sh
@@ -29,7 +45,6 @@ libs=$top_builddir/.libs
 for p in "$rpmem" "$txlog" "$top_builddir/rpmemd" "$libs/librpmem.so.1"; do
 	[[ -e $p ]] || { echo "$me: $p not built" >&2; exit 1; }
 done
-fails=0
 
 # fo_tmp -- a temp dir of this run in $tmp
 fo_tmp() {
@@ -40,11 +55,7 @@ fo_tmp() {
 
 # fo_rmtmp -- remove it, unless FAILOVER_KEEP=1
 fo_rmtmp() {
-	if [[ ${FAILOVER_KEEP:-0} == 1 ]]; then
-		echo "$me: kept $tmp"
-	else
-		rm -rf -- "$tmp"
-	fi
+	tu_rmtmp "$tmp" "${FAILOVER_KEEP:-0}"
 }
 
 # fo_exit_trap -- at exit: $app_pid killed, $1 evaluated, fo_rmtmp; the
@@ -64,30 +75,88 @@ fo_exit() {
 	exit "$rc"
 }
 
-# bad -- one failed assertion
-bad() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
+# fo_backup -- a backup behind a private sshd, as at the top; exit 1 when
+# sshd does not start
+fo_backup() {
+	fo_tmp
+	# shellcheck disable=SC2016 # expanded at exit
+	fo_exit_trap 'harness_stop_sshd "$tmp"'
+	harness_start_sshd "$tmp" || exit 1
+	psd=$tmp/poolsets
+	mkdir -p "$psd" "$tmp/primary" "$tmp/backup"
+	printf 'log-level = %s\n' "$1" >"$tmp/rpmemd.conf"
+	RPMEM_CMD=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log" \
+		-c "$tmp/rpmemd.conf")
+	export RPMEM_CMD
+	printf 'PMEMPOOLSET\n32M %s\n' "$tmp/backup/b0" >"$psd/backup.set"
+	printf 'PMEMPOOLSET\n32M %s\nREPLICA %s backup.set\n' \
+		"$tmp/primary/a0" "$HARNESS_TARGET" >"$tmp/app.set"
 }
 
-# run -- "$@" with its status in rc, its output in $tmp/out and err
-run() {
-	rc=0
-	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+# fo_target -- the target of a test with its own set files, as at the
+# top; exit 1 when sshd does not start
+fo_target() {
+	fo_tmp
+	fo_exit_trap "harness_stop_sshd \"\$tmp/b\"${1:+; $1}"
+	harness_start_sshd "$tmp/b" || exit 1
+	# shellcheck disable=SC2034 # target and rpmemd_cmd: the test's
+	target=$HARNESS_TARGET
+	psd=$tmp/psd
+	mkdir -p "$psd" "$tmp/parts"
+	# shellcheck disable=SC2034
+	rpmemd_cmd=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log")
 }
 
-# refused -- "$@" fails with status $2 (any non-zero: -) and stderr
-# matching ERE $3; $1 names it
-refused() {
-	local what=$1 want=$2 re=$3
-	shift 3
-	run "$@"
-	if ((rc == 0)) || [[ $want != - && $rc != "$want" ]] ||
-			! grep -Eq -- "$re" "$tmp/err"; then
-		bad "$what: status $rc, stderr: $(<"$tmp/err")"
-		return 1
-	fi
-	echo "--- ok: $what"
+# fo_kill_rpmemd -- SIGKILL the rpmemd of $psd (by pid), wait until they
+# are gone
+fo_kill_rpmemd() {
+	local pids try
+	pids=$(harness_rpmemd_pids "$psd")
+	[[ -n $pids ]] || { tu_fail "no rpmemd to kill"; return 1; }
+	# shellcheck disable=SC2086 # a list of pids
+	kill -KILL $pids
+	for ((try = 0; try < 200; try++)); do
+		[[ -z $(harness_rpmemd_pids "$psd") ]] && return 0
+		sleep 0.05
+	done
+	tu_fail "rpmemd $pids did not go"
+}
+
+# fo_poll -- "${@:2}" polled every 20 ms until it succeeds (true), the
+# application ($app_pid, when set) exits or $1 seconds pass (false)
+fo_poll() {
+	local end=$((SECONDS + $1))
+	shift
+	while ((SECONDS < end)); do
+		"$@" && return 0
+		[[ -n $app_pid ]] && ! kill -0 "$app_pid" 2>/dev/null && break
+		sleep 0.02
+	done
+	return 1
+}
+
+# fo_scenarios -- each scenario sc_NAME of "${@:3}" in turn, nothing of
+# it left running after it (its application, a stopped sshd of the
+# backup in $tmp/b); $1 evaluated after each, $2 after a failed one
+fo_scenarios() {
+	local after=$1 show=$2 sc before
+	shift 2
+	for sc in "$@"; do
+		echo "$me: --- $sc"
+		before=$TU_FAILED
+		app_pid=
+		"sc_$sc"
+		if [[ -n $app_pid ]]; then
+			kill -KILL "$app_pid" 2>/dev/null
+			wait "$app_pid" 2>/dev/null
+			app_pid=
+		fi
+		harness_sshd_pid "$tmp/b" >/dev/null ||
+			harness_restart_sshd "$tmp/b"
+		eval "$after"
+		((TU_FAILED == before)) || { echo "$me: $sc failed; client log:"
+			tail -20 "$tmp/client.log" 2>/dev/null; eval "$show"; }
+	done
 }
 
 # fo_replica_check -- txlog check of a promoted copy of replica part $1
@@ -100,10 +169,10 @@ fo_replica_check() {
 	printf 'PMEMPOOLSET\n%s %s/r.0\n' "$2" "$c" >"$c/copy.set"
 	if ! "$rpmem" promote --force "$c/copy.set" >"$c/promote.out" 2>&1
 	then
-		bad "promote of the replica's copy: $(<"$c/promote.out")"
+		tu_fail "promote of the replica's copy: $(<"$c/promote.out")"
 	elif ! env LD_LIBRARY_PATH="$libs" "$txlog" check "$c/copy.set" \
 			"$3" >"$c/check.out" 2>&1; then
-		bad "the replica lacks a logged commit: $(<"$c/check.out")"
+		tu_fail "the replica lacks a logged commit: $(<"$c/check.out")"
 	fi
 	rm -rf -- "$c"
 }
@@ -119,10 +188,4 @@ field() {
 	for f in "$tmp/state/run/"*.status; do
 		[[ -e $f ]] && awk -v k="$1" '$1 == k { print $2 }' "$f"
 	done
-}
-
-# fo_end -- exit 1 after failures; else print $1
-fo_end() {
-	((fails == 0)) || { echo "$me: $fails failure(s)"; exit 1; }
-	echo "$me: $1"
 }

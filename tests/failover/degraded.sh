@@ -55,14 +55,8 @@ hotrange=$top_builddir/tests/failover/hotrange
 [[ -x $hotrange ]] || { echo "$me: $hotrange not built" >&2; exit 1; }
 
 SIZE=$((64 << 20))
-fo_tmp
-# shellcheck disable=SC2016 # expanded at exit
-fo_exit_trap 'harness_stop_sshd "$tmp/b"'
-harness_start_sshd "$tmp/b" || exit 1
-target=$HARNESS_TARGET
-psd=$tmp/psd
-mkdir -p "$psd" "$tmp/parts"
-rpmemd_cmd=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log")
+# shellcheck disable=SC2119 # nothing more to do at exit
+fo_target
 
 # now_ms -- milliseconds since the epoch
 now_ms() {
@@ -74,29 +68,23 @@ rpmemd_pids() {
 	harness_rpmemd_pids "$psd"
 }
 
-# kill_rpmemd -- SIGKILL them (by pid), wait until they are gone
-kill_rpmemd() {
-	local pids try
-	pids=$(rpmemd_pids)
-	[[ -n $pids ]] || { bad "no rpmemd to kill"; return 1; }
-	# shellcheck disable=SC2086 # a list of pids
-	kill -KILL $pids
-	for ((try = 0; try < 200; try++)); do
-		[[ -z $(rpmemd_pids) ]] && return 0
-		sleep 0.05
-	done
-	bad "rpmemd $pids did not go"
+# lose_backup STATE -- the backup gone (its sshd stopped, its rpmemd
+# killed): the handle in STATE within 30 s
+lose_backup() {
+	harness_stop_sshd "$tmp/b"
+	fo_kill_rpmemd
+	wait_state "$1" 30
+}
+
+# state_is STATE -- the handle is in STATE
+state_is() {
+	[[ $(state) == "$1" ]]
 }
 
 # wait_state STATE SECONDS -- until the handle is in STATE
 wait_state() {
-	local want=$1 end=$((SECONDS + $2))
-	while ((SECONDS < end)); do
-		[[ $(state) == "$want" ]] && return 0
-		[[ -n $app_pid ]] && ! kill -0 "$app_pid" 2>/dev/null && break
-		sleep 0.02
-	done
-	bad "state '$want' not reached in $2 s (it is '$(state)')"
+	fo_poll "$2" state_is "$1" && return 0
+	tu_fail "state '$1' not reached in $2 s (it is '$(state)')"
 	return 1
 }
 
@@ -105,15 +93,15 @@ commits() {
 	[[ -f $tmp/log ]] && wc -l <"$tmp/log" || echo 0
 }
 
+# commits_logged N -- at least N commits are logged
+commits_logged() {
+	(($(commits) >= $1))
+}
+
 # wait_commits N SECONDS -- until at least N commits are logged
 wait_commits() {
-	local end=$((SECONDS + $2))
-	while ((SECONDS < end)); do
-		(($(commits) >= $1)) && return 0
-		[[ -n $app_pid ]] && ! kill -0 "$app_pid" 2>/dev/null && break
-		sleep 0.02
-	done
-	bad "fewer than $1 commits in $2 s ($(commits))"
+	fo_poll "$2" commits_logged "$1" && return 0
+	tu_fail "fewer than $1 commits in $2 s ($(commits))"
 	return 1
 }
 
@@ -126,7 +114,7 @@ fresh() {
 		>"$psd/app.set"
 	printf 'PMEMPOOLSET\n%s %s/parts/m.0\nREPLICA %s app.set\n' "$SIZE" \
 		"$tmp" "$target" >"$tmp/app.set"
-	app "$txlog" create "$tmp/app.set" || bad "txlog create"
+	app "$txlog" create "$tmp/app.set" || tu_fail "txlog create"
 }
 
 # the primary's application's environment
@@ -153,7 +141,7 @@ start_app() {
 # exit 0
 stop_at() {
 	wait_commits "$1" 60
-	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	stop_app || tu_fail "the application failed: $(<"$tmp/app.out")"
 }
 
 # stop_app -- ask it to stop; its exit status
@@ -176,7 +164,7 @@ diffs() {
 # logged TEXT -- the client's log has it
 logged() {
 	grep -qF -- "$1" "$tmp/client.log" ||
-		bad "client log lacks '$1': $(tail -5 "$tmp/client.log")"
+		tu_fail "client log lacks '$1': $(tail -5 "$tmp/client.log")"
 }
 
 # baseline -- what rpmem verify finds after a fault-free run: nothing
@@ -186,11 +174,11 @@ baseline() {
 	fresh
 	start_app
 	wait_commits 600 60
-	stop_app || bad "fault-free run failed: $(<"$tmp/app.out")"
+	stop_app || tu_fail "fault-free run failed: $(<"$tmp/app.out")"
 	base_n=$(diffs | wc -l)
 	echo "$me: a fault-free run leaves $base_n range(s) rpmem verify" \
 		"reports"
-	((base_n == 0)) || bad "rpmem verify after a fault-free run:" \
+	((base_n == 0)) || tu_fail "rpmem verify after a fault-free run:" \
 		"$base_n differing range(s): $(diffs | head -5)"
 }
 
@@ -201,32 +189,32 @@ by_difference() {
 		tail -1 | grep -o '[0-9]*')
 	echo "$me: $1 ${bytes:-?} bytes of a $SIZE-byte pool"
 	((${bytes:-SIZE} < SIZE / 8)) ||
-		bad "$1 ${bytes:-?} bytes: not by difference"
+		tu_fail "$1 ${bytes:-?} bytes: not by difference"
 }
 
 # after -- the checks every scenario that ends in sync makes
 after() {
 	app "$txlog" check "$tmp/app.set" "$tmp/log" >"$tmp/check.out" 2>&1 ||
-		bad "master lacks a commit: $(<"$tmp/check.out")"
+		tu_fail "master lacks a commit: $(<"$tmp/check.out")"
 	local n
 	n=$(diffs | wc -l)
-	((n <= base_n)) || bad "rpmem verify: $n differing range(s)," \
+	((n <= base_n)) || tu_fail "rpmem verify: $n differing range(s)," \
 		"a fault-free run has $base_n: $(diffs | head -5)"
 	fo_replica_check "$tmp/parts/r.0" "$SIZE" "$tmp/log"
-	[[ -z $(state) ]] || bad "a status file outlived the application"
+	[[ -z $(state) ]] || tu_fail "a status file outlived the application"
 	grep -q '^in_sync 1' "$tmp/state/"*.replica ||
-		bad "the record does not say in sync"
+		tu_fail "the record does not say in sync"
 }
 
 sc_fail() {
 	fresh
 	start_app
 	wait_commits 200 60 || return
-	kill_rpmemd
+	fo_kill_rpmemd
 	local rc=0
 	wait "$app_pid" || rc=$?
 	app_pid=
-	((rc != 0)) || bad "the application did not fail under fail"
+	((rc != 0)) || tu_fail "the application did not fail under fail"
 }
 
 sc_continue() {
@@ -235,7 +223,7 @@ sc_continue() {
 	wait_commits 300 60 || return
 	local t0 t1 n0 n1
 	t0=$(now_ms)
-	kill_rpmemd
+	fo_kill_rpmemd
 	wait_state degraded 30 || return
 	n0=$(commits)
 	wait_commits $((n0 + 100)) 60 || return
@@ -244,7 +232,7 @@ sc_continue() {
 	wait_state connected 60 || return
 	n1=$(commits)
 	kill -0 "$app_pid" 2>/dev/null ||
-		bad "the resync did not end while the application ran"
+		tu_fail "the resync did not end while the application ran"
 	stop_at $((n1 + 200))
 	logged "connected -> degraded"
 	logged "degraded -> resyncing"
@@ -261,7 +249,7 @@ sc_hung() {
 	wait_commits 300 60 || return
 	local pids t0 t1 n0
 	pids=$(rpmemd_pids)
-	[[ -n $pids ]] || { bad "no rpmemd to stop"; return; }
+	[[ -n $pids ]] || { tu_fail "no rpmemd to stop"; return; }
 	t0=$(now_ms)
 	# shellcheck disable=SC2086 # a list of pids
 	kill -STOP $pids
@@ -269,7 +257,7 @@ sc_hung() {
 	t1=$(now_ms)
 	echo "$me: rpmemd stopped to degraded: $((t1 - t0)) ms" \
 		"(RPMEM_PEER_TIMEOUT_MS=$peer)"
-	((t1 - t0 <= peer + 1000)) || bad "a stopped rpmemd was noticed" \
+	((t1 - t0 <= peer + 1000)) || tu_fail "a stopped rpmemd was noticed" \
 		"after $((t1 - t0)) ms, more than $peer ms + 1 s"
 	n0=$(commits)
 	wait_commits $((n0 + 100)) 30
@@ -300,15 +288,13 @@ sc_crash() {
 	fresh
 	start_app RPMEM_ON_REPLICA_LOSS=continue
 	wait_commits 100 60 || return
-	harness_stop_sshd "$tmp/b"
-	kill_rpmemd
-	wait_state degraded 30
+	lose_backup degraded
 	wait_commits $(($(commits) + 300)) 60
 	kill -KILL "$app_pid"
 	wait "$app_pid" 2>/dev/null
 	app_pid=
 	grep -q '^ranges_known 0' "$tmp/state/"*.replica ||
-		bad "the record of a crashed degraded run claims its ranges"
+		tu_fail "the record of a crashed degraded run claims its ranges"
 	rm -f -- "$tmp/state/run/"*.status	# the dead handle's
 	harness_restart_sshd "$tmp/b" || return
 	start_app RPMEM_ON_REPLICA_LOSS=continue
@@ -322,19 +308,17 @@ sc_resume() {
 	fresh
 	start_app RPMEM_ON_REPLICA_LOSS=continue
 	wait_commits 100 60 || return
-	harness_stop_sshd "$tmp/b"
-	kill_rpmemd
-	wait_state degraded 30
+	lose_backup degraded
 	stop_at $(($(commits) + 300))
 	grep -q '^ranges_known 1' "$tmp/state/"*.replica &&
 		grep -q '^range ' "$tmp/state/"*.replica ||
-		bad "a clean close while degraded recorded no ranges"
+		tu_fail "a clean close while degraded recorded no ranges"
 	harness_restart_sshd "$tmp/b" || return
 	rm -f -- "$tmp/stop"
 	start_app
 	wait_state connected 60 || return
 	grep -q 'resyncing -> connected' "$tmp/client.log" ||
-		bad "no resync before the open under fail"
+		tu_fail "no resync before the open under fail"
 	stop_at $(($(commits) + 100))
 	after
 }
@@ -351,19 +335,19 @@ sc_fence_ok() {
 	start_app RPMEM_ON_REPLICA_LOSS=fence \
 		RPMEM_FENCE_PEER_CMD="$tmp/handler" RPMEM_RECONNECT_MIN_MS=2000
 	wait_commits 200 60 || return
-	kill_rpmemd
+	fo_kill_rpmemd
 	wait_state degraded 30 || return
 	[[ -e $psd/app.set.outdated ]] ||
-		bad "the fence-peer handler left no outdated mark"
+		tu_fail "the fence-peer handler left no outdated mark"
 	grep -q "^RPMEM_FENCE_TARGET=$target\$" "$tmp/handler.env" &&
 		grep -q '^RPMEM_FENCE_POOL_SET=app.set$' "$tmp/handler.env" &&
 		grep -Eq '^RPMEM_FENCE_POOLSET_UUID=[0-9a-f-]{36}$' \
 			"$tmp/handler.env" &&
 		grep -q '^RPMEM_FENCE_REASON=.' "$tmp/handler.env" ||
-		bad "handler environment: $(cat "$tmp/handler.env")"
+		tu_fail "handler environment: $(cat "$tmp/handler.env")"
 	wait_state connected 60 || return
 	[[ ! -e $psd/app.set.outdated ]] ||
-		bad "the outdated mark outlived the resync"
+		tu_fail "the outdated mark outlived the resync"
 	stop_at $(($(commits) + 100))
 	after
 }
@@ -377,7 +361,7 @@ handlers_said() {
 			return 0
 		sleep 0.05
 	done
-	bad "the handlers did not say '$2' $1 time(s) in $3 s:" \
+	tu_fail "the handlers did not say '$2' $1 time(s) in $3 s:" \
 		"$(cat "$tmp/handlers.log")"
 	return 1
 }
@@ -386,7 +370,7 @@ handlers_said() {
 release_unfence() {
 	# shellcheck disable=SC2016 # the FIFO is sh's $1
 	timeout 30 sh -c 'echo go >"$1"' sh "$tmp/ugate" ||
-		bad "the unfence-peer handler never read its gate"
+		tu_fail "the unfence-peer handler never read its gate"
 }
 
 sc_unfence() {
@@ -425,10 +409,10 @@ sc_unfence() {
 	n0=$(commits)
 	wait_commits $((n0 + 100)) 30 || return
 	# the replica lost while the unfence-peer handler runs
-	kill_rpmemd
+	fo_kill_rpmemd
 	wait_state frozen 30 || return
 	grep -q '^fence' "$tmp/handlers.log" &&
-		bad "the fence-peer handler ran beside the unfence-peer one"
+		tu_fail "the fence-peer handler ran beside the unfence-peer one"
 	release_unfence
 	wait_state degraded 30 || return
 	wait_state connected 60 || return
@@ -437,9 +421,9 @@ sc_unfence() {
 	local order
 	order=$(awk '{ print $1 $2 }' "$tmp/handlers.log" | paste -sd' ')
 	[[ $order == "unfencebegin unfenceend fencebegin fenceend unfencebegin unfenceend" ]] ||
-		bad "the handlers ran in this order: $order"
+		tu_fail "the handlers ran in this order: $order"
 	grep -q '^fence end 0$' "$tmp/handlers.log" ||
-		bad "the fence-peer handler failed: $(cat "$tmp/handlers.log")"
+		tu_fail "the fence-peer handler failed: $(cat "$tmp/handlers.log")"
 	after
 	after_resync
 }
@@ -452,16 +436,16 @@ after_resync() {
 	local fg cur hist set want
 	fg=$(cat "$tmp/fence.gen" 2>/dev/null)
 	[[ $fg =~ ^[0-9a-f]{16}$ ]] ||
-		{ bad "RPMEM_FENCE_GENERATION was '$fg'"; return; }
+		{ tu_fail "RPMEM_FENCE_GENERATION was '$fg'"; return; }
 	want=$(app "$rpmem" status --json "$psd/app.set" |
 		jq -r '.sets[0].generations.identifiers.current')
 	read -r cur hist set < <(tail -n 1 "$tmp/after.log" 2>/dev/null)
 	[[ $set == "$psd/app.set" ]] ||
-		bad "after-resync handler: RPMEMD_POOL_SET '$set', not $psd/app.set"
+		tu_fail "after-resync handler: RPMEMD_POOL_SET '$set', not $psd/app.set"
 	[[ $cur == "$want" && $cur != "$fg" ]] ||
-		bad "after-resync handler: RPMEMD_GENERATION '$cur'; the replica holds $want, the fence was at $fg"
+		tu_fail "after-resync handler: RPMEMD_GENERATION '$cur'; the replica holds $want, the fence was at $fg"
 	[[ ,$hist, == *,$fg,* ]] ||
-		bad "after-resync handler: RPMEMD_HISTORY '$hist' lacks the fence's $fg"
+		tu_fail "after-resync handler: RPMEMD_HISTORY '$hist' lacks the fence's $fg"
 	echo "$me: fenced at generation $fg; the resync's end ran the after-resync handler with $cur (history $hist)"
 }
 
@@ -470,15 +454,13 @@ sc_fence_hold() {
 	start_app RPMEM_ON_REPLICA_LOSS=fence RPMEM_FENCE_PEER_CMD='exit 1' \
 		RPMEM_FREEZE_TIMEOUT=60
 	wait_commits 200 60 || return
-	harness_stop_sshd "$tmp/b"
-	kill_rpmemd
-	wait_state frozen 30 || { harness_restart_sshd "$tmp/b"; return; }
+	lose_backup frozen || { harness_restart_sshd "$tmp/b"; return; }
 	local n0
 	n0=$(commits)
 	# held: no commit while the replica is away (poll a second)
 	local end=$((SECONDS + 1))
 	while ((SECONDS < end)); do sleep 0.1; done
-	(($(commits) == n0)) || bad "commits went on while frozen"
+	(($(commits) == n0)) || tu_fail "commits went on while frozen"
 	harness_restart_sshd "$tmp/b" || return
 	wait_state connected 60 || return
 	stop_at $((n0 + 100))
@@ -494,15 +476,15 @@ sc_fence_fail() {
 	harness_stop_sshd "$tmp/b"
 	local n0 t0 rc=0
 	t0=$(now_ms)
-	kill_rpmemd
+	fo_kill_rpmemd
 	n0=$(commits)
 	wait "$app_pid" || rc=$?
 	app_pid=
-	((rc != 0)) || bad "the application did not fail at the freeze timeout"
+	((rc != 0)) || tu_fail "the application did not fail at the freeze timeout"
 	local dt=$(($(now_ms) - t0))
-	((dt >= 1500 && dt < 30000)) || bad "failed after $dt ms, not ~2 s"
+	((dt >= 1500 && dt < 30000)) || tu_fail "failed after $dt ms, not ~2 s"
 	(($(commits) <= n0 + 1)) ||
-		bad "$(($(commits) - n0)) commits acknowledged while frozen"
+		tu_fail "$(($(commits) - n0)) commits acknowledged while frozen"
 	logged "frozen -> broken"
 	logged "did not finish within 2 s"
 	harness_restart_sshd "$tmp/b"
@@ -512,11 +494,9 @@ sc_split() {
 	fresh
 	start_app RPMEM_ON_REPLICA_LOSS=continue
 	wait_commits 200 60 || return
-	harness_stop_sshd "$tmp/b"
-	kill_rpmemd
-	wait_state degraded 30 || { harness_restart_sshd "$tmp/b"; return; }
+	lose_backup degraded || { harness_restart_sshd "$tmp/b"; return; }
 	"$rpmem" promote --force "$psd/app.set" >"$tmp/promote.out" 2>&1 ||
-		bad "promote: $(<"$tmp/promote.out")"
+		tu_fail "promote: $(<"$tmp/promote.out")"
 	local sum
 	sum=$(sha256sum <"$tmp/parts/r.0")
 	harness_restart_sshd "$tmp/b" || return
@@ -524,18 +504,18 @@ sc_split() {
 	logged "split brain"
 	app "$rpmem" status >"$tmp/status.out" 2>&1
 	grep -q 'split-brain' "$tmp/status.out" ||
-		bad "rpmem status: $(<"$tmp/status.out")"
+		tu_fail "rpmem status: $(<"$tmp/status.out")"
 	wait_commits $(($(commits) + 100)) 60
-	[[ $(state) == split-brain ]] || bad "state $(state), not split-brain"
-	stop_app || bad "the application failed: $(<"$tmp/app.out")"
+	[[ $(state) == split-brain ]] || tu_fail "state $(state), not split-brain"
+	stop_app || tu_fail "the application failed: $(<"$tmp/app.out")"
 	[[ $(sha256sum <"$tmp/parts/r.0") == "$sum" ]] ||
-		bad "the promoted pool changed"
+		tu_fail "the promoted pool changed"
 	grep -q '^in_sync 0' "$tmp/state/"*.replica ||
-		bad "the record of a split brain says in sync"
+		tu_fail "the record of a split brain says in sync"
 	RPMEM_STATE_DIR=$tmp/state "$rpmem" info "$tmp/app.set" \
 		>"$tmp/info.out" 2>&1
 	grep -q 'out of sync since .*split brain' "$tmp/info.out" ||
-		bad "rpmem info: $(<"$tmp/info.out")"
+		tu_fail "rpmem info: $(<"$tmp/info.out")"
 }
 
 sc_hot() {
@@ -554,9 +534,7 @@ sc_hot() {
 	done
 	# away until 4 MiB are out of sync, then back: a resync of half a
 	# second or more at 8 MiB/s, the hot range rewritten all along
-	harness_stop_sshd "$tmp/b"
-	kill_rpmemd
-	wait_state degraded 30
+	lose_backup degraded
 	end=$((SECONDS + 60))
 	local oos=0
 	while ((oos < (4 << 20) && SECONDS < end)); do
@@ -573,7 +551,7 @@ sc_hot() {
 	local rc=0
 	wait "$app_pid" || rc=$?
 	app_pid=
-	((rc == 0)) || bad "hot range: $(<"$tmp/hot.out")"
+	((rc == 0)) || tu_fail "hot range: $(<"$tmp/hot.out")"
 	cat "$tmp/hot.out"
 }
 
@@ -581,18 +559,7 @@ sc_hot() {
 scenarios=${SCENARIOS:-fail continue hung away crash resume fence_ok \
 	unfence fence_hold fence_fail split hot}
 [[ $scenarios == hot ]] || baseline
-for sc in $scenarios; do
-	echo "$me: --- $sc"
-	before=$fails
-	"sc_$sc"
-	if [[ -n $app_pid ]]; then
-		kill -KILL "$app_pid" 2>/dev/null
-		wait "$app_pid" 2>/dev/null
-		app_pid=
-	fi
-	harness_sshd_pid "$tmp/b" >/dev/null || harness_restart_sshd "$tmp/b"
-	((fails == before)) || { echo "$me: $sc failed; client log:"
-		tail -20 "$tmp/client.log" 2>/dev/null; }
-done
-[[ -z $(rpmemd_pids) ]] || bad "rpmemd left running: $(rpmemd_pids)"
-fo_end "the primary outlived its backup under every policy"
+# shellcheck disable=SC2086 # a list of names
+fo_scenarios : : $scenarios
+[[ -z $(rpmemd_pids) ]] || tu_fail "rpmemd left running: $(rpmemd_pids)"
+tu_end "the primary outlived its backup under every policy"

@@ -29,39 +29,14 @@ me=fence.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 export LD_LIBRARY_PATH=$libs
 
-fo_tmp
-# shellcheck disable=SC2016 # expanded at exit
-fo_exit_trap 'harness_stop_sshd "$tmp"'
-
-# must -- "$@" exits 0; $1 names it
-must() {
-	local what=$1
-	shift
-	run "$@"
-	if ((rc != 0)); then
-		bad "$what: status $rc: $(cat "$tmp/out" "$tmp/err")"
-		return 1
-	fi
-	echo "--- ok: $what"
-}
-
-harness_start_sshd "$tmp" || exit 1
-psd=$tmp/poolsets
-mkdir -p "$psd" "$tmp/primary" "$tmp/backup"
-printf 'log-level = debug\n' >"$tmp/rpmemd.conf"
-RPMEM_CMD=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log" \
-	-c "$tmp/rpmemd.conf")
-export RPMEM_CMD
+fo_backup debug
 a0=$tmp/primary/a0
 b0=$tmp/backup/b0
-printf 'PMEMPOOLSET\n32M %s\n' "$b0" >"$psd/backup.set"
-printf 'PMEMPOOLSET\n32M %s\nREPLICA %s backup.set\n' "$a0" \
-	"$HARNESS_TARGET" >"$tmp/app.set"
 log=$tmp/committed
 
-must "libpmemobj creates app.set with its remote replica" \
+tu_must "libpmemobj creates app.set with its remote replica" \
 	"$txlog" create "$tmp/app.set" || exit 1
-must "200 transactions replicate" "$txlog" run "$tmp/app.set" "$log" 200 ||
+tu_must "200 transactions replicate" "$txlog" run "$tmp/app.set" "$log" 200 ||
 	exit 1
 
 # 1. the application keeps running: its session holds backup.set
@@ -71,36 +46,36 @@ must "200 transactions replicate" "$txlog" run "$tmp/app.set" "$log" 200 ||
 app_pid=$!
 # the log grows once the session is up again: wait for line 210
 grep -qxm1 210 < <(timeout 60 tail -n +1 -f "$log") ||
-	{ bad "the application does not run: $(<"$tmp/app.err")"; exit 1; }
+	{ tu_fail "the application does not run: $(<"$tmp/app.err")"; exit 1; }
 
 # 2. F4
-refused "promote refuses while the primary's session holds the pool" 3 \
+tu_refused "promote refuses while the primary's session holds the pool" 3 \
 	"held by rpmemd pid [0-9]+, client 127\.0\.0\.1 port [0-9]+, since " \
 	"$rpmem" promote "$psd/backup.set"
 held=$(grep -o 'rpmemd pid [0-9]*' "$tmp/err" | grep -o '[0-9]*$')
-refused "promote --json says who holds the pool" 3 . \
+tu_refused "promote --json says who holds the pool" 3 . \
 	"$rpmem" promote --json "$psd/backup.set"
 grep -Eq "^\{.*\"outcome\": \"refused\", \"held_by\": \[\{\"pid\": $held, \"program\": \"rpmemd\", \"client\": \"127\.0\.0\.1 port [0-9]+\", \"since\": \"[0-9T:-]+Z\"\}\]\}$" \
-	"$tmp/out" || bad "promote --json when refused: $(<"$tmp/out")"
+	"$tmp/out" || tu_fail "promote --json when refused: $(<"$tmp/out")"
 [[ -n $held && $(tr '\0' ' ' </proc/"$held"/cmdline) == *"$psd"* ]] ||
-	bad "the pid named ($held) is not the rpmemd serving $psd"
-[[ ! -e $psd/backup.set.promoted ]] || bad "a refused promote left a marker"
-must "promote --force ends the session and promotes" \
+	tu_fail "the pid named ($held) is not the rpmemd serving $psd"
+[[ ! -e $psd/backup.set.promoted ]] || tu_fail "a refused promote left a marker"
+tu_must "promote --force ends the session and promotes" \
 	"$rpmem" promote --force --json "$psd/backup.set"
 grep -q "\"fenced\": \[{\"pid\": $held, \"client\": \"127.0.0.1 port" \
-	"$tmp/out" || bad "promote --json does not name the ended session: \
+	"$tmp/out" || tu_fail "promote --json does not name the ended session: \
 $(<"$tmp/out")"
 grep -Eq '"outcome": "promoted".*"seconds": [0-9.]+' "$tmp/out" ||
-	bad "promote --json: $(<"$tmp/out")"
+	tu_fail "promote --json: $(<"$tmp/out")"
 # gone, or a zombie sshd has yet to reap: either way it holds nothing
 state=$(awk '{ print $3 }' "/proc/$held/stat" 2>/dev/null)
-[[ -z $state || $state == Z ]] || bad "rpmemd $held still runs ($state)"
+[[ -z $state || $state == Z ]] || tu_fail "rpmemd $held still runs ($state)"
 wait "$app_pid"
 app_rc=$?
 app_pid=
-((app_rc != 0)) || bad "the application went on after its replica was fenced"
+((app_rc != 0)) || tu_fail "the application went on after its replica was fenced"
 echo "--- the application ended with status $app_rc after the fence"
-must "F1: every transaction logged as committed is in the promoted pool" \
+tu_must "F1: every transaction logged as committed is in the promoted pool" \
 	"$txlog" check "$psd/backup.set" "$log"
 cat "$tmp/out"
 
@@ -108,53 +83,53 @@ cat "$tmp/out"
 sum=$(md5sum <"$b0")
 # libpmemobj says only "opening remote replica #1 failed"; librpmem's
 # own log (RPMEM_LOG_LEVEL) carries rpmemd's reason
-refused "the old primary's libpmemobj open is refused" - \
+tu_refused "the old primary's libpmemobj open is refused" - \
 	"promoted to a master on" env RPMEM_LOG_LEVEL=err \
 	"$txlog" open "$tmp/app.set"
 printf 'PMEMPOOLSET\n32M %s/new0\nREPLICA %s backup.set\n' "$tmp/primary" \
 	"$HARNESS_TARGET" >"$tmp/new.set"
-refused "rpmem create onto the promoted set is refused" - \
+tu_refused "rpmem create onto the promoted set is refused" - \
 	"promoted to a master on" "$rpmem" create "$tmp/new.set"
-refused "rpmemd --remove of the promoted set is refused" - \
+tu_refused "rpmemd --remove of the promoted set is refused" - \
 	"promoted to a master on" "$top_builddir/rpmemd" \
 	--poolset-dir="$psd" -c "$tmp/rpmemd.conf" --remove backup.set --force
 [[ $(md5sum <"$b0") == "$sum" && -e $b0 ]] ||
-	bad "the promoted pool changed under the refused requests"
-run "$rpmem" info "$tmp/app.set"
+	tu_fail "the promoted pool changed under the refused requests"
+tu_try "$rpmem" info "$tmp/app.set"
 if ((rc != 1)) || ! grep -q "^  role          promoted" "$tmp/out"; then
-	bad "rpmem info of the old primary's set: $rc: $(<"$tmp/out")"
+	tu_fail "rpmem info of the old primary's set: $rc: $(<"$tmp/out")"
 fi
-must "rpmem info --json of the promoted set" \
+tu_must "rpmem info --json of the promoted set" \
 	"$rpmem" info --json "$psd/backup.set"
 grep -Eq '"role": "promoted", "promoted": "[0-9T:-]+Z", "promoted_from": ' \
-	"$tmp/out" || bad "info --json: $(<"$tmp/out")"
+	"$tmp/out" || tu_fail "info --json: $(<"$tmp/out")"
 
 # 4. the other way: the new master replicates to the old primary's part
 printf 'PMEMPOOLSET\n32M %s\n' "$a0" >"$psd/old.set"
 printf 'PMEMPOOLSET\n32M %s\nREPLICA %s old.set\n' "$b0" \
 	"$HARNESS_TARGET" >"$tmp/newmaster.set"
-must "rpmem sync makes the old primary's copy a replica" \
+tu_must "rpmem sync makes the old primary's copy a replica" \
 	"$rpmem" sync "$tmp/newmaster.set"
 sent=$(grep -o 'copied, [0-9]* bytes' "$tmp/out" | grep -o '[0-9]*')
 echo "--- differential sync sent ${sent:-?} bytes of a $((32 << 20))-byte pool"
 if [[ -z $sent ]] || ((sent >= (32 << 20) / 2)); then
-	bad "the sync copied more than half the pool: $(<"$tmp/out")"
+	tu_fail "the sync copied more than half the pool: $(<"$tmp/out")"
 fi
-must "rpmem verify: the old primary's copy equals the new master" \
+tu_must "rpmem verify: the old primary's copy equals the new master" \
 	"$rpmem" verify "$tmp/newmaster.set"
-must "transactions on the new master replicate" \
+tu_must "transactions on the new master replicate" \
 	"$txlog" run "$tmp/newmaster.set" "$log" 100
 
 # and back: promote the old primary's copy, demote the backup, sync
-must "promote on the old primary" "$rpmem" promote "$psd/old.set"
-refused "the backup is refused as a replica before demote" - \
+tu_must "promote on the old primary" "$rpmem" promote "$psd/old.set"
+tu_refused "the backup is refused as a replica before demote" - \
 	"promoted to a master on" "$rpmem" sync "$tmp/app.set"
-must "demote the backup" "$rpmem" demote "$psd/backup.set"
-must "rpmem sync from the old primary" "$rpmem" sync "$tmp/app.set"
-must "rpmem verify: the backup equals the old primary" \
+tu_must "demote the backup" "$rpmem" demote "$psd/backup.set"
+tu_must "rpmem sync from the old primary" "$rpmem" sync "$tmp/app.set"
+tu_must "rpmem verify: the backup equals the old primary" \
 	"$rpmem" verify "$tmp/app.set"
-must "transactions on the old primary again" \
+tu_must "transactions on the old primary again" \
 	"$txlog" run "$tmp/app.set" "$log" 50
-must "all of them there" "$txlog" check "$tmp/app.set" "$log"
+tu_must "all of them there" "$txlog" check "$tmp/app.set" "$log"
 
-fo_end "F1, F3, F4 and failing back passed"
+tu_end "F1, F3, F4 and failing back passed"

@@ -20,9 +20,6 @@ extern const char *Target, *Set;	/* the replica: its target and set */
 extern size_t Size;			/* the pool's size */
 extern unsigned char *Pool;		/* the master's memory */
 
-/* now_us -- CLOCK_MONOTONIC in microseconds */
-long long now_us(void);
-
 /* map -- the master's memory: FILE, Size bytes, shared; 0 or -1 */
 int map(const char *file);
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
-# gc.sh -- genclient driven by gens.sh and gensoak.sh: the master is a
+# gc.sh -- genclient driven by gens.sh, gensoak.sh, async_order.sh and
+# async_link.sh: the master is a
 # file ($tmp/m.pool) of $SIZE bytes replicated to g.set at $target by
 # $rpmemd_cmd, its records in $tmp/state, everything it says appended
 # to $tmp/gc.out.  Source it after common.sh; $gc_env (an array) adds
@@ -10,8 +11,7 @@
 #                                      sshd ($target), the pool set dir
 #                                      $psd, part $part, $rpmemd_cmd;
 #                                      with a tag, the sshd in a network
-#                                      namespace of its own (exit 77
-#                                      where none can be made)
+#                                      namespace of its own
 #   gc [VAR=VALUE...] CMD [ARG...]     genclient; its status, also in rc
 #   gc_bg [VAR=VALUE...] CMD [ARG...]  the same in the background, its
 #                                      pid (genclient's own) in app_pid
@@ -22,29 +22,25 @@ gc=$top_builddir/tests/failover/genclient
 [[ -x $gc ]] || { echo "$me: $gc not built" >&2; exit 1; }
 gc_env=()
 
-# gc_target -- the target every genclient test uses: a private sshd on
-# loopback (or in a namespace of its own, behind a veth pair), g.set's
+# gc_target [NETNS_TAG] -- the target every genclient test uses: a
+# private sshd on loopback (with a tag, in a network namespace of its
+# own behind a veth pair; exit 77 where none can be made), g.set's
 # directory and part, and the rpmemd command serving it, which carries
 # the sanitizer leg's options (sshd passes no environment, and rpmemd's
 # reports must land where the leg looks)
 gc_target() {
-	fo_tmp
-	# shellcheck disable=SC2016 # expanded at exit
-	fo_exit_trap 'harness_stop_sshd "$tmp/b"; harness_netns_stop'
 	if [[ -n ${1:-} ]]; then
 		local rc=0
 		harness_netns_start "$1" || rc=$?
 		((rc == 77)) && { echo "$me: no network namespace; skipped"
 			exit 77; }
-		((rc == 0)) || exit 1
+		((rc == 0)) || { harness_netns_stop; exit 1; }
 		export HARNESS_ADDR=$HARNESS_NETNS_ADDR
+		fo_target harness_netns_stop
+	else
+		fo_target
 	fi
-	harness_start_sshd "$tmp/b" || exit 1
-	target=$HARNESS_TARGET
-	psd=$tmp/psd
 	part=$tmp/parts/g.0
-	mkdir -p "$psd" "$tmp/parts"
-	rpmemd_cmd=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log")
 	local v
 	for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS IPATH_NO_BACKTRACE; do
 		[[ -z ${!v:-} ]] ||

@@ -16,15 +16,6 @@
 #include "gc.h"
 #include "tu.h"
 
-/* now_us -- CLOCK_MONOTONIC in microseconds */
-long long
-now_us(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000000 + t.tv_nsec / 1000;
-}
-
 /* map -- the master's memory: FILE, SIZE bytes, shared */
 int
 map(const char *file)
@@ -82,7 +73,7 @@ open_pool(void)
 {
 	unsigned nlanes = 4;
 	struct rpmem_pool_attr a;
-	long long t0 = now_us();
+	long long t0 = tu_now_us();
 	RPMEMpool *rpp = rpmem_open(Target, Set, Pool, Size, &nlanes, &a);
 	if (!rpp) {
 		int err = errno;
@@ -90,7 +81,7 @@ open_pool(void)
 			rpmem_errormsg());
 		return NULL;
 	}
-	printf("opened in %.2f ms\n", (double)(now_us() - t0) / 1000);
+	printf("opened in %.2f ms\n", (double)(tu_now_us() - t0) / 1000);
 	fflush(stdout);
 	return rpp;
 }
@@ -99,12 +90,12 @@ open_pool(void)
 int
 close_pool(RPMEMpool *rpp)
 {
-	long long t0 = now_us();
+	long long t0 = tu_now_us();
 	if (rpmem_close(rpp)) {
 		fprintf(stderr, "genclient: close: %s\n", rpmem_errormsg());
 		return 1;
 	}
-	printf("closed in %.2f ms\n", (double)(now_us() - t0) / 1000);
+	printf("closed in %.2f ms\n", (double)(tu_now_us() - t0) / 1000);
 	return 0;
 }
 

@@ -70,7 +70,7 @@ fresh() {
 		"$tmp/gc.out" "$tmp/client.log" "$tmp/w"
 	mkdir -p "$tmp/state" "$tmp/w"
 	printf 'PMEMPOOLSET\n%s %s\n' "$SIZE" "$part" >"$psd/g.set"
-	gc create || bad "create: $(tail -3 "$tmp/gc.out")"
+	gc create || tu_fail "create: $(tail -3 "$tmp/gc.out")"
 }
 
 # behind MIB -- the replica away while MIB MiB are persisted at 8 MiB
@@ -78,13 +78,13 @@ fresh() {
 behind() {
 	harness_stop_sshd "$tmp/b"
 	gc RPMEM_ON_REPLICA_LOSS=continue write 3 $((8 * MIB)) \
-		$(($1 * MIB)) || bad "writing while away: $(tail -3 "$tmp/gc.out")"
-	harness_restart_sshd "$tmp/b" || bad "sshd did not come back"
+		$(($1 * MIB)) || tu_fail "writing while away: $(tail -3 "$tmp/gc.out")"
+	harness_restart_sshd "$tmp/b" || tu_fail "sshd did not come back"
 }
 
 # equal WHAT -- the replica's bytes past the header are the master's
 equal() {
-	cmp -s -i 4096 "$tmp/m.pool" "$part" || bad "$1: the replica differs" \
+	cmp -s -i 4096 "$tmp/m.pool" "$part" || tu_fail "$1: the replica differs" \
 		"from the master: $(cmp -i 4096 "$tmp/m.pool" "$part" 2>&1 |
 		head -1)"
 }
@@ -92,13 +92,8 @@ equal() {
 # wait_for TEST SECONDS WHAT -- until TEST (a command) succeeds, while
 # the client runs
 wait_for() {
-	local end=$((SECONDS + $2))
-	while ((SECONDS < end)); do
-		eval "$1" && return 0
-		[[ -n $app_pid ]] && ! kill -0 "$app_pid" 2>/dev/null && break
-		sleep 0.02
-	done
-	bad "$3 not seen in $2 s (state '$(state)'): $(tail -3 "$tmp/gc.out")"
+	fo_poll "$2" eval "$1" && return 0
+	tu_fail "$3 not seen in $2 s (state '$(state)'): $(tail -3 "$tmp/gc.out")"
 	return 1
 }
 
@@ -107,7 +102,7 @@ wait_for() {
 finish_app() {
 	: >"$tmp/w/stop"
 	rc=0
-	if tu_pidfd_wait_sh "$app_pid" "${1:-30}"; then
+	if tu_pid_gone "$app_pid" "${1:-30}"; then
 		wait "$app_pid" || rc=$?
 	else
 		kill -KILL "$app_pid" 2>/dev/null
@@ -117,37 +112,18 @@ finish_app() {
 	app_pid=
 }
 
-# tu_pidfd_wait_sh PID SECONDS -- true once PID has ended
-tu_pidfd_wait_sh() {
-	local end=$((SECONDS + $2))
-	while kill -0 "$1" 2>/dev/null; do
-		((SECONDS < end)) || return 1
-		sleep 0.05
-	done
-}
-
-# kill_rpmemd -- SIGKILL the sessions' rpmemd (by pid)
-kill_rpmemd() {
-	local pids
-	pids=$(harness_rpmemd_pids "$psd")
-	[[ -n $pids ]] || { bad "no rpmemd to kill"; return 1; }
-	# shellcheck disable=SC2086 # a list of pids
-	kill -KILL $pids
-	wait_for '[[ -z $(harness_rpmemd_pids "$psd") ]]' 10 "rpmemd gone"
-}
-
 # promotable_or_holding WHAT -- once something was acknowledged: the
 # replica is refused by `rpmem promote --end-sessions` as not up to date,
 # or, promoted, holds every byte the master acknowledged
 promotable_or_holding() {
-	run "$rpmem" promote --end-sessions "$psd/g.set"
+	tu_try "$rpmem" promote --end-sessions "$psd/g.set"
 	if ((rc == 3)) && grep -Eqi 'outdated|inconsistent|behind' "$tmp/err"
 	then
 		echo "--- ok: $1: the replica was not promotable"
 	elif ((rc == 0)); then
 		equal "$1: promoted"
 	else
-		bad "$1: promote: status $rc: $(<"$tmp/err")"
+		tu_fail "$1: promote: status $rc: $(<"$tmp/err")"
 	fi
 }
 
@@ -179,7 +155,7 @@ sc_d7_reconnect() {
 	gc_bg RPMEM_ON_REPLICA_LOSS=fence RPMEM_FENCE_PEER_CMD='exit 1' \
 		RPMEM_RESYNC_RATE=1M loop 5 $((28 * MIB)) $((4 * MIB)) "$tmp/w"
 	wait_for '[[ $(state) == resyncing || $(state) == connected ]]' 60 \
-		"the open" && harness_stop_sshd "$tmp/b" && kill_rpmemd &&
+		"the open" && harness_stop_sshd "$tmp/b" && fo_kill_rpmemd &&
 		wait_for '[[ $(state) == frozen ]]' 30 "frozen"
 	: >"$tmp/w/frozen"
 	harness_restart_sshd "$tmp/b"
@@ -188,7 +164,7 @@ sc_d7_reconnect() {
 		read -r off len <"$tmp/w/acked"
 		echo "$me: acknowledged after the freeze while '$(state)'"
 		cmp -s -i "$off" -n "$len" "$tmp/m.pool" "$part" ||
-			bad "a persist held while frozen was acknowledged" \
+			tu_fail "a persist held while frozen was acknowledged" \
 				"before the replica had it (offset $off)"
 	fi
 	finish_app
@@ -211,9 +187,9 @@ sc_d8() {
 		behind 2
 		# the command's $1 is the record
 		set -- "$(echo "$tmp/state/"*.replica)"
-		eval "${d#*:}" || bad "damaging the record: ${d%%:*}"
+		eval "${d#*:}" || tu_fail "damaging the record: ${d%%:*}"
 		set --
-		gc open || bad "${d%%:*}: open: $(tail -3 "$tmp/gc.out")"
+		gc open || tu_fail "${d%%:*}: open: $(tail -3 "$tmp/gc.out")"
 		equal "record ${d%%:*}"
 	done
 }
@@ -225,25 +201,25 @@ sc_d9() {
 	# under way: its first MiB is on the replica
 	wait_for 'cmp -s -i $((8 * MIB)) -n $MIB "$tmp/m.pool" "$part"' \
 		60 "a resync under way" || return
-	kill_rpmemd
+	fo_kill_rpmemd
 	finish_app 30
-	((rc == 2)) || bad "the open ended with status $rc, not a failure" \
+	((rc == 2)) || tu_fail "the open ended with status $rc, not a failure" \
 		"(124: it hung): $(tail -3 "$tmp/gc.out")"
 	grep -q 'open failed: ' "$tmp/gc.out" ||
-		bad "no reason given: $(tail -3 "$tmp/gc.out")"
-	gc open || bad "the next open: $(tail -3 "$tmp/gc.out")"
+		tu_fail "no reason given: $(tail -3 "$tmp/gc.out")"
+	gc open || tu_fail "the next open: $(tail -3 "$tmp/gc.out")"
 	equal "after the failed open, the next one"
 }
 
 sc_d10() {
 	fresh
 	behind 2
-	run "$rpmem" promote "$psd/g.set"
-	((rc == 0)) || bad "promote: $(<"$tmp/err")"
+	tu_try "$rpmem" promote "$psd/g.set"
+	((rc == 0)) || tu_fail "promote: $(<"$tmp/err")"
 	printf 'written on the promoted copy' |
 		dd of="$part" bs=1 seek=$((12 * MIB)) conv=notrunc status=none
-	run "$rpmem" demote "$psd/g.set"
-	((rc == 0)) || bad "demote: $(<"$tmp/err")"
+	tu_try "$rpmem" demote "$psd/g.set"
+	((rc == 0)) || tu_fail "demote: $(<"$tmp/err")"
 	local sum
 	sum=$(sha256sum <"$part")
 	gc_bg RPMEM_ON_REPLICA_LOSS=continue write 4 $((16 * MIB)) 4096 \
@@ -251,31 +227,31 @@ sc_d10() {
 	wait_for '[[ $(state) == split-brain ]]' 30 "split-brain"
 	finish_app
 	grep -q 'split brain' "$tmp/client.log" ||
-		bad "the client's log does not say split brain"
+		tu_fail "the client's log does not say split brain"
 	gc open
 	((rc == 2)) && grep -q 'split brain' "$tmp/gc.out" ||
-		bad "an open under fail was not refused as split brain"
+		tu_fail "an open under fail was not refused as split brain"
 	grep -q 'last common generation [0-9a-f]\{16\}' "$tmp/gc.out" ||
-		bad "the refusal names no common generation: $(tail -1 \
+		tu_fail "the refusal names no common generation: $(tail -1 \
 			"$tmp/gc.out")"
 	[[ $(sha256sum <"$part") == "$sum" ]] ||
-		bad "the promoted copy changed"
+		tu_fail "the promoted copy changed"
 	# the replica's host says it too
-	run "$rpmem" status "$psd/g.set"
+	tu_try "$rpmem" status "$psd/g.set"
 	((rc == 3 || rc == 1)) && grep -q 'refused: *split-brain' "$tmp/out" ||
-		bad "rpmem status on the replica's host: $rc: $(<"$tmp/out")"
-	run "$rpmem" discard "$psd/g.set"
-	((rc == 0)) || bad "discard: $(<"$tmp/err")"
-	gc open || bad "the open after discard: $(tail -3 "$tmp/gc.out")"
+		tu_fail "rpmem status on the replica's host: $rc: $(<"$tmp/out")"
+	tu_try "$rpmem" discard "$psd/g.set"
+	((rc == 0)) || tu_fail "discard: $(<"$tmp/err")"
+	gc open || tu_fail "the open after discard: $(tail -3 "$tmp/gc.out")"
 	equal "after discard"
 }
 
 sc_d11() {
 	fresh
 	gc crash 9 $((10 * MIB)) $((64 << 10))
-	((rc == 137)) || bad "the crash ended with status $rc"
+	((rc == 137)) || tu_fail "the crash ended with status $rc"
 	rm -f -- "$tmp/state/run/"*.status	# the dead handle's
-	gc open || bad "the open after the crash: $(tail -3 "$tmp/gc.out")"
+	gc open || tu_fail "the open after the crash: $(tail -3 "$tmp/gc.out")"
 	equal "after a master crash"
 }
 
@@ -299,9 +275,9 @@ sc_unmapped() {
 		wait_for '[[ -e $tmp/w/unmapped ]]' 30 "the unmap" &&
 			eval "$then"
 		finish_app
-		((rc == 0)) || bad "unmapped, then ${then%% *}: the client" \
+		((rc == 0)) || tu_fail "unmapped, then ${then%% *}: the client" \
 			"ended with $rc: $(tail -3 "$tmp/gc.out")"
-		gc open || bad "the next open: $(tail -3 "$tmp/gc.out")"
+		gc open || tu_fail "the next open: $(tail -3 "$tmp/gc.out")"
 		equal "unmapped, then ${then%% *}"
 	done
 }
@@ -329,7 +305,7 @@ sc_promote_race() {
 		equal "promoted while the master resynced it"
 	elif ((prc != 3)) || ! grep -Eqi 'outdated|inconsistent|mid-resync' \
 			"$tmp/promote.out"; then
-		bad "promote: $prc: $(<"$tmp/promote.out")"
+		tu_fail "promote: $prc: $(<"$tmp/promote.out")"
 	fi
 	: >"$tmp/w/frozen"
 	finish_app
@@ -348,34 +324,34 @@ sc_async() {
 	wait_for '[[ -e $tmp/w/acked ]]' 30 "the async writes" || return
 	m=$(gen_of "$tmp/m.pool.gen") r=$(gen_of "$part.gen")
 	[[ -n $m && $m != "$r" ]] ||
-		bad "async session: the master's generation $m is not ahead" \
+		tu_fail "async session: the master's generation $m is not ahead" \
 			"of the replica's $r"
 	grep -Eq "^peer [0-9a-f]+ $r " "$tmp/m.pool.gen" ||
-		bad "async session: no bitmap for the replica from $r:" \
+		tu_fail "async session: no bitmap for the replica from $r:" \
 			"$(grep '^peer' "$tmp/m.pool.gen")"
 	grep -q '^in_sync 0$' "$tmp/state/"*.replica ||
-		bad "async session: the record says the replica is in sync"
+		tu_fail "async session: the record says the replica is in sync"
 	# the replica says whose async session writes it (for the agent)
 	local mcopy
 	mcopy=$(awk '$1 == "copy" { print $2 }' "$tmp/m.pool.gen")
 	grep -q "^async $mcopy\$" "$part.gen" ||
-		bad "async session: the replica's generations do not say" \
+		tu_fail "async session: the replica's generations do not say" \
 			"that master $mcopy writes it asynchronously"
 	# the status, rewritten about once a second: async, the log drained
 	wait_for '[[ $(field mode) == async && $(field lag_bytes) == 0 ]]' 10 \
 		"the status of an async replica whose log drained"
 	finish_app
-	((rc == 0)) || bad "async write: $rc: $(tail -3 "$tmp/gc.out")"
+	((rc == 0)) || tu_fail "async write: $rc: $(tail -3 "$tmp/gc.out")"
 	equal "an async session closed"
 	grep -q '^in_sync 1$' "$tmp/state/"*.replica ||
-		bad "a drained close: the record says the replica is not in sync"
+		tu_fail "a drained close: the record says the replica is not in sync"
 	[[ $(gen_of "$tmp/m.pool.gen") == "$(gen_of "$part.gen")" ]] ||
-		bad "closed: generations $(gen_of "$tmp/m.pool.gen") and" \
+		tu_fail "closed: generations $(gen_of "$tmp/m.pool.gen") and" \
 			"$(gen_of "$part.gen")"
 	grep -q '^async ' "$part.gen" &&
-		bad "a drained close: the replica still says it is behind"
+		tu_fail "a drained close: the replica still says it is behind"
 	grep -q "async replica (mode from RPMEM_REPLICATION)" \
-		"$tmp/client.log" || bad "the client log names no async replica"
+		"$tmp/client.log" || tu_fail "the client log names no async replica"
 	# the link lost while persists stream
 	rm -f -- "$tmp/w/stop" "$tmp/w/acks"
 	gc_bg RPMEM_REPLICATION=async RPMEM_ON_REPLICA_LOSS=continue \
@@ -391,17 +367,17 @@ sc_async() {
 	kill -STOP "$pid"
 	wait_for '[[ $(wc -l <"$tmp/w/acks") -gt $((n0 + 50)) ]]' 30 \
 		"50 persists acknowledged while rpmemd is stopped" || return
-	kill_rpmemd || return
+	fo_kill_rpmemd || return
 	wait_for '[[ $(state) == degraded || $(state) == resyncing ]]' 30 \
 		"the loss" || return
 	wait_for '[[ $(state) == connected ]]' 60 "the resync" || return
 	# the live master recorded what rpmemd had not answered: the
 	# resync copies those ranges, it compares nothing
 	[[ $(grep -c 'request HASH' "$tmp/rpmemd.log") == "$hashes" ]] ||
-		bad "async, live reconnect: the resync compared hashes" \
+		tu_fail "async, live reconnect: the resync compared hashes" \
 			"instead of copying the recorded ranges"
 	finish_app
-	((rc == 0)) || bad "async soak: $rc: $(tail -3 "$tmp/gc.out")"
+	((rc == 0)) || tu_fail "async soak: $rc: $(tail -3 "$tmp/gc.out")"
 	equal "async, after the link was lost and came back"
 	# 8 MiB acknowledged into the log while rpmemd is stopped, then
 	# rpmemd killed and nothing more written: what it never answered
@@ -415,15 +391,15 @@ sc_async() {
 	kill -STOP "$pid"
 	rm -f -- "$tmp/w/hold"
 	wait_for '[[ -e $tmp/w/acked ]]' 30 "8 MiB acknowledged" || return
-	kill_rpmemd || return
+	fo_kill_rpmemd || return
 	wait_for '[[ $(state) == degraded || $(state) == resyncing ]]' 30 \
 		"the loss" || return
 	wait_for '[[ $(state) == connected ]]' 60 "the resync" || return
 	grep -q "resync of $((8 * MIB)) bytes" "$tmp/client.log" ||
-		bad "async, 8 MiB unanswered at the loss: $(grep 'resync of' \
+		tu_fail "async, 8 MiB unanswered at the loss: $(grep 'resync of' \
 			"$tmp/client.log" | tail -1)"
 	finish_app
-	((rc == 0)) || bad "async, log lost: $rc: $(tail -3 "$tmp/gc.out")"
+	((rc == 0)) || tu_fail "async, log lost: $rc: $(tail -3 "$tmp/gc.out")"
 	equal "async, the log's unanswered records resynced"
 	# a close that cannot drain the log: rpmemd stopped under it
 	rm -f -- "$tmp/w/stop" "$tmp/w/acks"
@@ -439,16 +415,16 @@ sc_async() {
 	# the session first (the soak was waiting in a full log): either
 	# way the record says "not in sync"
 	grep -q '^in_sync 0$' "$tmp/state/"*.replica ||
-		bad "a close before the log drained: the record says" \
+		tu_fail "a close before the log drained: the record says" \
 			"$(grep -h '^reason\|^in_sync' "$tmp/state/"*.replica)"
 	grep -q 'closed before its async log drained' "$tmp/client.log" &&
 		echo "$me: the close came before the loss"
 	[[ $(gen_of "$tmp/m.pool.gen") != "$(gen_of "$part.gen")" ]] ||
-		bad "a close before the log drained gave the replica the" \
+		tu_fail "a close before the log drained gave the replica the" \
 			"master's generation"
 	wait_for '[[ -z $(harness_rpmemd_pids "$psd") ]]' 30 "rpmemd gone" ||
 		return
-	gc open || bad "the open after it: $(tail -3 "$tmp/gc.out")"
+	gc open || tu_fail "the open after it: $(tail -3 "$tmp/gc.out")"
 	equal "async, after a close that could not drain"
 	# a persist waiting for room in a full log (1 MiB) while rpmemd is
 	# stopped: the session is lost (heartbeat or RPMEM_TIMEOUT), the
@@ -471,28 +447,16 @@ sc_async() {
 	local left
 	left=$(sed -n 's/.*: \([0-9]*\) bytes of the async log were not answered.*/\1/p' \
 		"$tmp/client.log" | tail -1)
-	((${left:-0} > 768 << 10)) || bad "the log was not full at the" \
+	((${left:-0} > 768 << 10)) || tu_fail "the log was not full at the" \
 		"loss: ${left:-no} bytes unanswered"
 	finish_app
-	((rc == 0)) || bad "async, full log: $rc: $(tail -3 "$tmp/gc.out")"
+	((rc == 0)) || tu_fail "async, full log: $rc: $(tail -3 "$tmp/gc.out")"
 	equal "async, after a full log's session timed out"
 }
 
 scenarios=${SCENARIOS:-d7_open d7_reconnect d8 d9 d10 d11 unmapped async \
 	promote_race}
-for sc in $scenarios; do
-	echo "$me: --- $sc"
-	before=$fails
-	app_pid=
-	"sc_$sc"
-	if [[ -n $app_pid ]]; then
-		kill -KILL "$app_pid" 2>/dev/null
-		wait "$app_pid" 2>/dev/null
-		app_pid=
-	fi
-	harness_sshd_pid "$tmp/b" >/dev/null || harness_restart_sshd "$tmp/b"
-	for p in $(harness_rpmemd_pids "$psd"); do kill -KILL "$p"; done
-	((fails == before)) || { echo "$me: $sc failed; client log:"
-		tail -20 "$tmp/client.log" 2>/dev/null; tail -5 "$tmp/gc.out"; }
-done
-fo_end "every reconnect was decided from what the copies hold"
+# shellcheck disable=SC2016,SC2086 # evaluated after each; a list of names
+fo_scenarios 'for p in $(harness_rpmemd_pids "$psd"); do kill -KILL "$p"; done' \
+	'tail -5 "$tmp/gc.out"' $scenarios
+tu_end "every reconnect was decided from what the copies hold"

@@ -82,15 +82,6 @@ reap() {
 	fi
 }
 
-# gone PID SECONDS -- true once PID has ended within SECONDS
-gone() {
-	local end=$((SECONDS + $2))
-	while kill -0 "$1" 2>/dev/null; do
-		((SECONDS < end)) || return 1
-		sleep 0.05
-	done
-}
-
 # rpmemds -- this run's rpmemd pids
 rpmemds() {
 	harness_rpmemd_pids "$psd"
@@ -151,7 +142,7 @@ ev_promote() {
 	((promoted)) && return 0
 	local t0
 	t0=$(acks)
-	run "$rpmem" promote --end-sessions "$psd/g.set"
+	tu_try "$rpmem" promote --end-sessions "$psd/g.set"
 	case $rc in
 	0)
 		promoted=1
@@ -159,14 +150,14 @@ ev_promote() {
 		if [[ $policy != continue ]] && ! "$gc" "$target" g.set \
 				"$SIZE" "$tmp/m.pool" acked "$seed" "$tmp/w/acks" \
 				"$t0" "$part" >"$tmp/acked.out" 2>&1; then
-			bad "seed $seed ($policy): promoted without an" \
+			tu_fail "seed $seed ($policy): promoted without an" \
 				"acknowledged persist: $(<"$tmp/acked.out")"
 		fi
 		"$rpmem" demote "$psd/g.set" >/dev/null 2>&1 ||
-			bad "seed $seed: demote"
+			tu_fail "seed $seed: demote"
 		;;
 	3) echo "$me:   promote refused: $(head -c 160 "$tmp/err")" ;;
-	*) bad "seed $seed: promote: $rc: $(<"$tmp/err")" ;;
+	*) tu_fail "seed $seed: promote: $rc: $(<"$tmp/err")" ;;
 	esac
 }
 
@@ -180,7 +171,7 @@ one_seed() {
 		"$tmp/w" "$tmp/gc.out" "$tmp/client.log"
 	mkdir -p "$tmp/state" "$tmp/w"
 	printf 'PMEMPOOLSET\n%s %s\n' "$SIZE" "$part" >"$psd/g.set"
-	gc create || { bad "seed $seed: create: $(tail -3 "$tmp/gc.out")"
+	gc create || { tu_fail "seed $seed: create: $(tail -3 "$tmp/gc.out")"
 		return; }
 	start
 	local k ev done_ev=()
@@ -203,8 +194,8 @@ one_seed() {
 		sleep 0.05
 	done
 	: >"$tmp/w/stop"
-	if running && ! gone "$app_pid" 60; then
-		bad "seed $seed: the client did not stop"
+	if running && ! tu_pid_gone "$app_pid" 60; then
+		tu_fail "seed $seed: the client did not stop"
 		kill -KILL "$app_pid"
 	fi
 	wait "$app_pid" 2>/dev/null
@@ -216,26 +207,26 @@ one_seed() {
 	if ((rc == 2)); then
 		grep -Eq 'refused: (split brain|the replica wrote since).*last common generation [0-9a-f]{16}' \
 			"$tmp/gc.out" ||
-			bad "seed $seed: the open failed: $(tail -1 "$tmp/gc.out")"
+			tu_fail "seed $seed: the open failed: $(tail -1 "$tmp/gc.out")"
 		((promoted)) ||
-			bad "seed $seed: refused without a promote: $(tail -1 \
+			tu_fail "seed $seed: refused without a promote: $(tail -1 \
 				"$tmp/gc.out")"
 		"$rpmem" discard "$psd/g.set" >/dev/null 2>&1 ||
-			bad "seed $seed: discard"
+			tu_fail "seed $seed: discard"
 		gc open
 	fi
-	((rc == 0)) || bad "seed $seed: the last open: $(tail -2 "$tmp/gc.out")"
+	((rc == 0)) || tu_fail "seed $seed: the last open: $(tail -2 "$tmp/gc.out")"
 	cmp -s -i 4096 "$tmp/m.pool" "$part" ||
-		bad "seed $seed ($policy, ${done_ev[*]}): the replica differs" \
+		tu_fail "seed $seed ($policy, ${done_ev[*]}): the replica differs" \
 			"from the master: $(cmp -i 4096 "$tmp/m.pool" "$part")"
 }
 
 for ((i = 0; i < nseeds; i++)); do
-	before=$fails
+	before=$TU_FAILED
 	one_seed $((seed0 + i))
 	harness_sshd_pid "$tmp/b" >/dev/null || harness_restart_sshd "$tmp/b"
 	for p in $(rpmemds); do kill -KILL "$p"; done
-	((fails == before)) || { echo "$me: seed $((seed0 + i)) failed:"
+	((TU_FAILED == before)) || { echo "$me: seed $((seed0 + i)) failed:"
 		tail -15 "$tmp/client.log"; tail -5 "$tmp/gc.out"; }
 done
-fo_end "$nseeds seed(s): no acknowledged persist lost, no silent divergence"
+tu_end "$nseeds seed(s): no acknowledged persist lost, no silent divergence"

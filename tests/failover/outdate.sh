@@ -23,24 +23,6 @@ me=outdate.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 export LD_LIBRARY_PATH=$libs
 
-fo_tmp
-# shellcheck disable=SC2016 # expanded at exit
-fo_exit_trap 'harness_stop_sshd "$tmp"'
-
-# must -- "$@" exits 0 and its stdout and stderr match ERE $2 ("": any);
-# $1 names it
-must() {
-	local what=$1 re=$2
-	shift 2
-	run "$@"
-	if ((rc != 0)) || { [[ -n $re ]] &&
-			! grep -Eq -- "$re" "$tmp/out" "$tmp/err"; }; then
-		bad "$what: status $rc: $(cat "$tmp/out" "$tmp/err")"
-		return 1
-	fi
-	echo "--- ok: $what"
-}
-
 # fence -- rpmem fence-peer as librpmem runs it for backup.set
 fence() {
 	RPMEM_FENCE_TARGET=$HARNESS_TARGET RPMEM_FENCE_POOL_SET=backup.set \
@@ -48,72 +30,65 @@ fence() {
 		"$rpmem" fence-peer
 }
 
-harness_start_sshd "$tmp" || exit 1
-psd=$tmp/poolsets
-mkdir -p "$psd" "$tmp/primary" "$tmp/backup"
-printf 'log-level = notice\n' >"$tmp/rpmemd.conf"
-RPMEM_CMD=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log" \
-	-c "$tmp/rpmemd.conf")
-export RPMEM_CMD
-printf 'PMEMPOOLSET\n32M %s\n' "$tmp/backup/b0" >"$psd/backup.set"
-printf 'PMEMPOOLSET\n32M %s\nREPLICA %s backup.set\n' "$tmp/primary/a0" \
-	"$HARNESS_TARGET" >"$tmp/app.set"
+fo_backup notice
 host=$(hostname)
 mark=$psd/backup.set.outdated
-must "libpmemobj creates app.set with its remote replica" "" \
+tu_must "libpmemobj creates app.set with its remote replica" \
 	"$txlog" create "$tmp/app.set" || exit 1
-must "20 transactions replicate" "" \
+tu_must "20 transactions replicate" \
 	"$txlog" run "$tmp/app.set" "$tmp/committed" 20 || exit 1
 
 # 1. D6: the handler marks the replica
-must "fence-peer marks the replica outdated and exits 0" \
-	"replica backup.set on .* marked outdated.*master $host" fence
-[[ -f $mark ]] || bad "no $mark after fence-peer"
-grep -qx "host $host" "$mark" || bad "the marker names no master host"
+tu_must -m "replica backup.set on .* marked outdated.*master $host" \
+	"fence-peer marks the replica outdated and exits 0" fence
+[[ -f $mark ]] || tu_fail "no $mark after fence-peer"
+grep -qx "host $host" "$mark" || tu_fail "the marker names no master host"
 grep -q "^master [0-9a-f-]\{36\}$" "$mark" ||
-	bad "the marker has no master uuid: $(<"$mark")"
+	tu_fail "the marker has no master uuid: $(<"$mark")"
 grep -q "marked outdated since" "$tmp/rpmemd.log" ||
-	bad "rpmemd logged no notice of the mark"
+	tu_fail "rpmemd logged no notice of the mark"
 
 # 2. rpmem info shows it
-must "info shows the mark" "outdated +since [0-9-]+T.*Z: master $host" \
+tu_must -m "outdated +since [0-9-]+T.*Z: master $host" "info shows the mark" \
 	"$rpmem" info "$psd/backup.set"
-must "info --json shows the mark" "\"outdated\": \"[0-9-]+T.*Z\", \
-\"outdated_by\": \"$host\"" "$rpmem" info --json "$psd/backup.set"
+tu_must -m "\"outdated\": \"[0-9-]+T.*Z\", \
+\"outdated_by\": \"$host\"" "info --json shows the mark" \
+	"$rpmem" info --json "$psd/backup.set"
 
 # 3. D5: promote refuses, naming since when and which master
-refused "promote refuses the outdated replica" 3 \
+tu_refused "promote refuses the outdated replica" 3 \
 	"outdated since [0-9-]+T[0-9:]+Z: master $host \(pool uuid [0-9a-f-]+\)" \
 	"$rpmem" promote "$psd/backup.set"
-[[ -f $psd/backup.set.promoted ]] && bad "a refused promote left a marker"
+[[ -f $psd/backup.set.promoted ]] && tu_fail "a refused promote left a marker"
 
 # 4. a resync to equality clears it (OUTDATE in the sync's session)
-must "sync brings the replica to equality" "" "$rpmem" sync "$tmp/app.set"
-[[ -f $mark ]] && bad "sync left $mark"
+tu_must "sync brings the replica to equality" "$rpmem" sync "$tmp/app.set"
+[[ -f $mark ]] && tu_fail "sync left $mark"
 grep -q "outdated mark cleared" "$tmp/rpmemd.log" ||
-	bad "rpmemd logged no notice of the clear"
-must "rpmem outdate marks a local replica" \
-	"outdated since .*: master primary-a" \
+	tu_fail "rpmemd logged no notice of the clear"
+tu_must -m "outdated since .*: master primary-a" \
+	"rpmem outdate marks a local replica" \
 	"$rpmem" outdate --master primary-a "$psd/backup.set"
-must "rpmem outdate --clear removes the mark" "outdated mark removed" \
+tu_must -m "outdated mark removed" "rpmem outdate --clear removes the mark" \
 	"$rpmem" outdate --clear "$psd/backup.set"
-[[ -f $mark ]] && bad "outdate --clear left $mark"
+[[ -f $mark ]] && tu_fail "outdate --clear left $mark"
 
 # 5. --force promotes it all the same and the mark goes (F3 after)
-must "fence-peer marks it again" "" fence
-must "promote --force promotes the outdated replica" "promoting it anyway" \
+tu_must "fence-peer marks it again" fence
+tu_must -m "promoting it anyway" \
+	"promote --force promotes the outdated replica" \
 	"$rpmem" promote --force "$psd/backup.set"
-[[ -f $mark ]] && bad "promote --force left $mark"
-[[ -f $psd/backup.set.promoted ]] || bad "promote --force did not promote"
-refused "fence-peer of the promoted set fails, naming the promotion" 1 \
+[[ -f $mark ]] && tu_fail "promote --force left $mark"
+[[ -f $psd/backup.set.promoted ]] || tu_fail "promote --force did not promote"
+tu_refused "fence-peer of the promoted set fails, naming the promotion" 1 \
 	"NOT marked outdated.*promoted to a master on" fence
-[[ -f $mark ]] && bad "a promoted set was marked outdated"
+[[ -f $mark ]] && tu_fail "a promoted set was marked outdated"
 
 # 6. D6: the replica's host unreachable: the handler fails
-must "demote" "" "$rpmem" demote "$psd/backup.set"
+tu_must "demote" "$rpmem" demote "$psd/backup.set"
 harness_stop_sshd "$tmp"
-refused "fence-peer fails when the replica cannot be reached" 1 \
+tu_refused "fence-peer fails when the replica cannot be reached" 1 \
 	"NOT marked outdated" fence
-[[ -f $mark ]] && bad "a mark appeared though the host was unreachable"
+[[ -f $mark ]] && tu_fail "a mark appeared though the host was unreachable"
 
-fo_end "fence-peer, info, promote, sync and clear of the outdated mark"
+tu_end "fence-peer, info, promote, sync and clear of the outdated mark"

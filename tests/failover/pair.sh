@@ -88,15 +88,6 @@ on() {
 	env "${E[@]}" "$@"
 }
 
-# must WHAT CMD... -- CMD exits 0
-must() {
-	local what=$1
-	shift
-	run "$@"
-	((rc == 0)) && return 0
-	bad "$what: status $rc: $(cat "$tmp/out" "$tmp/err")"
-	return 1
-}
 
 # pr NODE ARG... -- rpmem promote ARG... of NODE's app.set
 pr() {
@@ -107,7 +98,7 @@ pr() {
 
 # promote NODE ARG... -- the same, its status in rc, output in out, err
 promote() {
-	run pr "$@"
+	tu_try pr "$@"
 }
 
 # start_app NODE [VAR=VALUE...] -- txlog run on NODE's master set in the
@@ -133,7 +124,7 @@ stop_app() {
 	else
 		: >"$tmp/stop"
 		wait "$app_pid" || rc=$?
-		((rc == 0)) || bad "the application failed: $(<"$tmp/app.out")"
+		((rc == 0)) || tu_fail "the application failed: $(<"$tmp/app.out")"
 	fi
 	app_pid=
 }
@@ -146,7 +137,7 @@ await() {
 	while ! "$@"; do
 		if ((SECONDS >= end)) || ! kill -0 "$app_pid" 2>/dev/null; then
 			"$@" && return 0
-			bad "$what: $(<"$tmp/app.out")"
+			tu_fail "$what: $(<"$tmp/app.out")"
 			return 1
 		fi
 		sleep 0.02
@@ -211,20 +202,20 @@ promoted() {
 		head -c 4096 "$tmp/$n/parts/$p" >"$tmp/hdr/$p"
 	done
 	promote "$n" --end-sessions --json --master-set "$tmp/$n/master.set"
-	((rc == 0)) || { bad "promote of $n: $rc: $(<"$tmp/err")"; return 1; }
+	((rc == 0)) || { tu_fail "promote of $n: $rc: $(<"$tmp/err")"; return 1; }
 	re='"outcome": "promoted".*"record": \{"path": "'$tmp/$n/state/
 	re+='[^"]+\.replica", "master_set": "'$tmp/$n/master.set'", "target": "'
 	re+=$target'", "pool_set": "app.set", "pool_size": '$SIZE'\}'
-	grep -Eq "$re" "$tmp/out" || bad "promote --json of $n: $(<"$tmp/out")"
+	grep -Eq "$re" "$tmp/out" || tu_fail "promote --json of $n: $(<"$tmp/out")"
 	links "$tmp/hdr" "$tmp/$n/parts" ||
-		bad "promote of $n changed its replica links"
-	run on "$n" "$rpmem" status --json
+		tu_fail "promote of $n changed its replica links"
+	tu_try on "$n" "$rpmem" status --json
 	re='"records": \[\{"pool_set": "app.set", "target": "'$target
 	re+='", "pool_size": '$SIZE', "in_sync": false, "open": false, '
 	re+='"since": [0-9]+, "reason": "'$reason'", "ranges_known": false, '
 	re+='"ranges": null, "out_of_sync": null\}\]'
 	grep -Eq "$re" "$tmp/out" ||
-		bad "$n's record after promote: $(<"$tmp/out")"
+		tu_fail "$n's record after promote: $(<"$tmp/out")"
 	attr=$(record "$n" | grep '^attr ')
 	echo "--- ok: $n promoted as one copy of the pair; $o recorded"
 }
@@ -239,9 +230,9 @@ failover() {
 	start_app B RPMEM_ON_REPLICA_LOSS=continue
 	wait_state B degraded || { harness_restart_sshd "$tmp"; return; }
 	grep -q "without its replica" "$tmp/B/client.log" ||
-		bad "B's open did not go on without A"
+		tu_fail "B's open did not go on without A"
 	# F5: a rerun while the application holds the pool leaves it alone
-	refused "$1: promote again under B's application" 3 \
+	tu_refused "$1: promote again under B's application" 3 \
 		"cannot end txlog pid [0-9]+.*: not an rpmemd" \
 		pr B --end-sessions --master-set "$tmp/B/master.set"
 	wait_commits 200
@@ -254,13 +245,13 @@ failover() {
 	bytes=$(grep -o 'resync of [0-9]* bytes' "$tmp/B/client.log" |
 		tail -1 | grep -o '[0-9]*')
 	echo "--- $1: B resynced ${bytes:-?} bytes of a $SIZE-byte pool"
-	((${bytes:-SIZE} < SIZE / 4)) || bad "the resync copied ${bytes:-?}"
-	record B | grep -q '^in_sync 1' || bad "B's record: $(record B)"
+	((${bytes:-SIZE} < SIZE / 4)) || tu_fail "the resync copied ${bytes:-?}"
+	record B | grep -q '^in_sync 1' || tu_fail "B's record: $(record B)"
 	[[ $(record B | grep '^attr ') == "$attr" ]] ||
-		bad "rpmemd returned $(record B | grep '^attr '), promote" \
+		tu_fail "rpmemd returned $(record B | grep '^attr '), promote" \
 			"recorded $attr"
-	must "$1: rpmem verify on B" on B "$rpmem" verify "$tmp/B/master.set"
-	must "$1: every commit on B" on B "$txlog" check "$tmp/B/master.set" \
+	tu_must "$1: rpmem verify on B" on B "$rpmem" verify "$tmp/B/master.set"
+	tu_must "$1: every commit on B" on B "$txlog" check "$tmp/B/master.set" \
 		"$log"
 }
 
@@ -269,20 +260,20 @@ back() {
 	on B "$rpmem" demote "$tmp/B/psd/app.set" >/dev/null
 	promoted A || return
 	: >"$tmp/A/client.log"
-	must "A's application opens, comparing B first" \
+	tu_must "A's application opens, comparing B first" \
 		on A "$txlog" open "$tmp/A/master.set" || return
 	grep -q 'resyncing -> connected' "$tmp/A/client.log" ||
-		bad "A opened without comparing B: $(<"$tmp/A/client.log")"
-	record A | grep -q '^in_sync 1' || bad "A's record: $(record A)"
+		tu_fail "A opened without comparing B: $(<"$tmp/A/client.log")"
+	record A | grep -q '^in_sync 1' || tu_fail "A's record: $(record A)"
 	[[ $(record A | grep '^attr ') == "$attr" ]] ||
-		bad "rpmemd returned $(record A | grep '^attr '), promote" \
+		tu_fail "rpmemd returned $(record A | grep '^attr '), promote" \
 			"recorded $attr"
-	must "rpmem verify on A" on A "$rpmem" verify "$tmp/A/master.set"
-	must "A commits" on A "$txlog" run "$tmp/A/master.set" "$log" 100
-	must "every commit on A" on A "$txlog" check "$tmp/A/master.set" "$log"
+	tu_must "rpmem verify on A" on A "$rpmem" verify "$tmp/A/master.set"
+	tu_must "A commits" on A "$txlog" run "$tmp/A/master.set" "$log" 100
+	tu_must "every commit on A" on A "$txlog" check "$tmp/A/master.set" "$log"
 }
 
-must "A creates the pool with B's copy" \
+tu_must "A creates the pool with B's copy" \
 	on A "$txlog" create "$tmp/A/master.set" || exit 1
 for stop in clean kill; do
 	echo "$me: --- A's application stopped: $stop"
@@ -338,20 +329,20 @@ for row in "${refusals[@]}"; do
 	IFS='|' read -r what want re lines setup <<<"$row"
 	fresh
 	{ echo PMEMPOOLSET; tr ';' '\n' <<<"$lines"; } >"$c/master.set"
-	[[ -z $setup ]] || $setup || { bad "$what: $setup failed"; continue; }
+	[[ -z $setup ]] || $setup || { tu_fail "$what: $setup failed"; continue; }
 	sum=$(cat "$c/parts/"* | md5sum)
-	refused "refused: $what" "$want" "$re" pr C --end-sessions \
+	tu_refused "refused: $what" "$want" "$re" pr C --end-sessions \
 		--master-set "$c/master.set"
 	[[ $(cat "$c/parts/"* | md5sum) == "$sum" &&
 		! -e $c/psd/app.set.promoted &&
 		-z $(ls "$c/state/"*.replica 2>/dev/null) ]] ||
-		bad "$what: something was written"
+		tu_fail "$what: something was written"
 done
-if must "--force promotes the outdated copy" pr C --force --master-set \
+if tu_must "--force promotes the outdated copy" pr C --force --master-set \
 		"$c/master.set"; then
 	[[ -e $c/psd/app.set.promoted && ! -e $c/psd/app.set.outdated ]] ||
-		bad "--force left the markers: $(ls "$c/psd")"
-	record C | grep -q '^in_sync 0' || bad "--force: $(record C)"
+		tu_fail "--force left the markers: $(ls "$c/psd")"
+	record C | grep -q '^in_sync 0' || tu_fail "--force: $(record C)"
 fi
 
 # F2, F5: stopped after each write (the copy's generations, the marker,
@@ -364,7 +355,7 @@ for k in 1 2 3 4 5 6; do
 	(RPMEM_PROMOTE_STOP_AFTER=$k pr C --master-set "$c/master.set" \
 		>/dev/null 2>&1
 		echo $? >"$tmp/rc") 2>/dev/null
-	[[ $(<"$tmp/rc") == 137 ]] || bad "stop after write $k: $(<"$tmp/rc")"
+	[[ $(<"$tmp/rc") == 137 ]] || tu_fail "stop after write $k: $(<"$tmp/rc")"
 	# an older record saying in sync is written over
 	((k < 6)) || sed -i 's/^in_sync 0/in_sync 1/' "$c/state/"*.replica
 	promote C --json --master-set "$c/master.set"
@@ -372,19 +363,19 @@ for k in 1 2 3 4 5 6; do
 	((k > 1)) || want=promoted
 	((k < 5)) || want=already-promoted
 	grep -q "\"outcome\": \"$want\"" "$tmp/out" ||
-		bad "rerun after write $k: $rc: $(cat "$tmp/out" "$tmp/err")"
+		tu_fail "rerun after write $k: $rc: $(cat "$tmp/out" "$tmp/err")"
 	((k < 5)) || grep -q '"headers_written": 0, "writes": 1,' "$tmp/out" ||
-		bad "rerun after write $k wrote more than the record:" \
+		tu_fail "rerun after write $k wrote more than the record:" \
 			"$(<"$tmp/out")"
 	grep -q '^pair [0-9a-f-]*$' "$c/psd/app.set.promoted" ||
-		bad "after write $k: the marker names no other copy"
-	record C | grep -q '^in_sync 0' || bad "after write $k: $(record C)"
+		tu_fail "after write $k: the marker names no other copy"
+	record C | grep -q '^in_sync 0' || tu_fail "after write $k: $(record C)"
 	if ! cmp -s -i 4096 "$tmp/B/parts/p0" "$c/parts/p0" ||
 			! cmp -s -i 4096 "$tmp/B/parts/p1" "$c/parts/p1" ||
 			! links "$tmp/B/parts" "$c/parts"; then
-		bad "after write $k: the data or the links changed"
+		tu_fail "after write $k: the data or the links changed"
 	fi
 	echo "--- ok: stopped after write $k of 6, rerun: $want"
 done
 
-fo_end "a pair failed over and back, clean and killed; refusals wrote nothing"
+tu_end "a pair failed over and back, clean and killed; refusals wrote nothing"

@@ -89,12 +89,12 @@ for row in "${CASES[@]}"; do
 	[[ $opt == - ]] || hdrs=first
 	if ! "$txlog" create "$d/two.set" >/dev/null ||
 			! "$txlog" run "$d/two.set" "$d/log" 200 >/dev/null; then
-		bad "$case: making the pool"
+		tu_fail "$case: making the pool"
 		continue
 	fi
 	cp "$d"/b[0-9] "$d/orig/"
 	if "$txlog" open "$d/b.set" 2>/dev/null; then
-		bad "$case: libpmemobj opens the replica before any promote"
+		tu_fail "$case: libpmemobj opens the replica before any promote"
 	fi
 	nhdrs=$nparts
 	[[ $hdrs == all ]] || nhdrs=1
@@ -106,38 +106,38 @@ for row in "${CASES[@]}"; do
 		(RPMEM_PROMOTE_STOP_AFTER=$stop "$rpmem" promote "$d/b.set" \
 			>"$d/out" 2>&1; echo $? >"$d/rc") 2>/dev/null
 		rc=$(<"$d/rc")
-		((rc == 137)) || bad "$case: stop after write $stop: status $rc" \
+		((rc == 137)) || tu_fail "$case: stop after write $stop: status $rc" \
 			"instead of SIGKILL: $(<"$d/out")"
 		if "$txlog" open "$d/b.set" 2>"$d/err"; then
 			state=promoted
 		elif "$rpmem" info "$d/b.set" >/dev/null 2>&1; then
 			state=replica
 			grep -q "wrong replica UUID" "$d/err" ||
-				bad "$case: stop $stop: libpmemobj: $(<"$d/err")"
+				tu_fail "$case: stop $stop: libpmemobj: $(<"$d/err")"
 		else
-			bad "$case: stop after write $stop: neither libpmemobj nor" \
+			tu_fail "$case: stop after write $stop: neither libpmemobj nor" \
 				"rpmem opens the set"
 			continue
 		fi
 		if { [[ $state == promoted ]] && ((stop != writes)); } ||
 				{ [[ $state == replica ]] &&
 				((stop == writes)); }; then
-			bad "$case: stop after write $stop of $writes: $state"
+			tu_fail "$case: stop after write $stop of $writes: $state"
 		fi
 		"$rpmem" promote "$d/b.set" >"$d/out" 2>&1 ||
-			bad "$case: rerun after stop $stop: $(<"$d/out")"
+			tu_fail "$case: rerun after stop $stop: $(<"$d/out")"
 		# after the generations alone, a promote of its own
 		want="finished"
 		((stop == 1)) && want="promoted to a master"
 		((stop == writes)) && want="already promoted"
 		grep -q "$want" "$d/out" ||
-			bad "$case: rerun after stop $stop says: $(<"$d/out")"
+			tu_fail "$case: rerun after stop $stop says: $(<"$d/out")"
 		"$txlog" check "$d/b.set" "$d/log" >"$d/out" 2>&1 ||
-			bad "$case: after stop $stop: $(<"$d/out")"
+			tu_fail "$case: after stop $stop: $(<"$d/out")"
 		pmempool info "$d/b.set" >/dev/null 2>&1 ||
-			bad "$case: after stop $stop: pmempool info fails"
+			tu_fail "$case: after stop $stop: pmempool info fails"
 		pmempool check "$d/b.set" >"$d/out" 2>&1 ||
-			bad "$case: after stop $stop: pmempool check: $(<"$d/out")"
+			tu_fail "$case: after stop $stop: pmempool check: $(<"$d/out")"
 		echo "--- $case: stopped after write $stop of $writes:" \
 			"$state; rerun finished it; libpmemobj, pmempool ok"
 	done
@@ -148,48 +148,48 @@ for row in "${CASES[@]}"; do
 	(RPMEM_PROMOTE_STOP_AFTER=2 "$rpmem" promote "$d/b.set" \
 		>/dev/null 2>&1 || :) 2>/dev/null
 	tear "$d/b0"
-	"$txlog" open "$d/b.set" 2>/dev/null && bad "$case: torn header opens"
+	"$txlog" open "$d/b.set" 2>/dev/null && tu_fail "$case: torn header opens"
 	"$rpmem" promote "$d/b.set" >"$d/out" 2>&1 ||
-		bad "$case: promote after a torn header write: $(<"$d/out")"
+		tu_fail "$case: promote after a torn header write: $(<"$d/out")"
 	grep -q "torn by an interrupted promote" "$d/out" ||
-		bad "$case: the torn header was not named: $(<"$d/out")"
+		tu_fail "$case: the torn header was not named: $(<"$d/out")"
 	"$txlog" check "$d/b.set" "$d/log" >"$d/out" 2>&1 ||
-		bad "$case: after the torn header: $(<"$d/out")"
+		tu_fail "$case: after the torn header: $(<"$d/out")"
 	# the same damage without a promote under way is not for promote
 	cp "$d"/orig/b[0-9] "$d/"
 	rm -f "$d/b.set.promoted"
 	tear "$d/b0"
 	"$rpmem" promote "$d/b.set" >"$d/out" 2>&1 &&
-		bad "$case: promote took a damaged replica header"
-	[[ -e $d/b.set.promoted ]] && bad "$case: marker left by a refusal"
+		tu_fail "$case: promote took a damaged replica header"
+	[[ -e $d/b.set.promoted ]] && tu_fail "$case: marker left by a refusal"
 	echo "--- $case: a header torn within its write is finished; the" \
 		"same damage without a promote under way is refused"
 	# the txlog runs above changed the data: compare a fresh promote
 	cp "$d"/orig/b[0-9] "$d/"
 	rm -f "$d/b.set.promoted"
-	"$rpmem" promote "$d/b.set" >/dev/null 2>&1 || bad "$case: clean promote"
+	"$rpmem" promote "$d/b.set" >/dev/null 2>&1 || tu_fail "$case: clean promote"
 	same_data "$d" "$d/orig" "$nparts" "$hdrs" ||
-		bad "$case: bytes outside the headers changed"
+		tu_fail "$case: bytes outside the headers changed"
 	# F5: again, and a master
 	sums=$(cat "$d"/b[0-9] "$d/b.set.promoted" | md5sum)
 	"$rpmem" promote --json "$d/b.set" >"$d/out" 2>&1 ||
-		bad "$case: second promote: $(<"$d/out")"
+		tu_fail "$case: second promote: $(<"$d/out")"
 	grep -q '"outcome": "already-promoted"' "$d/out" ||
-		bad "$case: second promote says: $(<"$d/out")"
+		tu_fail "$case: second promote says: $(<"$d/out")"
 	[[ $(cat "$d"/b[0-9] "$d/b.set.promoted" | md5sum) == "$sums" ]] ||
-		bad "$case: a second promote changed the pool"
-	"$txlog" create "$d/solo.set" >/dev/null || bad "$case: making solo.set"
+		tu_fail "$case: a second promote changed the pool"
+	"$txlog" create "$d/solo.set" >/dev/null || tu_fail "$case: making solo.set"
 	sums=$(cat "$d"/c[0-9] | md5sum)
 	"$rpmem" promote "$d/solo.set" >"$d/out" 2>&1 ||
-		bad "$case: promote of a master: $(<"$d/out")"
+		tu_fail "$case: promote of a master: $(<"$d/out")"
 	grep -q "already a master" "$d/out" ||
-		bad "$case: promote of a master says: $(<"$d/out")"
+		tu_fail "$case: promote of a master says: $(<"$d/out")"
 	[[ $(cat "$d"/c[0-9] | md5sum) == "$sums" &&
 		! -e $d/solo.set.promoted ]] ||
-		bad "$case: promote of a master changed it"
+		tu_fail "$case: promote of a master changed it"
 	"$rpmem" promote "$d/two.set" >"$d/out" 2>&1 &&
-		bad "$case: promote of a set with REPLICA lines succeeded"
+		tu_fail "$case: promote of a set with REPLICA lines succeeded"
 	echo "--- $case: promote again and of a master: no change, exit 0"
 done
 
-fo_end "F2, F5 passed"
+tu_end "F2, F5 passed"

@@ -75,13 +75,13 @@ backup() {
 		"$HARNESS_NETNS_ADDR" "cd $(printf '%q' "$tmp") && $cmd"
 }
 
-primary "$txlog" create "$tmp/p/app.set" || { bad "create"; exit 1; }
+primary "$txlog" create "$tmp/p/app.set" || { tu_fail "create"; exit 1; }
 (cd "$tmp" && exec env LD_LIBRARY_PATH="$libs" RPMEM_SSH="$b_ssh" \
 	RPMEM_CMD="$b_cmd" "$txlog" run "$tmp/p/app.set" "$log") \
 	>/dev/null 2>"$tmp/app.err" &
 app_pid=$!
 grep -qxm1 500 < <(timeout 120 tail -n +1 -F "$log" 2>/dev/null) ||
-	{ bad "the application does not run: $(<"$tmp/app.err")"; exit 1; }
+	{ tu_fail "the application does not run: $(<"$tmp/app.err")"; exit 1; }
 
 # the primary is lost mid-run: the link first, so that the backup's
 # rpmemd never hears of the end of its session
@@ -95,26 +95,26 @@ echo "--- primary lost after $logged transactions logged as committed"
 
 # on the backup: promote, then the application
 backup "$rpmem" promote --force --json "$tmp/b/psd/app.set" >"$tmp/promote" \
-	2>"$tmp/promote.err" || bad "promote: $(cat "$tmp/promote"*)"
+	2>"$tmp/promote.err" || tu_fail "promote: $(cat "$tmp/promote"*)"
 backup "$txlog" run "$tmp/b/psd/app.set" "$log" 1 >/dev/null 2>&1 ||
-	bad "the application does not run on the backup"
+	tu_fail "the application does not run on the backup"
 t_run=$(now)
 backup "$txlog" check "$tmp/b/psd/app.set" "$log" >"$tmp/check" 2>&1 ||
-	bad "F1: $(<"$tmp/check")"
+	tu_fail "F1: $(<"$tmp/check")"
 cat "$tmp/check"
 grep -q '"fenced": \[{"pid"' "$tmp/promote" ||
-	bad "promote ended no session of the lost primary: $(<"$tmp/promote")"
+	tu_fail "promote ended no session of the lost primary: $(<"$tmp/promote")"
 t_promote=$(grep -o '"seconds": [0-9.]*' "$tmp/promote" | grep -o '[0-9.]*$')
 
 # the old primary comes back, and is refused
 ip link set "$HARNESS_NETNS_IF" up
 sum=$(md5sum <"$tmp/b/parts/app.0")
 primary env RPMEM_LOG_LEVEL=err "$txlog" open "$tmp/p/app.set" \
-	>/dev/null 2>"$tmp/old.err" && bad "the old primary opened its pool"
+	>/dev/null 2>"$tmp/old.err" && tu_fail "the old primary opened its pool"
 grep -q "promoted to a master on" "$tmp/old.err" ||
-	bad "the old primary's refusal: $(<"$tmp/old.err")"
+	tu_fail "the old primary's refusal: $(<"$tmp/old.err")"
 [[ $(md5sum <"$tmp/b/parts/app.0") == "$sum" ]] ||
-	bad "the refused open changed the new master"
+	tu_fail "the refused open changed the new master"
 echo "--- the old primary is refused: $(grep -o 'pool set .*' "$tmp/old.err" |
 	head -1)"
 
@@ -124,15 +124,15 @@ printf 'PMEMPOOLSET\n%s %s/p/parts/app.0\n' "$SIZE" "$tmp" \
 printf 'PMEMPOOLSET\n%s %s/b/parts/app.0\nREPLICA %s old.set\n' "$SIZE" \
 	"$tmp" "$p_target" >"$tmp/b/new.set"
 backup "$rpmem" sync "$tmp/b/new.set" >"$tmp/sync" 2>&1 ||
-	bad "sync back: $(<"$tmp/sync")"
+	tu_fail "sync back: $(<"$tmp/sync")"
 sent=$(grep -o 'copied, [0-9]* bytes' "$tmp/sync" | grep -o '[0-9]*')
 grep '^replica 1' "$tmp/sync"
 backup "$rpmem" verify "$tmp/b/new.set" >"$tmp/verify" 2>&1 ||
-	bad "verify: $(<"$tmp/verify")"
+	tu_fail "verify: $(<"$tmp/verify")"
 backup "$txlog" run "$tmp/b/new.set" "$log" 100 >/dev/null 2>&1 ||
-	bad "transactions on the new master with its new replica"
+	tu_fail "transactions on the new master with its new replica"
 backup "$txlog" check "$tmp/b/new.set" "$log" >/dev/null 2>&1 ||
-	bad "the transactions after the sync"
+	tu_fail "the transactions after the sync"
 
 printf -- '--- figures: promote %.3f s; loss to the application committing' \
 	"${t_promote:-0}"
@@ -141,6 +141,6 @@ printf ' on the backup %.2f s (ssh and start-up included);\n' \
 printf -- '--- differential sync sent %s bytes of a %s-byte pool\n' \
 	"${sent:-?}" "$SIZE"
 if [[ -z $sent ]] || ((sent >= SIZE / 4)); then
-	bad "the sync back sent more than a quarter of the pool"
+	tu_fail "the sync back sent more than a quarter of the pool"
 fi
-fo_end "F1-F4 between two hosts passed"
+tu_end "F1-F4 between two hosts passed"

@@ -19,13 +19,12 @@
  *                             slots and the records agree
  *   txlog open SET            open and close it (exit 0 when it opens)
  *
- * Built against Debian's libpmemobj only; REPLICA lines make libpmemobj
- * dlopen librpmem.so.1.  Exit status 0 or 1.
+ * Built against Debian's libpmemobj only (and libtu's tu_die); REPLICA
+ * lines make libpmemobj dlopen librpmem.so.1.  Exit status 0 or 1.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +32,8 @@
 #include <unistd.h>
 
 #include <libpmemobj.h>
+
+#include "tu.h"
 
 #define NSLOTS 64
 #define MAGIC 0x54584c4f47763031ULL	/* "TXLOGv01" */
@@ -59,19 +60,8 @@ struct root {
 
 static const char *Set;
 
-/* fail -- a message and exit 1 */
-__attribute__((format(printf, 1, 2), noreturn))
-static void
-fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "txlog: %s: ", Set);
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	exit(1);
-}
+/* fail -- "txlog: SET: message" and exit 1 */
+#define fail(...) tu_die("txlog", Set, __VA_ARGS__)
 
 /* mix -- a value per transaction */
 static uint64_t

@@ -10,8 +10,9 @@ set -euo pipefail
 
 : "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
+# shellcheck source-path=SCRIPTDIR source=../common/tu.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common/tu.sh"
 rounds=${FUZZ_ROUNDS:-200000}
-fail=0
 for name in proto poolset target session; do
 	prog=$top_builddir/tests/fuzz/fuzz_$name
 	seeds=("$top_srcdir/tests/fuzz/corpus/$name"/*)
@@ -20,9 +21,8 @@ for name in proto poolset target session; do
 	if out=$("$prog" -n "$n" "${seeds[@]}" 2>&1); then
 		echo "PASS fuzz_$name: $out"
 	else
-		echo "FAIL fuzz_$name:"
+		tu_fail "fuzz_$name:"
 		echo "$out"
-		fail=1
 	fi
 done
-exit $fail
+exit $((TU_FAILED != 0))

@@ -20,16 +20,14 @@ start=$SECONDS
 # at the lowest priority: the tests beside it measure time-outs
 DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-nocheck parallel=1} \
 	nice -n 19 "$top_srcdir/scripts/deb.sh" "$out" || {
-	echo "FAIL: the packages did not build"
+	tu_fail "the packages did not build"
 	exit 1
 }
-missing=0
 # rpmem-ocf is of architecture all: rpmem-ocf_VERSION_all.deb
 for p in librpmem1 librpmem-dev rpmemd rpmem-tools rpmem-ocf; do
 	compgen -G "$out/${p}_*.deb" >/dev/null || {
-		echo "FAIL: no $p package in $out"
-		missing=1
+		tu_fail "no $p package in $out"
 	}
 done
-((missing)) && exit 1
+((TU_FAILED)) && exit 1
 echo "PASS: packages built in $((SECONDS - start)) s"

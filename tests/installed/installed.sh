@@ -110,13 +110,6 @@ tgt=$tmp/target			# the target's files
 ahome=$tmp/app-home		# /root of the application side
 thome=$tmp/target-home		# /root of the target side
 installed=no
-failed=0
-
-# bad -- a failed check: say why, count it
-bad() {
-	printf 'FAIL: %s\n' "$*"
-	failed=$((failed + 1))
-}
 
 # sshd_pid -- pid of the target's sshd, when it runs with our config
 sshd_pid() {
@@ -136,7 +129,7 @@ purge() {
 	dpkg -L "${pkgs[@]}" 2>/dev/null | sort -u >"$tmp/files" || :
 	if ! dpkg --purge "${pkgs[@]}" >"$tmp/purge.log" 2>&1; then
 		cat "$tmp/purge.log"
-		bad "dpkg --purge ${pkgs[*]}"
+		tu_fail "dpkg --purge ${pkgs[*]}"
 		return
 	fi
 	# what is there again belongs to the packages the diversions hid
@@ -144,28 +137,28 @@ purge() {
 		[[ -e $f && ! -d $f ]] || continue
 		dpkg -S "$f" >/dev/null 2>&1 || echo "$f"
 	done)
-	[[ -z $left ]] || bad "files left after the purge: $left"
-	[[ ! -e /etc/rpmemd ]] || bad "/etc/rpmemd left after the purge"
+	[[ -z $left ]] || tu_fail "files left after the purge: $left"
+	[[ ! -e /etc/rpmemd ]] || tu_fail "/etc/rpmemd left after the purge"
 	for f in "$ocf_root/resource.d/rpmem" "$ocf_root/lib/rpmem"; do
-		[[ ! -e $f ]] || bad "$f left after the purge"
+		[[ ! -e $f ]] || tu_fail "$f left after the purge"
 	done
 	# rpmemd(1) and poolset(5) of pmdk-tools and libpmem1 were diverted
 	dpkg-divert --list | grep -E 'by (rpmemd|rpmem-tools)$' &&
-		bad "diversions left after the purge"
+		tu_fail "diversions left after the purge"
 	dpkg --verify "${others[@]}" >"$tmp/verify.after" 2>&1 || :
 	diff -u "$tmp/verify.before" "$tmp/verify.after" ||
-		bad "the purge did not give ${others[*]} their files back"
+		tu_fail "the purge did not give ${others[*]} their files back"
 	if ldconfig -p | grep 'librpmem\.so\.1 ' >/dev/null; then
-		bad "librpmem.so.1 still in the linker cache after the purge"
+		tu_fail "librpmem.so.1 still in the linker cache after the purge"
 	fi
-	[[ $failed != 0 ]] || say "ok: purged, nothing of the packages left"
+	[[ $TU_FAILED != 0 ]] || say "ok: purged, nothing of the packages left"
 }
 
 # cleanup -- stop sshd, drop the namespace, purge, remove the temp dir
 cleanup() {
 	local rc=$? pid
 	trap - EXIT
-	# every step is tried, and each check reports through bad
+	# every step is tried, and each check reports through tu_fail
 	set +e
 	if pid=$(sshd_pid); then
 		kill -TERM "$pid" 2>/dev/null || :
@@ -177,7 +170,7 @@ cleanup() {
 	harness_netns_stop
 	[[ $installed == no ]] || purge
 	rm -rf -- "$tmp"
-	((failed == 0)) || rc=1
+	((TU_FAILED == 0)) || rc=1
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -187,40 +180,6 @@ trap 'exit 1' HUP INT TERM
 on_app() {
 	unshare -m --propagation private -- sh -c \
 		'mount --bind "$0" /root && exec "$@"' "$ahome" "$@"
-}
-
-# ok -- "$@" on the application side must succeed; $1 names it
-ok() {
-	local what=$1
-	shift
-	if on_app "$@" >"$tmp/out" 2>&1; then
-		say "ok: $what"
-		return 0
-	fi
-	bad "$what: $* exited $?"
-	sed 's/^/    /' "$tmp/out"
-	return 1
-}
-
-# has -- the output of the last ok must match ERE $2; $1 names it
-has() {
-	if grep -Eq -- "$2" "$tmp/out"; then
-		say "ok: $1"
-	else
-		bad "$1: no line matching '$2' in:"
-		sed 's/^/    /' "$tmp/out"
-	fi
-}
-
-# expect -- the test "${@:2}" must hold; $1 names it
-expect() {
-	local what=$1
-	shift
-	if "$@"; then
-		say "ok: $what"
-	else
-		bad "$what ($*)"
-	fi
 }
 
 # pmemobj_hdr -- file $1 starts with a libpmemobj pool header
@@ -240,31 +199,31 @@ say "installing ${files[*]##*/}"
 installed=yes
 dpkg -i "${files[@]}" >"$tmp/install.log" 2>&1 || {
 	cat "$tmp/install.log"
-	bad "dpkg -i of the packages"
+	tu_fail "dpkg -i of the packages"
 	exit 1
 }
 # /lib is /usr/lib on Debian 12 (merged /usr); ldconfig names either
-expect "the linker's cache has librpmem.so.1 in /usr/lib/$multiarch" \
+tu_expect "the linker's cache has librpmem.so.1 in /usr/lib/$multiarch" \
 	grep -Eq "librpmem\.so\.1 .*=> (/usr)?/lib/$multiarch/librpmem\.so\.1\$" \
 	<(ldconfig -p)
-expect "/etc/rpmemd/rpmemd.conf is the shipped, commented file" \
+tu_expect "/etc/rpmemd/rpmemd.conf is the shipped, commented file" \
 	cmp -s /etc/rpmemd/rpmemd.conf "$top_srcdir/src/rpmemd/rpmemd.conf"
-expect "rpmem is rpmem-tools'" \
+tu_expect "rpmem is rpmem-tools'" \
 	test "$(dpkg -S /usr/bin/rpmem 2>/dev/null)" = "rpmem-tools: /usr/bin/rpmem"
 
 # ------------------------------------------------------------ the agent
 # as Pacemaker runs it: OCF_ROOT and the action, nothing else
 agent=$ocf_root/resource.d/rpmem/pool
-expect "ocf:rpmem:pool's meta-data is valid against ra-api-1.dtd" eval \
+tu_expect "ocf:rpmem:pool's meta-data is valid against ra-api-1.dtd" eval \
 	'env -i PATH="$PATH" OCF_ROOT=$ocf_root "$agent" meta-data |
 	xmllint --nowarning --noout --dtdvalid /usr/share/resource-agents/ra-api-1.dtd -'
 rc=0
 env -i PATH="$PATH" OCF_ROOT=$ocf_root "$agent" validate-all \
 	>/dev/null 2>&1 || rc=$?
-expect "ocf:rpmem:pool validate-all without parameters: 6 (got $rc)" \
+tu_expect "ocf:rpmem:pool validate-all without parameters: 6 (got $rc)" \
 	test "$rc" = 6
 for h in crm-fence-peer crm-unfence-peer; do
-	expect "$h finds rpmem-ocf.sh beside it" eval \
+	tu_expect "$h finds rpmem-ocf.sh beside it" eval \
 		'env -i PATH="$PATH" "$ocf_root/lib/rpmem/$h" --help |
 		grep -q "^usage: "'
 done
@@ -280,7 +239,7 @@ install -m 600 "$ahome/.ssh/id_ed25519.pub" "$thome/.ssh/authorized_keys"
 
 rc=0
 harness_netns_start inst || rc=$?
-((rc == 0)) || { bad "no network namespace for the target"; exit 1; }
+((rc == 0)) || { tu_fail "no network namespace for the target"; exit 1; }
 host=$HARNESS_NETNS_ADDR
 printf '%s %s\n' "$host" "$(cut -d' ' -f1,2 "$tgt/ssh_host_ed25519_key.pub")" \
 	>"$ahome/.ssh/known_hosts"
@@ -309,21 +268,21 @@ ip netns exec "$HARNESS_NETNS" sh -c \
 	'mount --bind "$0" /root && exec /usr/sbin/sshd -f "$1" -E "$2"' \
 	"$thome" "$tgt/sshd_config" "$tgt/sshd.log" || {
 	cat "$tgt/sshd.log"
-	bad "the target's sshd did not start"
+	tu_fail "the target's sshd did not start"
 	exit 1
 }
 for _ in $(seq 200); do
 	sshd_pid >/dev/null && break
 	sleep 0.05
 done
-sshd_pid >/dev/null || { bad "the target's sshd wrote no pid file"; exit 1; }
+sshd_pid >/dev/null || { tu_fail "the target's sshd wrote no pid file"; exit 1; }
 
 # sshd has bound its port once it wrote the pid file: the first login
 # either works or shows why not
-ok "ssh root@$host logs in with the test's key and known_hosts" \
-	ssh -oBatchMode=yes "root@$host" 'command -v rpmemd' ||
+tu_must "ssh root@$host logs in with the test's key and known_hosts" \
+	on_app ssh -oBatchMode=yes "root@$host" 'command -v rpmemd' ||
 	{ sed 's/^/    /' "$tgt/sshd.log"; exit 1; }
-has "rpmemd on the target's non-interactive PATH is the package's" \
+tu_has "rpmemd on the target's non-interactive PATH is the package's" \
 	'^/usr/bin/rpmemd$'
 
 # the packaged config, plus where this test keeps its pool sets
@@ -332,8 +291,8 @@ printf '\n# added by tests/installed/installed.sh\npoolset-dir = %s\n' \
 
 # ------------------------------------------------------------ the pool
 cc -std=gnu11 -O2 -o "$tmp/counter" "$self/counter.c" -lpmemobj ||
-	{ bad "counter.c does not build against Debian's libpmemobj"; exit 1; }
-expect "counter links libpmemobj, not librpmem" \
+	{ tu_fail "counter.c does not build against Debian's libpmemobj"; exit 1; }
+tu_expect "counter links libpmemobj, not librpmem" \
 	eval '! ldd "$tmp/counter" | grep -q librpmem'
 set=$app/app.set
 lpart=$app/app.part
@@ -344,54 +303,58 @@ printf 'PMEMPOOLSET\n32M %s\nREPLICA root@%s app.set\n' "$lpart" "$host" \
 
 ntx=200			# transactions of the new pool
 nmore=50		# and after it was rebuilt twice
-ok "pmempool create obj of a pool with a remote replica" \
-	pmempool create obj --layout=installed "$set"
-expect "the replica on the target holds a libpmemobj header" \
+tu_must "pmempool create obj of a pool with a remote replica" \
+	on_app pmempool create obj --layout=installed "$set"
+tu_expect "the replica on the target holds a libpmemobj header" \
 	pmemobj_hdr "$rpart"
-ok "transactions through Debian's libpmemobj" "$tmp/counter" add "$set" "$ntx"
-ok "the transactions are in the pool" "$tmp/counter" verify "$set" "$ntx"
+tu_must "transactions through Debian's libpmemobj" \
+	on_app "$tmp/counter" add "$set" "$ntx"
+tu_must "the transactions are in the pool" \
+	on_app "$tmp/counter" verify "$set" "$ntx"
 
 rm -f -- "$lpart"
-ok "pmempool sync rebuilds the deleted master from the replica" \
-	pmempool sync "$set"
-ok "the rebuilt master holds every transaction" \
-	"$tmp/counter" verify "$set" "$ntx"
+tu_must "pmempool sync rebuilds the deleted master from the replica" \
+	on_app pmempool sync "$set"
+tu_must "the rebuilt master holds every transaction" \
+	on_app "$tmp/counter" verify "$set" "$ntx"
 
 rm -f -- "$rpart"
-ok "pmempool sync recreates the deleted replica" pmempool sync "$set"
-expect "the replica is back" pmemobj_hdr "$rpart"
+tu_must "pmempool sync recreates the deleted replica" \
+	on_app pmempool sync "$set"
+tu_expect "the replica is back" pmemobj_hdr "$rpart"
 rm -f -- "$lpart"
-ok "pmempool sync rebuilds the master from the recreated replica" \
-	pmempool sync "$set"
-ok "the master rebuilt from it holds every transaction" \
-	"$tmp/counter" verify "$set" "$ntx"
-ok "more transactions after the rebuilds" "$tmp/counter" add "$set" "$nmore"
+tu_must "pmempool sync rebuilds the master from the recreated replica" \
+	on_app pmempool sync "$set"
+tu_must "the master rebuilt from it holds every transaction" \
+	on_app "$tmp/counter" verify "$set" "$ntx"
+tu_must "more transactions after the rebuilds" \
+	on_app "$tmp/counter" add "$set" "$nmore"
 
-ok "rpmem info" rpmem info "$set"
-has "rpmem info: the replica is remote and healthy" \
+tu_must "rpmem info" on_app rpmem info "$set"
+tu_has "rpmem info: the replica is remote and healthy" \
 	"^replica 1: remote root@$host app.set"
-has "rpmem info: same pool" 'same pool +yes'
+tu_has "rpmem info: same pool" 'same pool +yes'
 # a live libpmemobj replica may differ in run-time bytes (README)
 on_app rpmem verify "$set" >"$tmp/out" 2>&1 && rc=0 || rc=$?
-expect "rpmem verify: equal or differing ranges (exit 0 or 3, got $rc)" \
+tu_expect "rpmem verify: equal or differing ranges (exit 0 or 3, got $rc)" \
 	test "$rc" = 0 -o "$rc" = 3
-ok "rpmem sync" rpmem sync "$set"
-ok "rpmem verify after the sync" rpmem verify "$set"
-has "rpmem verify: the replica is equal" "^replica 1 .*: equal"
-ok "the pool still holds every transaction" \
-	"$tmp/counter" verify "$set" $((ntx + nmore))
+tu_must "rpmem sync" on_app rpmem sync "$set"
+tu_must "rpmem verify after the sync" on_app rpmem verify "$set"
+tu_has "rpmem verify: the replica is equal" "^replica 1 .*: equal"
+tu_must "the pool still holds every transaction" \
+	on_app "$tmp/counter" verify "$set" $((ntx + nmore))
 
-ok "pmempool rm" pmempool rm "$set"
-expect "pmempool rm removed the master" test ! -e "$lpart"
-expect "pmempool rm removed the replica" test ! -e "$rpart"
+tu_must "pmempool rm" on_app pmempool rm "$set"
+tu_expect "pmempool rm removed the master" test ! -e "$lpart"
+tu_expect "pmempool rm removed the replica" test ! -e "$rpart"
 
-ok "rpmem create" rpmem create "$set"
-expect "rpmem create made the replica" test -s "$rpart"
-ok "rpmem info of the new pool" rpmem info "$set"
-has "rpmem info: its replica opens" 'status +ok'
-ok "rpmem rm" rpmem rm "$set"
-expect "rpmem rm removed the master" test ! -e "$lpart"
-expect "rpmem rm removed the replica" test ! -e "$rpart"
+tu_must "rpmem create" on_app rpmem create "$set"
+tu_expect "rpmem create made the replica" test -s "$rpart"
+tu_must "rpmem info of the new pool" on_app rpmem info "$set"
+tu_has "rpmem info: its replica opens" 'status +ok'
+tu_must "rpmem rm" on_app rpmem rm "$set"
+tu_expect "rpmem rm removed the master" test ! -e "$lpart"
+tu_expect "rpmem rm removed the replica" test ! -e "$rpart"
 
-((failed == 0)) && echo "installed.sh: the installed packages replicate" \
+((TU_FAILED == 0)) && echo "installed.sh: the installed packages replicate" \
 	"between two hosts"

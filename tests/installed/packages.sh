@@ -21,13 +21,6 @@ pkg_arch
 version=$(sed -n 's/^PACKAGE_VERSION = //p' "$top_builddir/Makefile")
 # the packages' version: epoch 1 over the tree's (debian/changelog)
 debversion=1:$version
-fail=0
-
-# bad -- report a failed check
-bad() {
-	printf 'FAIL: %s\n' "$*"
-	fail=1
-}
 
 # the packages, and those of architecture all (the shell scripts)
 pkgs=(librpmem1 librpmem-dev rpmemd rpmem-tools rpmem-ocf)
@@ -93,52 +86,52 @@ depends=(
 )
 
 for p in "${pkgs[@]}"; do
-	[[ -f $(deb "$p") ]] || bad "$(deb "$p") missing (version $version)"
+	[[ -f $(deb "$p") ]] || tu_fail "$(deb "$p") missing (version $version)"
 done
-((fail == 0)) || exit 1
+((TU_FAILED == 0)) || exit 1
 
 for row in "${contents[@]}"; do
 	p=${row%%|*} path=${row#*|}
 	dpkg-deb -c "$(deb "$p")" | awk '{ $1 = $2 = $3 = $4 = $5 = ""; print }' |
 		sed 's/^ *\.\///' | grep -qxF -- "$path" ||
-		bad "$p does not hold $path"
+		tu_fail "$p does not hold $path"
 done
 for row in "${modes[@]}"; do
 	p=${row%%|*} mode=${row#*|} path=${mode#*|} mode=${mode%%|*}
 	m=$(dpkg-deb -c "$(deb "$p")" | awk -v f="./$path" '$6 == f { print $1 }')
-	[[ $m == "$mode" ]] || bad "$p holds $path with mode '$m', not $mode"
+	[[ $m == "$mode" ]] || tu_fail "$p holds $path with mode '$m', not $mode"
 done
 # dpkg would refuse to install two packages that share a file
 dup=$(for p in "${pkgs[@]}"; do
 	dpkg-deb -c "$(deb "$p")" | awk '$1 !~ /^d/ { print $6 }'
 done | sort | uniq -d)
-[[ -z $dup ]] || bad "files in two packages: $dup"
+[[ -z $dup ]] || tu_fail "files in two packages: $dup"
 for p in "${pkgs[@]}"; do
 	v=$(dpkg-deb -f "$(deb "$p")" Version)
-	[[ $v == "$debversion" ]] || bad "$p is version $v, not $debversion"
+	[[ $v == "$debversion" ]] || tu_fail "$p is version $v, not $debversion"
 done
 for p in "${indep[@]}"; do
 	a=$(dpkg-deb -f "$(deb "$p")" Architecture)
-	[[ $a == all ]] || bad "$p is of architecture $a, not all"
+	[[ $a == all ]] || tu_fail "$p is of architecture $a, not all"
 done
 for row in "${depends[@]}"; do
 	p=${row%%|*} re=${row#*|}
 	dep=$(dpkg-deb -f "$(deb "$p")" Depends)
-	[[ $dep =~ $re ]] || bad "$p Depends '$dep' lacks /$re/"
+	[[ $dep =~ $re ]] || tu_fail "$p Depends '$dep' lacks /$re/"
 done
 [[ $(dpkg-deb -I "$(deb rpmemd)" conffiles 2>/dev/null) == \
-	/etc/rpmemd/rpmemd.conf ]] || bad "rpmemd.conf is not a conffile"
+	/etc/rpmemd/rpmemd.conf ]] || tu_fail "rpmemd.conf is not a conffile"
 # the file as shipped: commented, every key at its default
 dpkg-deb --fsys-tarfile "$(deb rpmemd)" |
 	tar -xOf - ./etc/rpmemd/rpmemd.conf | cmp -s - \
 	"$top_srcdir/src/rpmemd/rpmemd.conf" ||
-	bad "/etc/rpmemd/rpmemd.conf differs from src/rpmemd/rpmemd.conf"
+	tu_fail "/etc/rpmemd/rpmemd.conf differs from src/rpmemd/rpmemd.conf"
 diff -u <("$top_srcdir/debian/symbols-from-map" \
 	"$top_srcdir/src/librpmem/librpmem.map") \
 	<(dpkg-deb -I "$(deb librpmem1)" symbols) ||
-	bad "librpmem1's symbols are not those of librpmem.map"
+	tu_fail "librpmem1's symbols are not those of librpmem.map"
 [[ $(dpkg-deb -f "$(deb librpmem1)" Multi-Arch) == same ]] ||
-	bad "librpmem1 is not Multi-Arch: same"
+	tu_fail "librpmem1 is not Multi-Arch: same"
 
 # lintian: no error; warnings are printed (README lists them and why)
 lintian --fail-on error --suppress-tags-from-file /dev/null \
@@ -146,7 +139,7 @@ lintian --fail-on error --suppress-tags-from-file /dev/null \
 rc=$?
 grep -v 'running with root privileges' "$debs/lintian.txt"
 if grep -q '^E: ' "$debs/lintian.txt" || ((rc != 0)); then
-	bad "lintian reports errors (exit $rc)"
+	tu_fail "lintian reports errors (exit $rc)"
 fi
-((fail)) || echo "PASS: the packages' contents, control data and lintian"
-exit $fail
+((TU_FAILED)) || echo "PASS: the packages' contents, control data and lintian"
+exit $((TU_FAILED != 0))

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # pkg.sh -- what the tests of the Debian packages share (debs.sh,
-# packages.sh, upgrade.sh, installed.sh source it)
+# packages.sh, upgrade.sh, installed.sh source it); it sources
+# tests/common/tu.sh, whose assertions they use
 #
 #   pkg_gate NAME WHY        exit 77 with WHY unless RPMEM_TEST_PACKAGES=1
 #   pkg_arch                 set arch (dpkg's) and multiarch (the libdir's)
@@ -15,6 +16,8 @@
 : "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
 top_builddir=$(cd "$top_builddir" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../common/tu.sh
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../common/tu.sh"
 
 # pkg_gate -- packages are built and installed only when asked for
 pkg_gate() {

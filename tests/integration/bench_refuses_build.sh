@@ -30,9 +30,10 @@ set -euo pipefail
 self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
 top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../common/tu.sh
+. "$self/../common/tu.sh"
 rpmem=$top_builddir/rpmem
-[[ -x $rpmem ]] || { echo "bench_refuses_build.sh: $rpmem not built" >&2
-	exit 1; }
+tu_need_built "$rpmem"
 # shellcheck source-path=SCRIPTDIR source=../../scripts/build_kind.sh
 . "$top_srcdir/scripts/build_kind.sh"
 
@@ -73,25 +74,16 @@ trim() {
 	printf '%s' "${s%"${s##*[![:space:]]}"}"
 }
 
-n=0 failed=0
+n=0
 # check -- a case's condition $1 (evaluated here) holds, else its
 # failure $2 is counted
 check() {
 	n=$((n + 1))
 	if ! eval "$1"; then
-		failed=$((failed + 1))
-		printf 'FAIL case %s: %s\n' "$i" "$2"
+		tu_fail "case $i: $2"
 		[[ -s $tmp/err ]] && sed 's/^/  stderr: /' "$tmp/err"
 	fi
 	return 0
-}
-
-# run -- run "$@", stdout in $tmp/out, stderr in $tmp/err, status in rc
-run() {
-	set +e
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	set -e
 }
 
 i=0
@@ -111,20 +103,20 @@ while IFS='|' read -r skind ckind cflags wflags ldflags mflags; do
 	if [[ $skind != optimised ]]; then
 		want=$(build_kind_message "$tree" "$skind")
 		for s in sidebyside degraded; do
-			run env top_builddir="$tree" \
+			tu_try env top_builddir="$tree" \
 				"$top_srcdir/tests/perf/$s.sh" --quick
 			check '[[ $rc == 2 && $(<"$tmp/err") == "$s.sh: $want" ]]' \
 				"$s.sh exits $rc, wanted 2 and the helper's line"
 		done
 	fi
 	# shellcheck disable=SC2086 # flags are words
-	run "${CC:-cc}" -std=gnu11 $cflags $wflags $mflags \
+	tu_try "${CC:-cc}" -std=gnu11 $cflags $wflags $mflags \
 		-DRPMEM_BUILD_KIND="\"$(build_kind_of "$cflags $wflags $ldflags")\"" \
 		-I"$top_srcdir/src/tools" -o "$tree/kind" "$tmp/main.c" \
 		"$top_srcdir/src/tools/build_kind.c" $ldflags
 	check '[[ $rc == 0 ]]' "build_kind.c does not build with these flags"
 	[[ $rc == 0 ]] || continue
-	run env -u RPMEM_BENCH_ANY_BUILD ASAN_OPTIONS=detect_leaks=0 \
+	tu_try env -u RPMEM_BENCH_ANY_BUILD ASAN_OPTIONS=detect_leaks=0 \
 		"$tree/kind"
 	if [[ $ckind == optimised ]]; then
 		check '[[ $rc == 0 && $(<"$tmp/out") == optimised &&
@@ -134,7 +126,7 @@ while IFS='|' read -r skind ckind cflags wflags ldflags mflags; do
 	want="rpmem bench: $(build_kind_message "this rpmem" "$ckind")"
 	check '[[ $rc == 3 && $(<"$tmp/err") == "$want" ]]' \
 		"build_kind.c exits $rc, wanted 3 and the helper's line"
-	run env RPMEM_BENCH_ANY_BUILD=1 ASAN_OPTIONS=detect_leaks=0 \
+	tu_try env RPMEM_BENCH_ANY_BUILD=1 ASAN_OPTIONS=detect_leaks=0 \
 		"$tree/kind"
 	check '[[ $rc == 0 && $(<"$tmp/out") == "$ckind" &&
 		$(<"$tmp/err") == "rpmem bench: warning: this rpmem is"* &&
@@ -150,7 +142,7 @@ i=tree
 for any in unset 0 1; do
 	env=(env -u RPMEM_BENCH_ANY_BUILD)
 	[[ $any == unset ]] || env+=("RPMEM_BENCH_ANY_BUILD=$any")
-	run "${env[@]}" "$rpmem" bench --quick "$tmp/local.set"
+	tu_try "${env[@]}" "$rpmem" bench --quick "$tmp/local.set"
 	if [[ $kind != optimised && $any != 1 ]]; then
 		# shellcheck disable=SC2034 # check reads it
 		want="rpmem bench: $(build_kind_message "this rpmem" "$kind")"
@@ -164,6 +156,6 @@ for any in unset 0 1; do
 	fi
 done
 
-echo "bench_refuses_build.sh: $((n - failed)) of $n checks passed" \
+echo "bench_refuses_build.sh: $((n - TU_FAILED)) of $n checks passed" \
 	"(this tree: $kind)"
-((failed == 0))
+((TU_FAILED == 0))

@@ -61,7 +61,7 @@ trap 'exit 1' HUP INT TERM
 
 # fail -- report a failed assertion with the last command's output; exit
 fail() {
-	printf 'FAIL %s\n' "$*"
+	tu_fail "$*"
 	printf -- '--- stdout of the last rpmem command ---\n%s\n' "$out"
 	printf -- '--- stderr ---\n'
 	cat -- "$tmp/err" 2>/dev/null || :

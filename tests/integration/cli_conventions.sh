@@ -29,8 +29,10 @@ set -euo pipefail
 self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
+# shellcheck source-path=SCRIPTDIR source=../common/tu.sh
+. "$self/../common/tu.sh"
 rpmem=$(cd "$top_builddir" && pwd)/rpmem
-[[ -x $rpmem ]] || { echo "cli_conventions.sh: $rpmem not built" >&2; exit 1; }
+tu_need_built "$rpmem"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-conv.XXXXXX")
 trap 'rm -rf -- "$tmp"' EXIT
@@ -163,7 +165,6 @@ expand() {
 }
 
 n=0
-failed=0
 while IFS='|' read -r want out err args; do
 	want=$(trim "$want")
 	out=$(trim "${out//\{set\}/$set_file}")
@@ -183,12 +184,11 @@ while IFS='|' read -r want out err args; do
 	[[ -n $why ]] || stream_ok "$tmp/err" "$err" "$cmd" ||
 		why="stderr is not '$err'"
 	if [[ -n $why ]]; then
-		failed=$((failed + 1))
-		printf 'FAIL rpmem %s: %s\n' "$args" "$why"
+		tu_fail "rpmem $args: $why"
 		printf -- '--- stdout:\n%s\n--- stderr:\n%s\n' \
 			"$(cat "$tmp/out")" "$(cat "$tmp/err")"
 	fi
 done < <(expand)
 
-echo "cli_conventions.sh: $((n - failed)) of $n cases passed"
-((failed == 0))
+echo "cli_conventions.sh: $((n - TU_FAILED)) of $n cases passed"
+((TU_FAILED == 0))

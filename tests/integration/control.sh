@@ -241,7 +241,7 @@ check_after() {
 		sleep 0.05
 	done
 	if ((${#pids[@]} != 0)); then
-		echo "FAIL $label: processes still running 5 s after the run:"
+		tu_fail "$label: processes still running 5 s after the run:"
 		ps -o pid,ppid,etime,args -p "$(IFS=,; echo "${pids[*]}")" || :
 		# ours for sure: their argv names our private temp dir
 		kill -TERM "${pids[@]}" 2>/dev/null || :
@@ -250,7 +250,7 @@ check_after() {
 	stray=$(find "$outside" -mindepth 1 -path "$poolset_dir" -prune \
 		-o -print)
 	if [[ -n $stray ]]; then
-		echo "FAIL $label: files outside the poolset dir after the" \
+		tu_fail "$label: files outside the poolset dir after the" \
 			"run (an S1 escape, or a failed test's leftovers):"
 		printf '%s\n' "$stray"
 		rm -rf -- "${outside:?}"/*
@@ -259,7 +259,7 @@ check_after() {
 	fi
 	stray=$(find "$part_dir" -mindepth 1)
 	if [[ -n $stray ]]; then
-		echo "FAIL $label: part files left after the run (R13, or" \
+		tu_fail "$label: part files left after the run (R13, or" \
 			"a failed test's leftovers):"
 		printf '%s\n' "$stray"
 		rm -rf -- "${part_dir:?}"/*
@@ -399,7 +399,7 @@ cmdlist() {
 		n=$(grep -c 'session: pid' "$log_dir/cmdlist-$log.log") || :
 		if [[ $n != 2 ]] || ! grep -q "CREATE: desc 'cl-$log.set'" \
 				"$log_dir/cmdlist-$log.log"; then
-			echo "FAIL cmdlist: command $log served $n sessions," \
+			tu_fail "cmdlist: command $log served $n sessions," \
 				"or not replica cl-$log.set"
 			return 1
 		fi

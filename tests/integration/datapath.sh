@@ -103,11 +103,11 @@ check_after() {
 		sleep 0.05
 	done
 	if ((${#alive[@]} != 0)); then
-		echo "FAIL $label: rpmemd still running 10 s after the run:" \
+		tu_fail "$label: rpmemd still running 10 s after the run:" \
 			"${alive[*]}"
 	fi
 	if ((${#others[@]} != 0)); then
-		echo "FAIL $label: processes of this run still running:"
+		tu_fail "$label: processes of this run still running:"
 		ps -o pid,ppid,stat,etime,args \
 			-p "$(IFS=,; echo "${others[*]}")" || :
 	fi
@@ -118,7 +118,7 @@ check_after() {
 	fi
 	stray=$(find "$part_dir" "$poolset_dir" -mindepth 1)
 	if [[ -n $stray ]]; then
-		echo "FAIL $label: files left after the run:"
+		tu_fail "$label: files left after the run:"
 		printf '%s\n' "$stray"
 		rm -rf -- "${part_dir:?}"/* "${poolset_dir:?}"/*
 		return 1
@@ -151,7 +151,7 @@ run_group() {
 	"$prog" "$pgroup" || result=FAIL
 	check_after "$group" || result=FAIL
 	if (($(sessions_with "$says") == had)); then
-		echo "FAIL $group: no session's log says \"$says\""
+		tu_fail "$group: no session's log says \"$says\""
 		result=FAIL
 	fi
 	if [[ $result != PASS ]]; then

@@ -82,12 +82,10 @@ cases=(
 	"no-poolset|$HARNESS_TARGET|absent.set|$rpmemd_cmd||create of 'absent\\.set' on $host failed: .*pool set 'absent\\.set' in poolset-dir $psd: No such file or directory"
 )
 
-failed=0
-# fail -- report a failed check of case $name with the output $1
+# fail -- report a failed check of case $name with the output $1 (tu_fail)
 fail() {
-	printf 'FAIL %s: %s\n' "$name" "$1"
+	tu_fail "$name: $1"
 	[[ -z ${2:-} || ! -s $2 ]] || sed 's/^/    /' "$2"
-	failed=$((failed + 1))
 }
 
 # refused WHAT OUT OK [ERE FILE MSG]... -- WHAT (its status in $rc, its
@@ -148,8 +146,8 @@ for row in "${cases[@]}"; do
 	run_case "$target" "$desc" "$cmd" "$wrap" "$want"
 done
 
-if ((failed)); then
-	echo "links.sh: $failed check(s) failed"
+if ((TU_FAILED)); then
+	echo "links.sh: $TU_FAILED check(s) failed"
 	exit 1
 fi
 ((skipped < ${#cases[@]})) || exit 77

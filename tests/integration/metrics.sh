@@ -33,15 +33,9 @@ unit_in=$top_srcdir/src/systemd/rpmem-metrics.service.in
 timer=$top_srcdir/src/systemd/rpmem-metrics.timer
 
 SIZE=$((32 << 20))
-fo_tmp
-# shellcheck disable=SC2016 # expanded at exit
-fo_exit_trap 'harness_stop_sshd "$tmp/b"; stop_exporter'
-harness_start_sshd "$tmp/b" || exit 1
-target=$HARNESS_TARGET
-psd=$tmp/psd
+fo_target stop_exporter
 textdir=$tmp/textfile
-mkdir -p "$psd" "$tmp/parts" "$tmp/state" "$tmp/w" "$textdir"
-rpmemd_cmd=$(harness_rpmemd_cmd "$psd" "$tmp/rpmemd.log")
+mkdir -p "$tmp/state" "$tmp/w" "$textdir"
 exporter_pid=
 
 # stop_exporter -- TERM node-exporter by its pid, wait for it
@@ -171,13 +165,10 @@ count() {
 }
 
 # wait_until SECONDS CMD... -- poll CMD until it succeeds, with a deadline
+# (fo_poll's, whether the application runs or not)
 wait_until() {
-	local end=$((SECONDS + $1))
-	shift
-	while ((SECONDS < end)); do
-		"$@" && return 0
-		sleep 0.02
-	done
+	local app_pid=
+	fo_poll "$@" && return 0
 	echo "    # '$*' not so in time (state '$(state)')"
 	return 1
 }

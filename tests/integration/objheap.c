@@ -25,7 +25,6 @@
  * Exit status 0, or 1 with a message.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,19 +63,8 @@ static const size_t Small[] = {
 
 static const char *Set;
 
-/* fail -- a message and exit 1 */
-__attribute__((format(printf, 1, 2), noreturn))
-static void
-fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "objheap: %s: ", Set);
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	exit(1);
-}
+/* fail -- "objheap: SET: message" and exit 1 */
+#define fail(...) tu_die("objheap", Set, __VA_ARGS__)
 
 /* fill -- the bytes an object of `len` with `tag` holds */
 static void

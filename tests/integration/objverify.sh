@@ -23,11 +23,10 @@
 # Exit status 0 pass, 1 fail.
 set -uo pipefail
 
-: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_srcdir:=$top_builddir}"
-export top_builddir top_srcdir
-# shellcheck source=tests/common/harness.sh
-source "$top_srcdir/tests/common/harness.sh"
+# harness.sh sets and exports top_srcdir and top_builddir (default: this
+# script's tree)
+# shellcheck source-path=SCRIPTDIR source=../common/harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common/harness.sh"
 
 objheap=$top_builddir/tests/integration/objheap
 rpmem=$top_builddir/rpmem

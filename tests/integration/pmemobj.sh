@@ -105,11 +105,7 @@ cleanup() {
 	local rc=$?
 	trap - EXIT
 	harness_stop_sshd "$tmp" || rc=1
-	if [[ ${PMEMOBJ_SH_KEEP:-0} == 1 ]]; then
-		echo "pmemobj.sh: logs and outputs kept in $tmp"
-	else
-		rm -rf -- "$tmp"
-	fi
+	tu_rmtmp "$tmp" "${PMEMOBJ_SH_KEEP:-0}"
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -155,9 +151,9 @@ sc_create_replicated() {
 		"request CREATE: desc 'remote.set' size $((16 * M)) "
 	logged "every lane rpmemd granted was connected" "$mark" \
 		'lanes connected'
-	expect "remote part holds a PMEMOBJ header (no SINGLEHDR)" \
+	tu_expect "remote part holds a PMEMOBJ header (no SINGLEHDR)" \
 		is_pmemobj_hdr "$(rpart remote.set 0)" 0
-	expect "remote part has the size its set names" \
+	tu_expect "remote part has the size its set names" \
 		has_size "$(rpart remote.set 0)" $((16 * M))
 	obj verify "$set" "$NTX"
 	mark=$(log_mark)
@@ -167,7 +163,7 @@ sc_create_replicated() {
 	obj verify "$set" $((NTX + NTX_MORE))
 	synced_back "$set" "the deleted master from the replica" \
 		$((NTX + NTX_MORE)) "$(lpart pool 0)"
-	expect "master part is back" has_size "$(lpart pool 0)" $((16 * M))
+	tu_expect "master part is back" has_size "$(lpart pool 0)" $((16 * M))
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
 }
 
@@ -185,13 +181,13 @@ sc_sync_recreates_replica() {
 	calls=$(wc -l <"$HARNESS_SSH_CALLS")
 	ok "pmempool sync recreates a lost remote replica" \
 		"$pmempool" sync "$set"
-	expect "libpmempool ran rpmemd --remove for the broken replica" \
+	tu_expect "libpmempool ran rpmemd --remove for the broken replica" \
 		removed_since "$calls" mirror/remote.set
 	logged "sync created the remote pool anew" "$mark" \
 		"request CREATE: desc 'mirror/remote.set' "
-	expect "remote part recreated with its size" \
+	tu_expect "remote part recreated with its size" \
 		has_size "$part" $((24 * M))
-	expect "recreated part holds a PMEMOBJ header" is_pmemobj_hdr "$part" 0
+	tu_expect "recreated part holds a PMEMOBJ header" is_pmemobj_hdr "$part" 0
 	obj verify "$set" "$NTX"
 	synced_back "$set" "the master from the recreated replica" "$NTX" \
 		"$(lpart pool 0)"
@@ -206,13 +202,13 @@ sc_sync_recreates_replica() {
 		"$mark" "OPEN_RESP: status [1-9]"
 	logged "sync created the remote pool anew" "$mark" \
 		"request CREATE: desc 'mirror/remote.set' "
-	expect "damaged header bytes restored" \
+	tu_expect "damaged header bytes restored" \
 		same_bytes "$part" 256 64 "$d/hdr.good"
-	expect "recreated part holds a PMEMOBJ header" is_pmemobj_hdr "$part" 0
+	tu_expect "recreated part holds a PMEMOBJ header" is_pmemobj_hdr "$part" 0
 	synced_back "$set" "the master from the recreated replica" "$NTX" \
 		"$(lpart pool 0)"
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
-	expect "pmempool rm -a removed the remote set file" \
+	tu_expect "pmempool rm -a removed the remote set file" \
 		gone "$psd/mirror/remote.set"
 }
 
@@ -224,12 +220,12 @@ sc_rm_remote() {
 	part=$(rpart remote.set 0)
 
 	ok "pmempool create obj" "$pmempool" create obj --layout=rm "$set"
-	expect "remote part created" has_size "$part" $((16 * M))
+	tu_expect "remote part created" has_size "$part" $((16 * M))
 	ok "pmempool rm removes the parts" "$pmempool" rm "$set"
-	expect "pmempool rm removed the remote part" gone "$part"
-	expect "pmempool rm removed the local part" gone "$(lpart pool 0)"
-	expect "pmempool rm kept the remote set file" test -f "$psd/remote.set"
-	expect "pmempool rm kept the local set file" test -f "$set"
+	tu_expect "pmempool rm removed the remote part" gone "$part"
+	tu_expect "pmempool rm removed the local part" gone "$(lpart pool 0)"
+	tu_expect "pmempool rm kept the remote set file" test -f "$psd/remote.set"
+	tu_expect "pmempool rm kept the local set file" test -f "$set"
 	ok "pmempool rm -f succeeds with every part gone" \
 		"$pmempool" rm -f "$set"
 
@@ -237,7 +233,7 @@ sc_rm_remote() {
 	rm -- "$part"
 	ok "pmempool rm -f succeeds on a set whose remote part is gone" \
 		"$pmempool" rm -f "$set"
-	expect "pmempool rm -f removed the local part" gone "$(lpart pool 0)"
+	tu_expect "pmempool rm -f removed the local part" gone "$(lpart pool 0)"
 
 	ok "pmempool create obj" "$pmempool" create obj --layout=rm "$set"
 	rm -- "$part"
@@ -248,20 +244,20 @@ sc_rm_remote() {
 	ok "pmempool create obj" "$pmempool" create obj --layout=rm "$set"
 	ok "pmempool rm -r removes parts and remote set files" \
 		"$pmempool" rm -r "$set"
-	expect "pmempool rm -r removed the remote part" gone "$part"
-	expect "pmempool rm -r removed the remote set file" \
+	tu_expect "pmempool rm -r removed the remote part" gone "$part"
+	tu_expect "pmempool rm -r removed the remote set file" \
 		gone "$psd/remote.set"
-	expect "pmempool rm -r removed the local part" gone "$(lpart pool 0)"
-	expect "pmempool rm -r kept the local set file" test -f "$set"
+	tu_expect "pmempool rm -r removed the local part" gone "$(lpart pool 0)"
+	tu_expect "pmempool rm -r kept the local set file" test -f "$set"
 
 	remote_set remote.set 0 16M
 	ok "pmempool create obj" "$pmempool" create obj --layout=rm "$set"
 	ok "pmempool rm -a removes everything" "$pmempool" rm -a "$set"
-	expect "pmempool rm -a removed the remote part" gone "$part"
-	expect "pmempool rm -a removed the remote set file" \
+	tu_expect "pmempool rm -a removed the remote part" gone "$part"
+	tu_expect "pmempool rm -a removed the remote set file" \
 		gone "$psd/remote.set"
-	expect "pmempool rm -a removed the local part" gone "$(lpart pool 0)"
-	expect "pmempool rm -a removed the local set file" gone "$set"
+	tu_expect "pmempool rm -a removed the local part" gone "$(lpart pool 0)"
+	tu_expect "pmempool rm -a removed the local set file" gone "$set"
 }
 
 # sc_transform -- scenario 4
@@ -282,7 +278,7 @@ sc_transform() {
 		"$pmempool" transform "$src" "$dst"
 	logged "transform created the remote pool" "$mark" \
 		"request CREATE: desc 'remote.set' size $((16 * M)) "
-	expect "remote part created" has_size "$part" $((20 * M))
+	tu_expect "remote part created" has_size "$part" $((20 * M))
 	obj verify "$dst" "$NTX"
 	obj extend "$dst" "$NTX_MORE"
 	rm -- "$(lpart pool 0)"
@@ -293,8 +289,8 @@ sc_transform() {
 	mark=$(log_mark)
 	ok "pmempool transform removes the remote replica" \
 		"$pmempool" transform "$dst" "$src"
-	expect "transform removed the remote part" gone "$part"
-	expect "transform kept the remote set file" test -f "$psd/remote.set"
+	tu_expect "transform removed the remote part" gone "$part"
+	tu_expect "transform kept the remote set file" test -f "$psd/remote.set"
 	obj verify "$src" $((NTX + NTX_MORE))
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$src"
 	rm -f -- "$dst" "$psd/remote.set"
@@ -307,13 +303,13 @@ sc_info_remote() {
 	local_set pool 0 16M info/remote.set
 	ok "pmempool create obj" "$pmempool" create obj --layout=info "$set"
 	ok "pmempool info" "$pmempool" info "$set"
-	expect "pmempool info lists replica 1 as remote" \
+	tu_expect "pmempool info lists replica 1 as remote" \
 		grep -Eq '^Replica 1 - remote' "$base.out"
-	expect "pmempool info names the node" \
+	tu_expect "pmempool info names the node" \
 		grep -Eq "^node +: $HARNESS_TARGET\$" "$base.out"
-	expect "pmempool info names the remote pool set" \
+	tu_expect "pmempool info names the remote pool set" \
 		grep -Eq '^pool set +: info/remote.set$' "$base.out"
-	expect "pmempool info shows the layout" \
+	tu_expect "pmempool info shows the layout" \
 		grep -Eq '^Layout +: info$' "$base.out"
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
 }
@@ -327,27 +323,27 @@ sc_two_replicas() {
 	mark=$(log_mark)
 	obj create "$set" "$NTX"
 	n=$(count_logged "$mark" "request CREATE: desc '(a/one|two).set' ")
-	expect "pmemobj_create created both remote pools ($n)" test "$n" = 2
+	tu_expect "pmemobj_create created both remote pools ($n)" test "$n" = 2
 	mark=$(log_mark)
 	obj extend "$set" "$NTX_MORE"
 	n=$(count_logged "$mark" "request OPEN: desc '(a/one|two).set' ")
-	expect "pmemobj_open opened both remote pools ($n)" test "$n" = 2
+	tu_expect "pmemobj_open opened both remote pools ($n)" test "$n" = 2
 	obj verify "$set" $((NTX + NTX_MORE))
 	ok "pmempool info" "$pmempool" info "$set"
-	expect "pmempool info lists two remote replicas" \
+	tu_expect "pmempool info lists two remote replicas" \
 		test "$(grep -Ec '^Replica [12] - remote' "$base.out")" = 2
 
 	say "master and replica one lost: rebuilt from replica two"
 	synced_back "$set" "master and replica one from replica two" \
 		$((NTX + NTX_MORE)) "$(lpart pool 0)" "$(rpart a/one.set 0)"
-	expect "replica one recreated" \
+	tu_expect "replica one recreated" \
 		has_size "$(rpart a/one.set 0)" $((24 * M))
 
 	say "master and replica two lost: rebuilt from replica one"
 	synced_back "$set" "master and replica two from replica one" \
 		$((NTX + NTX_MORE)) "$(lpart pool 0)" "$(rpart two.set 0)" \
 		"$(rpart two.set 1)"
-	expect "replica two recreated" has_size "$(rpart two.set 1)" $((12 * M))
+	tu_expect "replica two recreated" has_size "$(rpart two.set 1)" $((12 * M))
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
 }
 
@@ -363,7 +359,7 @@ sc_sync_health_check() {
 		"request OPEN: desc 'remote.set' size 8192 nlanes 1 "
 	logged "rpmemd accepted the 8 KiB open" "$mark" \
 		'response OPEN_RESP: status 0 '
-	expect "sync recreated nothing" \
+	tu_expect "sync recreated nothing" \
 		test "$(count_logged "$mark" 'request CREATE')" = 0
 	obj verify "$set" "$NTX"
 	ok "pmempool rm -a removes the pool" "$pmempool" rm -a "$set"
@@ -375,10 +371,10 @@ sc_singlehdr() {
 	remote_set remote.set 1 8M 8M
 	local_set pool 1 "8M 8M" remote.set
 	obj create "$set" "$NTX"
-	expect "remote part 0 holds a PMEMOBJ header with SINGLEHDR" \
+	tu_expect "remote part 0 holds a PMEMOBJ header with SINGLEHDR" \
 		is_pmemobj_hdr "$(rpart remote.set 0)" 1
 	# NUL bytes dropped: command substitution would warn of each
-	expect "remote part 1 has no header" test "$(head -c 7 -- \
+	tu_expect "remote part 1 has no header" test "$(head -c 7 -- \
 		"$(rpart remote.set 1)" | tr -d '\0')" != PMEMOBJ
 	obj verify "$set" "$NTX"
 	obj extend "$set" "$NTX_MORE"
@@ -450,7 +446,7 @@ crash_rebuild() {
 		(($(count_logged "$mark" "${Crash_wait[$mode]}") > 0)) && break
 		sleep 0.1
 	done
-	expect "the extension's session: ${Crash_wait[$mode]}" \
+	tu_expect "the extension's session: ${Crash_wait[$mode]}" \
 		test "$(count_logged "$mark" "${Crash_wait[$mode]}")" -gt 0
 	if [[ $mode == degraded ]]; then
 		local pids
@@ -463,11 +459,11 @@ crash_rebuild() {
 			sleep 0.1
 		done
 	fi
-	expect "the record calls the replica behind" \
+	tu_expect "the record calls the replica behind" \
 		grep -qx 'in_sync 0' "$RPMEM_STATE_DIR"/*.replica
 	kill -KILL "$pid"
 	wait "$pid" || :
-	expect "the master died mid-stream" test ! -s "$d/extend.out"
+	tu_expect "the master died mid-stream" test ! -s "$d/extend.out"
 	rm -- "$(lpart pool 0)"
 	ok "pmempool sync rebuilds the master from its replica" \
 		"$pmempool" sync "$set"
@@ -477,7 +473,7 @@ crash_rebuild() {
 		"$prog" verify "$set" "$NTX" $((NTX + 1000000))
 	# the resync made the replica this master's (GEN ADOPT): the crashed
 	# master's unended session no longer makes an open compare
-	expect "the open after the first resync compares nothing" \
+	tu_expect "the open after the first resync compares nothing" \
 		test "$(count_logged "$mark" 'request HASH')" = 0
 	got=$(sed -n 's/.*verified \([0-9]*\) transactions.*/\1/p' \
 		"$base.out")
@@ -525,7 +521,7 @@ caught_up() {
 		sleep 0.1
 	done
 	hold_end || line=
-	expect "the first open after the rebuild caught the replica up" \
+	tu_expect "the first open after the rebuild caught the replica up" \
 		test "$st" = connected -a -n "$line"
 }
 
@@ -557,7 +553,7 @@ sc_mixed_modes() {
 	mark=$(log_mark)
 	obj create "$set" "$NTX"
 	obj extend "$set" "$NTX_MORE"
-	expect "one replica's rpmemd applied async records, per open" \
+	tu_expect "one replica's rpmemd applied async records, per open" \
 		test "$(count_logged "$mark" "an async replica's records")" = 2
 	obj verify "$set" $((NTX + NTX_MORE))
 	synced_back "$set" "master and the sync replica from the async one" \
@@ -580,7 +576,7 @@ refused() {
 	logged "rpmemd refused the CREATE" "$mark" \
 		'response CREATE_RESP: status [1-9]'
 	for part in "$@"; do
-		expect "no part $(basename -- "$part") left" gone "$part"
+		tu_expect "no part $(basename -- "$part") left" gone "$part"
 	done
 }
 
@@ -608,7 +604,7 @@ sc_create_refusals() {
 	rm -- "$(lpart taken 0)"
 	sum=$(md5sum <"$(rpart taken.set 0)")
 	refused "$ld/taken.set" 'File exists' 'exists' "$(lpart taken 0)"
-	expect "the existing remote pool is untouched" \
+	tu_expect "the existing remote pool is untouched" \
 		test "$(md5sum <"$(rpart taken.set 0)")" = "$sum"
 	rm -- "$(rpart taken.set 0)"
 }
@@ -626,7 +622,7 @@ sc_pool_in_use() {
 	# the first process: open, tell "held" through a fifo, then wait for
 	# a line on the other fifo (EOF, should this scenario end early)
 	hold_start "$set" 100
-	expect "the first process has the pool open" test "$Hline" = held
+	tu_expect "the first process has the pool open" test "$Hline" = held
 	mark=$(log_mark)
 	ko "a second open of the remote pool fails with EBUSY" \
 		'remote replica #1 failed \(errno: Device or resource busy\)' \
@@ -637,7 +633,7 @@ sc_pool_in_use() {
 	if ((hrc != 0)); then
 		show "stderr of the first process" "$d/hold.err"
 	fi
-	expect "the first session carried on and closed the pool" \
+	tu_expect "the first session carried on and closed the pool" \
 		test "$hrc" = 0
 	obj verify "$set" 400
 	synced_back "$set" "the master from the replica" 400 \

@@ -6,13 +6,12 @@
 #
 #   ok WHAT CMD...           CMD must succeed
 #   ko WHAT ERE CMD...       CMD must fail (no signal), stderr matching ERE
-#   expect WHAT TEST...      TEST must hold; prints each absolute path
-#                            argument's type and size when it does not
 #   logged WHAT MARK ERE     the rpmemd log after MARK (from log_mark) has
 #                            a line matching ERE; count_logged MARK ERE
 #                            counts them
 #   gone, has_size, is_pmemobj_hdr, same_bytes, removed_since
-#                            tests for expect; damage overwrites bytes
+#                            tests for tu_expect (tu.sh's: TEST must
+#                            hold); damage overwrites bytes
 #   remote_set DESC SINGLE SIZE...
 #   local_set NAME SINGLE "SIZE..." [DESC...]
 #                            write a set file; rpart DESC N and lpart
@@ -21,13 +20,15 @@
 #                            file of this run is outside the temp dir
 #                            (and, when PASSED is yes, no part file in it)
 #
-# A failed assertion prints "FAIL <scenario>: <what>" and why, then
-# returns 1, which ends the scenario (its subshell runs under set -e).
-# These are not tu.sh's tu_check, tu_logged and tu_sessions_gone: those
-# count a result and go on, match a fixed string anywhere in a log and
-# take a zombie or a reused pid for a live rpmemd; these end the
-# scenario, match an ERE after a mark, print the command, its output and
-# the rpmemd log, and kill (by pid) what is still running.
+# A failed assertion prints "FAIL: <scenario>: <what>" (tu.sh's tu_fail)
+# and why, then returns 1, which ends the scenario (its subshell runs
+# under set -e).  ok, ko and logged are not tu.sh's tu_must, tu_refused
+# and tu_logged: those keep one command's output in $tmp/out (here a
+# directory) and match a fixed string anywhere in a log; these keep each
+# command's output under out_dir, match an ERE after a mark and print
+# the command, its output and the rpmemd log since the mark.  check_after
+# is not tu_sessions_gone, which takes a zombie or a reused pid for a
+# live rpmemd; it kills (by pid) what is still running.
 #
 # They read harness.sh's HARNESS_TARGET, HARNESS_SSH_CALLS, top_srcdir
 # and top_builddir; pmemobj.sh's tmp (the temp dir), token (in every
@@ -44,11 +45,6 @@
 # say -- a progress line of the current scenario
 say() {
 	printf -- '--- %s: %s\n' "$sc" "$*"
-}
-
-# bad -- report a failed assertion of the current scenario
-bad() {
-	printf 'FAIL %s: %s\n' "$sc" "$*"
 }
 
 # show -- print file $2 under the title $1, if not empty
@@ -105,7 +101,7 @@ ok() {
 	mark=$(log_mark)
 	invoke "$@"
 	if ((cmd_rc != 0)); then
-		bad "$what"
+		tu_fail "$sc: $what"
 		explain "$mark"
 		return 1
 	fi
@@ -120,29 +116,9 @@ ko() {
 	invoke "$@"
 	if ((cmd_rc == 0 || cmd_rc > 128)) ||
 			! grep -Eq -- "$want" "$base.err"; then
-		bad "$what (expected failure with stderr matching '$want')"
+		tu_fail "$sc: $what (expected failure with stderr" \
+			"matching '$want')"
 		explain "$mark"
-		return 1
-	fi
-	say "ok: $what"
-}
-
-# expect -- the test "${@:2}" must hold; $1 names the behaviour
-expect() {
-	local what=$1
-	shift
-	local arg
-	if ! "$@"; then
-		bad "$what"
-		printf '    check: %s\n' "$*"
-		for arg in "$@"; do
-			[[ $arg == /* ]] || continue
-			if [[ -e $arg ]]; then
-				stat -c '    %n: %F, %s bytes' -- "$arg"
-			else
-				printf '    %s: does not exist\n' "$arg"
-			fi
-		done
 		return 1
 	fi
 	say "ok: $what"
@@ -152,7 +128,7 @@ expect() {
 logged() {
 	local what=$1 mark=$2 re=$3
 	if ! log_since "$mark" | grep -Eq -- "$re"; then
-		bad "$what (no rpmemd log line matching '$re')"
+		tu_fail "$sc: $what (no rpmemd log line matching '$re')"
 		log_since "$mark" >"$out_dir/$sc.since"
 		show "rpmemd log since" "$out_dir/$sc.since"
 		return 1
@@ -309,12 +285,11 @@ check_after() {
 		sleep 0.1
 	done
 	if ((n == 0)); then
-		printf 'FAIL %s: no rpmemd logged a session\n' "$name"
+		tu_fail "$name: no rpmemd logged a session"
 		return 1
 	fi
 	if ((${#others[@]} != 0)); then
-		printf 'FAIL %s: still running 10 s after the scenario:\n' \
-			"$name"
+		tu_fail "$name: still running 10 s after the scenario:"
 		ps -o pid,ppid,stat,etime,args \
 			-p "$(IFS=,; echo "${others[*]}")" || :
 		# ours for sure: their argv names our private temp dir
@@ -324,16 +299,15 @@ check_after() {
 	printf -- '--- %s: ok: all %d rpmemd sessions ended\n' "$name" "$n"
 	stray=$(strays)
 	if [[ -n $stray ]]; then
-		printf 'FAIL %s: files of this run outside %s:\n%s\n' \
-			"$name" "$tmp" "$stray"
+		tu_fail "$name: files of this run outside $tmp:"
+		printf '%s\n' "$stray"
 		return 1
 	fi
 	if [[ $passed == yes ]]; then
 		stray=$(find "$tmp/$name" -name '*.part')
 		if [[ -n $stray ]]; then
-			printf 'FAIL %s: part files left after pmempool rm' \
-				"$name"
-			printf ':\n%s\n' "$stray"
+			tu_fail "$name: part files left after pmempool rm:"
+			printf '%s\n' "$stray"
 			return 1
 		fi
 	fi

@@ -16,11 +16,10 @@
 # skipped, saying so, where the directory is absent.
 set -uo pipefail
 
-: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_srcdir:=$top_builddir}"
-export top_builddir top_srcdir
-# shellcheck source=tests/common/harness.sh
-source "$top_srcdir/tests/common/harness.sh"
+# harness.sh sets and exports top_srcdir and top_builddir (default: this
+# script's tree)
+# shellcheck source-path=SCRIPTDIR source=../common/harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common/harness.sh"
 
 client=$top_builddir/tests/integration/set_attr_race
 pmdk=$(cd "$top_srcdir/.." && pwd)/shared/pmdk-1.12.1

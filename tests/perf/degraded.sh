@@ -19,12 +19,11 @@
 # Exits 2 on a build that is not optimised (coverage, -O0, sanitizers).
 set -uo pipefail
 
-self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$self/../.." && pwd)
-top_builddir=$(cd "${top_builddir:-$top}" && pwd)
-export top_builddir top_srcdir=$top
-# shellcheck source=../common/harness.sh
-. "$top/tests/common/harness.sh"
+# this script's tree; harness.sh exports it and top_builddir (default:
+# the same tree), made absolute
+top_srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=../common/harness.sh
+. "$top_srcdir/tests/common/harness.sh"
 me=degraded.sh
 
 reps=3 mib=256 losses=5 secs=2 pin=0
@@ -42,7 +41,7 @@ done
 
 # figures of an instrumented or unoptimised build mean nothing
 # shellcheck source=../../scripts/build_kind.sh
-. "$top/scripts/build_kind.sh"
+. "$top_srcdir/scripts/build_kind.sh"
 build_kind_refuse "$me" "$top_builddir" || exit 2
 make -s -C "$top_builddir" rpmemd rpmem librpmem.la \
 	tests/perf/degraded_client >/dev/null || exit 1

@@ -70,12 +70,11 @@
 # scripts/build_kind.sh), before anything runs.
 set -uo pipefail
 
-self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$self/../.." && pwd)
-top_builddir=$(cd "${top_builddir:-$top}" && pwd)
-export top_builddir top_srcdir=$top
-# shellcheck source=../common/harness.sh
-. "$top/tests/common/harness.sh"
+# this script's tree; harness.sh exports it and top_builddir (default:
+# the same tree), made absolute
+top_srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=../common/harness.sh
+. "$top_srcdir/tests/common/harness.sh"
 
 quick=0 reps=3 only=lat,bw,obj,sync,bench,net,whole,setup,mixed,disk,async
 rt=()
@@ -96,14 +95,14 @@ want() { [[ ,$only, == *,$1,* ]]; }
 
 # figures of an instrumented or unoptimised build mean nothing
 # shellcheck source=../../scripts/build_kind.sh
-. "$top/scripts/build_kind.sh"
+. "$top_srcdir/scripts/build_kind.sh"
 build_kind_refuse sidebyside.sh "$top_builddir" || exit 2
 [[ $(id -u) == 0 ]] || { echo "sidebyside.sh: needs root" >&2; exit 77; }
 make -s -C "$top_builddir" rpmemd librpmem.la tests/perf/perf_client \
 	>/dev/null || exit 1
 client_bin=$top_builddir/tests/perf/.libs/perf_client
 [[ -x $client_bin ]] || client_bin=$top_builddir/tests/perf/perf_client
-pmdk=${PMDK_DIR:-$top/../shared/pmdk-1.12.1}
+pmdk=${PMDK_DIR:-$top_srcdir/../shared/pmdk-1.12.1}
 pmdk=$(cd "$pmdk" 2>/dev/null && pwd) || pmdk=
 if [[ -z $pmdk || ! -x $pmdk/bin/rpmemd || ! -e $pmdk/lib/librpmem.so.1 ]]
 then
@@ -497,7 +496,7 @@ if want net; then
 				shape "$rate" || exit 1
 				# at our clients' priority under --pin
 				V[tcp$rate]+="$("${rt[@]}" python3 \
-					"$self/tcp_stream.py" \
+					"$top_srcdir/tests/perf/tcp_stream.py" \
 					"$HARNESS_NETNS" "$HARNESS_NETNS_ADDR" \
 					"$secs") "
 				lat_sessions "net$rate"
@@ -537,7 +536,7 @@ if want whole; then
 		shape 25 4mb 20ms || exit 1
 		for ((rep = 1; rep <= reps; rep++)); do
 			V[whole.tcp25]+="$("${rt[@]}" python3 \
-				"$self/tcp_stream.py" "$HARNESS_NETNS" \
+				"$top_srcdir/tests/perf/tcp_stream.py" "$HARNESS_NETNS" \
 				"$HARNESS_NETNS_ADDR" "$secs" 0 1) "
 			whole_sessions whole.net25 1
 		done
@@ -595,7 +594,7 @@ if want disk; then
 		echo "-- disk: replicas in $disk_ps ($(stat -f -c %T "$disk"))"
 		lo_psdir=$psdir psdir=$disk_ps
 		for ((rep = 1; rep <= reps; rep++)); do
-			put disk.floor "$(python3 "$self/msync_floor.py" \
+			put disk.floor "$(python3 "$top_srcdir/tests/perf/msync_floor.py" \
 				"$disk_ps" "$secs")"
 			lat_sessions disk
 			bw_sessions disk 4 4K

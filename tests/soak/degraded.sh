@@ -227,7 +227,7 @@ fault_stop() {
 			sleep 0.05
 		done
 		[[ $(state "$who") != connected ]] || ! alive ||
-			bad "$who stayed connected $((SECONDS - t0)) s with" \
+			tu_fail "$who stayed connected $((SECONDS - t0)) s with" \
 				"its rpmemd stopped"
 	done
 	trace "stopped $((SECONDS - t0)) s"
@@ -253,7 +253,7 @@ fault_sshd() {
 	harness_stop_sshd "$tmp/b"
 	trace "sshd stopped"
 	nap 2000 4000
-	harness_restart_sshd "$tmp/b" || bad "sshd did not start again"
+	harness_restart_sshd "$tmp/b" || tu_fail "sshd did not start again"
 	trace "sshd started"
 }
 
@@ -267,7 +267,7 @@ fault_reboot() {
 	trace "reboot: sshd stopped, kill" "$pids"
 	wait_away 5
 	nap 1000 3000
-	harness_restart_sshd "$tmp/b" || bad "sshd did not start again"
+	harness_restart_sshd "$tmp/b" || tu_fail "sshd did not start again"
 	trace "reboot: sshd started"
 }
 
@@ -299,7 +299,7 @@ poolset() {
 	printf 'PMEMPOOLSET\n%s %s/parts/%s-m.0\nREPLICA %s %s.set\n' \
 		"$SIZE" "$tmp" "$1" "$target" "$1" >"$tmp/$1.set"
 	app tx "$txlog" create "$tmp/$1.set" >"$tmp/create.out" 2>&1 ||
-		{ bad "txlog create $1: $(<"$tmp/create.out")"; exit 1; }
+		{ tu_fail "txlog create $1: $(<"$tmp/create.out")"; exit 1; }
 }
 
 
@@ -325,7 +325,7 @@ end=$((SECONDS + 60))
 while [[ ! -e $tmp/hot/ready ]] && ((SECONDS < end)) && alive; do
 	sleep 0.05
 done
-wait_connected 60 || { bad "the applications did not start:" \
+wait_connected 60 || { tu_fail "the applications did not start:" \
 	"$(cat "$tmp/tx.out" "$tmp/hot.out")"; exit 1; }
 
 # the soak: one fault, then a pause or a wait for both to be connected
@@ -336,7 +336,7 @@ while ((SECONDS < end)) && alive; do
 	"fault_$f"
 	nfault[$f]=$((nfault[$f] + 1))
 	if ((RANDOM % 2)); then
-		wait_connected 30 || { alive && bad "not connected 30 s" \
+		wait_connected 30 || { alive && tu_fail "not connected 30 s" \
 			"after $f: tx $(state tx), hot $(state hot)"; }
 	else
 		nap 0 1000
@@ -346,31 +346,31 @@ done
 # heal everything, wait for both to be in sync, stop them
 [[ $netns == yes ]] && ip link set "$HARNESS_NETNS_IF" up
 harness_sshd_pid "$tmp/b" >/dev/null || harness_restart_sshd "$tmp/b"
-wait_connected 60 || bad "not connected 60 s after the last fault:" \
+wait_connected 60 || tu_fail "not connected 60 s after the last fault:" \
 	"tx $(state tx), hot $(state hot)"
 : >"$tmp/tx.stop"
 : >"$tmp/hot/stop"
 rc=0
 wait "$tx_pid" || rc=$?
-((rc == 0)) || bad "txlog exited $rc: $(tail -5 "$tmp/tx.out")"
+((rc == 0)) || tu_fail "txlog exited $rc: $(tail -5 "$tmp/tx.out")"
 rc=0
 wait "$hot_pid" || rc=$?
-((rc == 0)) || bad "hotrange exited $rc: $(tail -5 "$tmp/hot.out")"
+((rc == 0)) || tu_fail "hotrange exited $rc: $(tail -5 "$tmp/hot.out")"
 tx_pid='' hot_pid=''
 t_soak=$((SECONDS - t_start))
 for who in tx hot; do
 	[[ $(last_move $who) == *"-> connected" ]] ||
-		bad "$who's last state change: '$(last_move $who)'"
+		tu_fail "$who's last state change: '$(last_move $who)'"
 	for f in "$tmp/st-$who/run/"*.status; do
-		[[ -e $f ]] && bad "a status file outlived $who: $f"
+		[[ -e $f ]] && tu_fail "a status file outlived $who: $f"
 	done
 done
 grep -q '^in_sync 1' "$tmp/st-tx/"*.replica ||
-	bad "txlog's record of its replica does not say in sync"
+	tu_fail "txlog's record of its replica does not say in sync"
 cat "$tmp/hot.out"
 
 app tx "$txlog" check "$tmp/soak.set" "$tmp/tx.commits" >"$tmp/check.out" \
-	2>&1 || bad "master lacks a commit: $(<"$tmp/check.out")"
+	2>&1 || tu_fail "master lacks a commit: $(<"$tmp/check.out")"
 fo_replica_check "$tmp/parts/soak-r.0" "$SIZE" "$tmp/tx.commits"
 n_soak=$(diffs "$tmp/soak.set" | wc -l)
 commits=$(wc -l <"$tmp/tx.commits")
@@ -380,11 +380,11 @@ rm -f -- "$tmp/parts/soak-"* "$tmp/parts/hot.0"
 t0=$SECONDS
 poolset base
 app tx "$txlog" run "$tmp/base.set" "$tmp/base.commits" "$commits" \
-	>"$tmp/base.out" 2>&1 || bad "fault-free run: $(<"$tmp/base.out")"
+	>"$tmp/base.out" 2>&1 || tu_fail "fault-free run: $(<"$tmp/base.out")"
 n_base=$(diffs "$tmp/base.set" | wc -l)
 echo "$me: rpmem verify: $n_soak differing range(s) after the soak," \
 	"$n_base after a fault-free run of as many commits ($((SECONDS - t0)) s)"
-((n_soak <= n_base)) || bad "rpmem verify: $n_soak differing range(s)," \
+((n_soak <= n_base)) || tu_fail "rpmem verify: $n_soak differing range(s)," \
 	"a fault-free run has $n_base"
 
 # no rpmemd of this run left (the last ones end with their sessions)
@@ -392,7 +392,7 @@ for ((try = 0; try < 100; try++)); do
 	[[ -z $(rpmemd_pids) ]] && break
 	sleep 0.1
 done
-[[ -z $(rpmemd_pids) ]] || bad "rpmemd left running: $(rpmemd_pids)"
+[[ -z $(rpmemd_pids) ]] || tu_fail "rpmemd left running: $(rpmemd_pids)"
 
 # the figures
 line="faults:"
@@ -409,8 +409,8 @@ bytes=$(cat "$tmp/tx.log" "$tmp/hot.log" |
 echo "$me: $commits commits; $deg degraded episode(s) (txlog $deg_tx," \
 	"hotrange $deg_hot), $res resync(s) done, $bytes bytes resynced;" \
 	"soak $t_soak s, all $((SECONDS - t_start)) s"
-((deg > 0)) || bad "no degraded episode in $secs s of faults"
-((fails == 0)) || { echo "$me: the faults:"; cat "$tmp/faults.trace"
+((deg > 0)) || tu_fail "no degraded episode in $secs s of faults"
+((TU_FAILED == 0)) || { echo "$me: the faults:"; cat "$tmp/faults.trace"
 	echo "$me: tx log:"; tail -20 "$tmp/tx.log"
 	echo "$me: hot log:"; tail -20 "$tmp/hot.log"; }
-fo_end "seed $seed: both applications outlived every fault; replicas in sync"
+tu_end "seed $seed: both applications outlived every fault; replicas in sync"
