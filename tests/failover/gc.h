@@ -41,6 +41,9 @@ int close_pool(RPMEMpool *rpp);
 /* wait_file -- until DIR/name exists */
 void wait_file(const char *dir, const char *name);
 
+/* wait_gone -- while DIR/name exists */
+void wait_gone(const char *dir, const char *name);
+
 /* touch -- make DIR/name */
 void touch(const char *dir, const char *name);
 

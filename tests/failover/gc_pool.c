@@ -109,6 +109,16 @@ wait_file(const char *dir, const char *name)
 		tu_nap(10);
 }
 
+/* wait_gone -- while DIR/name exists */
+void
+wait_gone(const char *dir, const char *name)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	while (access(p, F_OK) == 0)
+		tu_nap(10);
+}
+
 /* touch -- make DIR/name */
 void
 touch(const char *dir, const char *name)

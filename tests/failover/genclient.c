@@ -138,10 +138,8 @@ cmd_write(uint64_t seed, size_t off, size_t len, const char *dir)
 	RPMEMpool *rpp = open_pool();
 	if (!rpp)
 		return EXIT_OPEN;
-	char hold[PATH_MAX];
-	snprintf(hold, sizeof(hold), "%s/hold", dir ? dir : ".");
-	while (dir && access(hold, F_OK) == 0)
-		tu_nap(10);
+	if (dir)
+		wait_gone(dir, "hold");
 	long long t0 = tu_now_ms();
 	pattern(seed, off, len);
 	if (persist(rpp, off, len))
