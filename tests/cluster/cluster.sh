@@ -363,13 +363,21 @@ cluster_launch() {
 }
 
 # cluster_ready -- wait until node $1 says it runs sshd, corosync and
-# pacemakerd (or dies, or 60 s pass); close the FIFOs
+# pacemakerd (or dies, or 60 s pass); close the FIFOs.  A read that times
+# out keeps what it read of a line (bash reads a FIFO a byte at a time):
+# the rest comes with the next read, so a "ready" written just as a
+# timeout fired is still heard (it was not, twice in CI)
 cluster_ready() {
-	local node=$1 line='' end rc=1 go ready
+	local node=$1 line='' part end rc=1 go ready
 	end=$(($(cluster_us) + 60000000))
 	while (($(cluster_us) < end)); do
-		if read -r -t 0.2 -u "${CLUSTER_READY_FD[$node]}" line; then
+		part=
+		if read -r -t 0.2 -u "${CLUSTER_READY_FD[$node]}" part; then
+			line+=$part
 			[[ $line == ready ]] && { rc=0; break; }
+			line=
+		else
+			line+=$part
 		fi
 		cluster_alive "$node" || break
 	done
