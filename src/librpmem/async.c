@@ -220,15 +220,8 @@ say_async(RPMEMpool *rpp)
 	if (!rpp->has_gen || !rpp->mgen.id ||
 			rpp->resp.ext.minor < PROTO_MINOR_ASYNC)
 		return 0;
-	struct proto_req req = {
-		.type = PROTO_MSG_GEN,
-		.gen_op = PROTO_GEN_ASYNC,
-		.gen = rpp->mgen,
-	};
 	struct proto_resp resp;
-	int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
-	if (!r && resp.status)
-		r = -proto_status_errno(resp.status);
+	int r = gen_call(rpp, PROTO_GEN_ASYNC, &rpp->mgen, &resp);
 	if (r)
 		log_err("'%s' on %s: marking the replica async: %s",
 			rpp->desc, rpp->target.node, strerror(-r));

@@ -136,6 +136,14 @@ int repl_begin(RPMEMpool *rpp, RPMEMpool *session, bool opening);
 bool repl_mark(RPMEMpool *rpp, bool on);
 
 /*
+ * gen_call -- one GEN request `op` with the master's generations g; 0
+ * with the answer in *resp, or a -errno of the channel or of rpmemd's
+ * refusal (resp->status nonzero)
+ */
+int gen_call(RPMEMpool *rpp, int op, const struct gen *g,
+		struct proto_resp *resp);
+
+/*
  * repl_establish -- a session now in sync whose master copy had no
  * generations known: new ones, adopted by the replica; 0 or -errno
  */

@@ -60,6 +60,25 @@ repl_hello(RPMEMpool *rpp, enum proto_msg_type type, struct rpp_hello *hello)
 }
 
 /*
+ * gen_call -- one GEN request over the channel: `op` with the master's
+ * generations g; 0 with rpmemd's answer in *resp, the channel's -errno,
+ * or the -errno of rpmemd's refusal (resp->status says which)
+ */
+int
+gen_call(RPMEMpool *rpp, int op, const struct gen *g,
+		struct proto_resp *resp)
+{
+	struct proto_req req = {
+		.type = PROTO_MSG_GEN,
+		.gen_op = op,
+		.gen = *g,
+	};
+	resp->status = 0;
+	int r = obc_call(rpp->ssh, &req, resp, Env.timeout_ms);
+	return r ? r : resp->status ? -proto_status_errno(resp->status) : 0;
+}
+
+/*
  * repl_establish -- a session in sync (or made so) while the master copy had
  * no generations known: it takes new ones and the replica adopts them
  * (a peer of minor 5 on; memory of no file keeps none); 0 or a negative
@@ -76,16 +95,8 @@ repl_establish(RPMEMpool *rpp)
 	int r = mgen_establish(rpp, 0, &m);
 	if (r)
 		return r;
-	struct proto_req req = {
-		.type = PROTO_MSG_GEN,
-		.gen_op = PROTO_GEN_ADOPT,
-		.gen = m,
-	};
 	struct proto_resp resp;
-	r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
-	if (!r && resp.status)
-		r = -proto_status_errno(resp.status);
-	if (r)
+	if ((r = gen_call(rpp, PROTO_GEN_ADOPT, &m, &resp)))
 		return r;
 	rpp->mgen = m;
 	rpp->rgen = resp.gen;

@@ -270,23 +270,17 @@ resync_adopt(RPMEMpool *rpp)
 		rp->marked = repl_mark(rpp, false);
 		return repl_establish(rpp);
 	}
-	struct proto_req req = {
-		.type = PROTO_MSG_GEN,
-		.gen_op = PROTO_GEN_ADOPT,
-		.gen = rpp->mgen,
-	};
-	if (mgen_get(rpp, &req.gen) == 0)
-		rpp->mgen = req.gen;
+	struct gen g = rpp->mgen;
+	if (mgen_get(rpp, &g) == 0)
+		rpp->mgen = g;
 	struct proto_resp resp;
-	int r = obc_call(rpp->ssh, &req, &resp, Env.timeout_ms);
-	if (r)
-		return r;
-	if (resp.status) {
+	int r = gen_call(rpp, PROTO_GEN_ADOPT, &rpp->mgen, &resp);
+	if (r && resp.status)
 		log_err("'%s' on %s: the replica refused its new generation: "
 			"%s", rpp->desc, rpp->target.node,
 			proto_status_str(resp.status));
-		return -proto_status_errno(resp.status);
-	}
+	if (r)
+		return r;
 	rpp->rgen = resp.gen;
 	rp->marked = false;
 	gen_str(rpp->rgen.current, rp->st.replica_generation);
@@ -458,10 +452,10 @@ repl_worker(void *arg)
 			continue;
 		}
 		/* the async sender lost the session: as a data call would */
-		if (atomic_exchange(&rp->drop_due, false) &&
-				s == RPMEM_ST_READY && rpp->fab &&
-				fabric_error(rpp->fab)) {
-			int err = fabric_error(rpp->fab);
+		int err = atomic_exchange(&rp->drop_due, false) &&
+			s == RPMEM_ST_READY && rpp->fab ?
+			fabric_error(rpp->fab) : 0;
+		if (err) {
 			char why[ERRMSG_MAX];
 			snprintf(why, sizeof(why), "connection to %s lost: %s",
 				rpp->target.node, strerror(err));
