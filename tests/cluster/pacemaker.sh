@@ -683,7 +683,7 @@ cluster_wait 60 app_stopped || tu_fail "the application does not stop"
 sort -n -u "$tmp"/committed.n? >"$tmp/all"
 on "$m" "$txlog" check /srv/app.set "$tmp/all" >"$tmp/check" 2>&1 ||
 	tu_fail "the master lacks a logged commit or has one half applied: $(<"$tmp/check")"
-fo_replica_check "$tmp/$(other "$m")/srv/pool.0" "$SIZE" "$tmp/all"
+fo_replica_check "$tmp/$(other "$m")/srv/pool.0" "$SIZE" "$txlog" "$tmp/all"
 # libpmemobj writes a few 4 KiB chunks it never persists (README, Known
 # limits): verify may find those, and nothing more
 on "$m" "$rpmem" verify --json /srv/app.set >"$tmp/verify" 2>&1

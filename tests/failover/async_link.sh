@@ -23,6 +23,13 @@
 #               persist that returned before the latest one the replica
 #               holds began is whole there, and the returned ones it
 #               lacks hold at most the bound
+#   objorder    ASYNC_OBJ_SEEDS (10) runs of txmt: 4 threads of Debian's
+#               libpmemobj on 4 lanes, each seed from a copy of one pool
+#               made over the fast link, killed as in order; the
+#               replica's part promoted and opened with libpmemobj
+#               (txmt check): each thread's transactions a prefix, each
+#               whole, none missing that returned before the latest one
+#               there began, the missing ones' records within the bound
 #
 #   top_builddir=BUILD_DIR tests/failover/async_link.sh
 set -uo pipefail
@@ -41,13 +48,15 @@ RATE_MBIT=40
 # the burst at the link's rate, in ms
 LINK_MS=$((BURST * 8 / (RATE_MBIT * 1000)))
 SEEDS=${ASYNC_SEEDS:-20}
+OBJ_SEEDS=${ASYNC_OBJ_SEEDS:-10}
+txmt=$top_builddir/tests/failover/txmt
 gc_target link
 conf=$tmp/librpmem.conf
 mark=$psd/g.set.outdated
 
-# fresh POLICY [LAG] -- a new pool replicated in sync over the fast
-# link, then the link slowed and the replica async under POLICY
-fresh() {
+# empty POLICY [LAG] -- no pool, the link fast, g.set on the target and
+# librpmem.conf saying async under POLICY
+empty() {
 	harness_netns_shape none
 	rm -rf -- "$tmp/state" "$tmp/m.pool"* "$tmp/parts"/* "${psd:?}"/* \
 		"$tmp/w"
@@ -58,10 +67,21 @@ fresh() {
 	printf 'on-congestion = %s\n' "$1" >>"$conf"
 	chmod 600 "$conf"
 	gc_env=(RPMEM_CONF="$conf")
-	gc RPMEM_REPLICATION=sync create ||
-		tu_fail "$1: create: $(tail -3 "$tmp/gc.out")"
+}
+
+# slow -- the link slowed to RATE_MBIT
+slow() {
 	harness_netns_shape "${RATE_MBIT}mbit" 64kb 20ms ||
 		tu_fail "tbf on the veth pair"
+}
+
+# fresh POLICY [LAG] -- a new pool replicated in sync over the fast
+# link, then the link slowed and the replica async under POLICY
+fresh() {
+	empty "$@"
+	gc RPMEM_REPLICATION=sync create ||
+		tu_fail "$1: create: $(tail -3 "$tmp/gc.out")"
+	slow
 }
 
 # burst -- the 24 MiB burst in the background; its time in burst_ms
@@ -162,7 +182,7 @@ link() {
 }
 
 sc_order() {
-	local seed pid cut
+	local seed
 	for ((seed = 1; seed <= SEEDS; seed++)); do
 		fresh block $((2 * LAG))
 		gc_bg mtsoak "$seed" 4 "$tmp/w"
@@ -173,32 +193,94 @@ sc_order() {
 				break
 			sleep 0.02
 		done
-		pid=$(harness_rpmemd_pids "$psd" | head -1)
-		[[ -n $pid ]] || { tu_fail "seed $seed: no rpmemd"; continue; }
-		# a moment of the seed's: 0-300 ms on; odd seeds cut the link
-		cut=$((seed % 2))
-		((cut)) && link down
-		sleep "0.$(printf '%03d' $((seed * 7919 % 300)))"
-		kill -KILL "$app_pid"
-		wait "$app_pid" 2>/dev/null
-		app_pid=
-		((cut)) && link up
-		# rpmemd applies what crossed, finds its client gone, ends
-		end=$((SECONDS + 60))
-		while kill -0 "$pid" 2>/dev/null && ((SECONDS < end)); do
-			sleep 0.05
-		done
-		kill -0 "$pid" 2>/dev/null &&
-			{ tu_fail "seed $seed: rpmemd still runs"; kill -KILL "$pid"; }
+		rpmemd=$(harness_rpmemd_pids "$psd" | head -1)
+		[[ -n $rpmemd ]] || { tu_fail "seed $seed: no rpmemd"; continue; }
+		kill_at "$seed" || continue
 		gc order "$seed" "$tmp/w" "$part" $((2 * LAG))
-		echo "$me: seed $seed ($( ((cut)) && echo "link cut" ||
+		echo "$me: seed $seed ($( ((seed % 2)) && echo "link cut" ||
 			echo streaming) at the kill): $(grep '^replica:' \
 			"$tmp/gc.out" | tail -1)"
 		((rc == 0)) || tu_fail "seed $seed: $(tail -2 "$tmp/gc.out")"
 	done
 }
 
-for sc in ${SCENARIOS:-block pull_ahead order}; do
+# kill_at SEED -- the application SIGKILLed at a moment of the seed's,
+# 0-300 ms on, on odd seeds once the link is cut so rpmemd keeps only
+# what had crossed; then rpmemd ($rpmemd) applies that, finds its
+# client gone and ends; false when it does not
+kill_at() {
+	local seed=$1 cut=$(($1 % 2)) end
+	((cut)) && link down
+	sleep "0.$(printf '%03d' $((seed * 7919 % 300)))"
+	kill -KILL "$app_pid"
+	wait "$app_pid" 2>/dev/null
+	app_pid=
+	((cut)) && link up
+	end=$((SECONDS + 60))
+	while kill -0 "$rpmemd" 2>/dev/null && ((SECONDS < end)); do
+		sleep 0.05
+	done
+	kill -0 "$rpmemd" 2>/dev/null || return 0
+	tu_fail "seed $seed: rpmemd still runs"
+	kill -KILL "$rpmemd"
+	return 1
+}
+
+# obj [VAR=VALUE...] CMD ARG... -- become txmt CMD on $tmp/om/o.set in
+# gc's environment (in a subshell: a background one's pid is txmt's)
+obj() {
+	local vars=()
+	while [[ $1 == *=* ]]; do vars+=("$1"); shift; done
+	exec env LD_LIBRARY_PATH="$libs" RPMEM_CMD="$rpmemd_cmd" \
+		RPMEM_STATE_DIR="$tmp/state" RPMEM_LOG_LEVEL=notice \
+		RPMEM_LOG_FILE="$tmp/client.log" "${gc_env[@]}" "${vars[@]}" \
+		"$txmt" "$1" "$tmp/om/o.set" "${@:2}"
+}
+
+sc_objorder() {
+	local seed keep=(om state psd parts) d
+	# one pool, made in sync over the fast link; each seed runs on a
+	# copy of it (master, its generations, the record and the replica),
+	# copied over the files (their inodes name the pool to the
+	# generations)
+	empty block $((2 * LAG))
+	rm -rf -- "$tmp/om" "$tmp/snap"
+	mkdir -p "$tmp/om" "$tmp/snap"
+	printf 'PMEMPOOLSET\n%s %s/o.0\nREPLICA %s g.set\n' "$SIZE" \
+		"$tmp/om" "$target" >"$tmp/om/o.set"
+	(obj RPMEM_REPLICATION=sync create) >"$tmp/obj.out" 2>&1 ||
+		{ tu_fail "objorder: txmt create: $(<"$tmp/obj.out")"; return; }
+	for d in "${keep[@]}"; do cp -a "$tmp/$d" "$tmp/snap/"; done
+	slow
+	for ((seed = 1; seed <= OBJ_SEEDS; seed++)); do
+		for d in "${keep[@]}"; do
+			cp -a "$tmp/snap/$d/." "$tmp/$d/"
+		done
+		rm -rf -- "$tmp/w"
+		mkdir -p "$tmp/w"
+		(obj run "$tmp/w" 4) >"$tmp/obj.out" 2>&1 &
+		app_pid=$!
+		# libpmemobj's open and each thread's first run ship first;
+		# about 1200 transactions fill the 4 MiB log: 2500 logged,
+		# and the replica has the first ones
+		fo_poll 60 logged_at_least 2500 ||
+			{ tu_fail "seed $seed: 2500 commits not logged:" \
+				"$(<"$tmp/obj.out")"; continue; }
+		rpmemd=$(harness_rpmemd_pids "$psd" | head -1)
+		[[ -n $rpmemd ]] || { tu_fail "seed $seed: no rpmemd"; continue; }
+		kill_at "$seed" || continue
+		echo "$me: seed $seed ($( ((seed % 2)) && echo "link cut" ||
+			echo streaming) at the kill)"
+		fo_replica_check "$part" "$SIZE" "$txmt" "$tmp/w" $((2 * LAG))
+	done
+}
+
+# logged_at_least N -- txmt logged N commits or more, of all threads
+logged_at_least() {
+	(($(cat "$tmp/w"/tx.* 2>/dev/null | wc -l) >= $1))
+}
+
+for sc in ${SCENARIOS:-block pull_ahead order objorder}; do
 	echo "$me: --- $sc"
 	"sc_$sc"
 done

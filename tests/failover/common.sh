@@ -29,9 +29,10 @@
 #                    application, start the backup's sshd ($tmp/b) again
 #                    when it stopped, eval AFTER; after a failed one show
 #                    the client log's tail and eval SHOW
-#   fo_replica_check PART SIZE LOG
-#                    every commit txlog logged in LOG is in a promoted
-#                    copy of the replica part file PART, none half applied
+#   fo_replica_check PART SIZE PROG ARG...
+#                    `PROG check COPY ARG...` passes on a promoted copy
+#                    of the replica part file PART: with txlog and LOG,
+#                    every commit it logged is there, none half applied
 #   state            the live state of the one open handle whose status
 #                    is in $tmp/state ("" when none)
 #   field KEY        a field of that status
@@ -159,8 +160,9 @@ fo_scenarios() {
 	done
 }
 
-# fo_replica_check -- txlog check of a promoted copy of replica part $1
-# ($2 bytes) against the commits logged in $3; the copy is removed
+# fo_replica_check -- the check of a promoted copy of replica part $1
+# ($2 bytes): `$3 check COPY ${@:4}` (txlog against its log, txmt
+# against its logs and bound), what it said shown; the copy is removed
 fo_replica_check() {
 	local c=$tmp/copy
 	rm -rf -- "$c"
@@ -170,9 +172,11 @@ fo_replica_check() {
 	if ! "$rpmem" promote --force "$c/copy.set" >"$c/promote.out" 2>&1
 	then
 		tu_fail "promote of the replica's copy: $(<"$c/promote.out")"
-	elif ! env LD_LIBRARY_PATH="$libs" "$txlog" check "$c/copy.set" \
-			"$3" >"$c/check.out" 2>&1; then
+	elif ! env LD_LIBRARY_PATH="$libs" "$3" check "$c/copy.set" \
+			"${@:4}" >"$c/check.out" 2>&1; then
 		tu_fail "the replica lacks a logged commit: $(<"$c/check.out")"
+	else
+		echo "$me: $(<"$c/check.out")"
 	fi
 	rm -rf -- "$c"
 }

@@ -200,7 +200,7 @@ after() {
 	n=$(diffs | wc -l)
 	((n <= base_n)) || tu_fail "rpmem verify: $n differing range(s)," \
 		"a fault-free run has $base_n: $(diffs | head -5)"
-	fo_replica_check "$tmp/parts/r.0" "$SIZE" "$tmp/log"
+	fo_replica_check "$tmp/parts/r.0" "$SIZE" "$txlog" "$tmp/log"
 	[[ -z $(state) ]] || tu_fail "a status file outlived the application"
 	grep -q '^in_sync 1' "$tmp/state/"*.replica ||
 		tu_fail "the record does not say in sync"

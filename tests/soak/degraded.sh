@@ -371,7 +371,7 @@ cat "$tmp/hot.out"
 
 app tx "$txlog" check "$tmp/soak.set" "$tmp/tx.commits" >"$tmp/check.out" \
 	2>&1 || tu_fail "master lacks a commit: $(<"$tmp/check.out")"
-fo_replica_check "$tmp/parts/soak-r.0" "$SIZE" "$tmp/tx.commits"
+fo_replica_check "$tmp/parts/soak-r.0" "$SIZE" "$txlog" "$tmp/tx.commits"
 n_soak=$(diffs "$tmp/soak.set" | wc -l)
 commits=$(wc -l <"$tmp/tx.commits")
 rm -f -- "$tmp/parts/soak-"* "$tmp/parts/hot.0"
