@@ -18,7 +18,8 @@
 #include "repl_int.h"
 #include "sendlog.h"
 
-#define PIECE_MAX (32 * 1024)	/* a record's bytes: half a batch */
+#define PIECE_MAX (32 * 1024)	/* a record's bytes before a session */
+#define DIRECT_MIN (64 * 1024)	/* a record sent from the ring, uncopied */
 #define IDLE_NS 50000000ULL	/* the sender looks for a stop this often */
 #define STATUS_NS 1000000000ULL	/* and rewrites the handle's status */
 #define WAIT_NS (24ULL * 3600 * 1000000000)	/* "until the link says" */
@@ -34,6 +35,7 @@ struct async {
 	unsigned lane;		/* the session lane it sends on */
 	struct fabric *fab;	/* the session it sends on */
 	uint64_t raddr;		/* rpmemd's address of pool offset 0 */
+	size_t direct_min;	/* records this large go from the ring */
 };
 
 /* async_on -- the replica is async */
@@ -165,7 +167,7 @@ sender(void *arg)
 				break;
 			struct sendlog_ticket tk;
 			size_t used = sendlog_take(&a->log, body, cap,
-				a->raddr, &tk);
+				a->raddr, a->direct_min, &tk);
 			bool moved = tk.upto != upto;
 			upto = tk.upto;
 			if (!used && !moved) {
@@ -181,7 +183,8 @@ sender(void *arg)
 					sendlog_release(&a->log, &tk);
 				continue;
 			}
-			if ((r = fabric_epochs_send(a->fab, a->lane, used)))
+			if ((r = fabric_epochs_send(a->fab, a->lane, used,
+					tk.data, tk.dlen)))
 				break;
 			t[(h + n++) % W] = tk;
 			continue;
@@ -252,6 +255,13 @@ async_ready(RPMEMpool *rpp)
 	a->fab = rpp->fab;
 	a->lane = atomic_load(&rpp->fab_nlanes);
 	a->raddr = rpp->resp.ibc.raddr;
+	/* records as large as a message: those of DIRECT_MIN or more
+	 * go uncopied where the provider takes unregistered memory */
+	bool direct;
+	size_t room = fabric_epochs_room(a->fab, &direct);
+	sendlog_pieces(&a->log, (room - sizeof(struct lane_rec)) &
+		~(size_t)7);
+	a->direct_min = direct ? DIRECT_MIN : 0;
 	atomic_store(&a->stop, false);
 	r = pthread_create(&a->thread, NULL, sender, a);
 	if (r)

@@ -523,15 +523,24 @@ fabric_epochs_buf(struct fabric *f, unsigned lane, void **body, size_t *cap)
  * is the sender's alone, so nothing took either since)
  */
 int
-fabric_epochs_send(struct fabric *f, unsigned lane, size_t len)
+fabric_epochs_send(struct fabric *f, unsigned lane, size_t len,
+		const void *data, size_t dlen)
 {
 	struct lane *l = &f->lanes[lane];
 	struct op *op = &l->batch[l->bcur];
-	msg_init(f, l, op, LANE_OP_EPOCHS, 0, len);
-	int r = post_send(f, l, op, sizeof(struct lane_msg) + len, NULL, 0,
-		NULL, 0);
+	msg_init(f, l, op, LANE_OP_EPOCHS, 0, len + dlen);
+	int r = post_send(f, l, op, sizeof(struct lane_msg) + len, data,
+		dlen, NULL, 0);
 	l->bcur = (l->bcur + 1) % l->nbatch;
 	return r;
+}
+
+/* fabric_epochs_room -- a body's most bytes; unregistered data allowed */
+size_t
+fabric_epochs_room(const struct fabric *f, bool *direct)
+{
+	*direct = !f->local_mr;
+	return f->epochs_cap;
 }
 
 /* fabric_answers -- until at most `left` messages wait for an answer */

@@ -107,14 +107,19 @@ int fabric_drain(struct fabric *fab, unsigned lane);
  * An async replica's sender (async.c) owns one lane: it builds the body
  * of a LANE_OP_EPOCHS message in the lane's next batch buffer
  * (fabric_epochs_buf: waits until that buffer is free, *cap bytes: up
- * to rpmemd's buffer), sends it (fabric_epochs_send;
- * FABRIC_EPOCHS_WINDOW may be in flight), and learns that
+ * to rpmemd's buffer), sends it (fabric_epochs_send: `len` bytes of
+ * the buffer, then `dlen` bytes at `data`, which stay put until the
+ * answer; FABRIC_EPOCHS_WINDOW may be in flight), and learns that
  * rpmemd holds the oldest ones (fabric_answers: until at most `left`
  * wait).  0 or -errno: a lost connection, or rpmemd's status.
+ * fabric_epochs_room: the most bytes of a body; *direct true when
+ * `data` may be memory the provider never saw registered.
  */
 int fabric_epochs_buf(struct fabric *fab, unsigned lane, void **body,
 		size_t *cap);
-int fabric_epochs_send(struct fabric *fab, unsigned lane, size_t len);
+int fabric_epochs_send(struct fabric *fab, unsigned lane, size_t len,
+		const void *data, size_t dlen);
+size_t fabric_epochs_room(const struct fabric *fab, bool *direct);
 int fabric_answers(struct fabric *fab, unsigned lane, unsigned left);
 
 /* fabric_read -- remote bytes into buf: RMA read, or sealed READs; -errno */

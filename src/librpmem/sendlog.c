@@ -2,7 +2,8 @@
 /*
  * sendlog.c -- an async replica's send log (sendlog.h)
  *
- * A record in the ring: a header, then its bytes padded to 8.  A record
+ * A record in the ring: a header, then its bytes padded to 8 with zeros
+ * (so a record sent from where it lies is a lane_rec's body).  A record
  * never wraps: where the rest of the ring is too short for the next one,
  * a pad record fills it (or, shorter than a header, the rest is skipped
  * by the same rule on both sides).
@@ -100,6 +101,19 @@ sendlog_reset(struct sendlog *l)
 	pthread_mutex_unlock(&l->lock);
 }
 
+/* sendlog_pieces -- the largest record from now on */
+void
+sendlog_pieces(struct sendlog *l, size_t piece_max)
+{
+	size_t most = l->cap / 4 - sizeof(struct rec);
+	/* whole words: a piece's end never splits one */
+	piece_max = (piece_max < most ? piece_max : most) & ~(size_t)7;
+	pthread_mutex_lock(&l->lock);
+	if (piece_max)
+		l->piece_max = piece_max;
+	pthread_mutex_unlock(&l->lock);
+}
+
 /* too_old -- the oldest record not released is past the age bound */
 static bool
 too_old(const struct sendlog *l)
@@ -168,6 +182,7 @@ put(struct sendlog *l, size_t off, const void *src, size_t len,
 		.flags = flags, .t_ns = clock_ns() };
 	if (len)
 		memcpy(rec->data, src, len);
+	memset(rec->data + len, 0, need - sizeof(*rec) - len);
 	l->head += need;
 	l->seq++;
 	return 0;
@@ -225,9 +240,11 @@ merge(struct lane_rec *last, size_t *used, size_t cap, uint64_t raddr,
 /* sendlog_take -- the unsent records as a LANE_OP_EPOCHS body */
 size_t
 sendlog_take(struct sendlog *l, void *msg, size_t cap, uint64_t raddr,
-		struct sendlog_ticket *t)
+		size_t direct_min, struct sendlog_ticket *t)
 {
 	size_t used = 0, last_at = 0;
+	t->data = NULL;
+	t->dlen = 0;
 	pthread_mutex_lock(&l->lock);
 	for (;;) {
 		uint64_t pos = skip_pad(l, l->sent, l->head);
@@ -237,10 +254,20 @@ sendlog_take(struct sendlog *l, void *msg, size_t cap, uint64_t raddr,
 		}
 		const struct rec *rec = at(l, pos);
 		struct lane_rec *last = (void *)((char *)msg + last_at);
+		bool direct = direct_min && rec->len >= direct_min;
 		if (rec->len == 0) {
 			/* a drain: the epoch ends with the record before */
 			if (used && (rec->flags & REC_END))
 				last->len |= LANE_REC_END;
+		} else if (t->dlen || (direct && used)) {
+			break;	/* a record sent from the ring goes alone */
+		} else if (direct) {
+			*last = (struct lane_rec){ .addr = raddr + rec->off,
+				.len = rec->len | (rec->flags & REC_END ?
+				LANE_REC_END : 0) };
+			used = sizeof(*last);
+			t->data = rec->data;
+			t->dlen = lane_rec_size(rec->len) - sizeof(*last);
 		} else if (!(used && merge(last, &used, cap, raddr, rec))) {
 			size_t need = lane_rec_size(rec->len);
 			if (used + need > cap)

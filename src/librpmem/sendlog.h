@@ -7,7 +7,9 @@
  * A ring of `cap` bytes.  Application threads append records; one
  * sender takes the records not yet sent as the body of a LANE_OP_EPOCHS
  * message (merging a record into the one before it when it starts
- * inside or right after it and no epoch ended between), and releases
+ * inside or right after it and no epoch ended between), or sends a
+ * large record where it lies in the ring (no copy: the message holds
+ * its header, the lane sends its bytes from the ring), and releases
  * them when rpmemd's answer comes.  The lag is what is appended and not
  * released: its bytes, and the age of its oldest record.  Positions
  * count bytes ever appended, so a position tells which records a
@@ -43,6 +45,8 @@ struct sendlog {
 struct sendlog_ticket {
 	uint64_t upto;		/* position after its last record */
 	uint64_t seq;		/* the number of records up to its last */
+	const void *data;	/* the bytes the message sends from the ring, */
+	size_t dlen;		/* after what the buffer holds (0: none) */
 };
 
 /*
@@ -61,6 +65,14 @@ int sendlog_init(struct sendlog *l, size_t cap, size_t piece_max,
  */
 void sendlog_reset(struct sendlog *l);
 
+/*
+ * sendlog_pieces -- records of at most `piece_max` bytes from now on
+ * (the session's message room), in whole words, a record at most a
+ * quarter of the ring as at sendlog_init; records already in keep
+ * their size
+ */
+void sendlog_pieces(struct sendlog *l, size_t piece_max);
+
 /* sendlog_fini -- free it (nobody may use it any more) */
 void sendlog_fini(struct sendlog *l);
 
@@ -78,10 +90,14 @@ int sendlog_append(struct sendlog *l, size_t off, const void *src,
 /*
  * sendlog_take -- the records not yet sent, as lane_rec records of a
  * LANE_OP_EPOCHS body (addresses raddr + offset) into `msg`, at most
- * `cap` bytes; the bytes written (0: nothing to send) and the ticket
+ * `cap` bytes; the bytes written (0: nothing to send) and the ticket.
+ * A first record of `direct_min` bytes or more (0: none) goes alone and
+ * is not copied: `msg` gets its lane_rec header, t->data and t->dlen
+ * its bytes (padded to 8) where they lie in the ring, valid until the
+ * ticket is released.
  */
 size_t sendlog_take(struct sendlog *l, void *msg, size_t cap,
-		uint64_t raddr, struct sendlog_ticket *t);
+		uint64_t raddr, size_t direct_min, struct sendlog_ticket *t);
 
 /* sendlog_last -- the number of records appended so far */
 uint64_t sendlog_last(struct sendlog *l);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * check_sendlog.c -- unit tests of an async replica's send log
- * (sendlog.c): what a message holds, the ring's wrap, the bound, and a
- * sender thread that keeps a shadow replica equal to the master
+ * (sendlog.c): what a message holds (copied, or a large record sent
+ * from the ring), the ring's wrap, the bound, and a sender thread that
+ * keeps a shadow replica equal to the master
  */
 #include <check.h>
 #include <errno.h>
@@ -25,6 +26,7 @@
 
 static unsigned char Master[POOL], Replica[POOL];
 static unsigned char Msg[MSG];
+static unsigned char Wire[MSG + 2 * PIECE];	/* Msg, then the ring's */
 
 /* fresh -- a new log of the test's sizes and both images cleared */
 static void
@@ -48,13 +50,26 @@ write_persist(struct sendlog *l, size_t off, size_t len, bool end,
 /* a record of a message as the test reads it */
 struct got { size_t off, len; bool end; };
 
-/* apply -- a message's records into the shadow replica, listed */
+/*
+ * apply -- a message's records into the shadow replica, listed: its
+ * `used` bytes of Msg, then the bytes it sends from the ring (they must
+ * lie in it), as they go on the wire
+ */
 static unsigned
-apply(size_t used, struct got *g, unsigned max)
+apply(const struct sendlog *l, size_t used, const struct sendlog_ticket *t,
+		struct got *g, unsigned max)
 {
 	unsigned n = 0;
+	ck_assert_uint_le(used + t->dlen, sizeof(Wire));
+	memcpy(Wire, Msg, used);
+	if (t->dlen) {
+		ck_assert((const char *)t->data >= l->buf &&
+			(const char *)t->data + t->dlen <= l->buf + l->cap);
+		memcpy(Wire + used, t->data, t->dlen);
+		used += t->dlen;
+	}
 	for (size_t at = 0; at < used;) {
-		const struct lane_rec *r = (const void *)(Msg + at);
+		const struct lane_rec *r = (const void *)(Wire + at);
 		size_t len = (size_t)(r->len & ~LANE_REC_END);
 		ck_assert_uint_ge(r->addr, RADDR);
 		memcpy(Replica + (r->addr - RADDR), r->data, len);
@@ -67,49 +82,87 @@ apply(size_t used, struct got *g, unsigned max)
 	return n;
 }
 
-/* appends, and the records one take gives */
+/*
+ * appends, and the records the takes give (`direct`: sendlog_take's
+ * direct_min; `pieces`: sendlog_pieces first, 0 not) in `nmsg` messages
+ */
 static const struct {
 	const char *name;
 	struct got put[4];
 	unsigned nput;
 	struct got want[4];
 	unsigned nwant;
+	size_t direct;
+	size_t pieces;
+	unsigned nmsg;
 } Takes[] = {
 	{ "neighbours of one epoch merge", { { 0, 64, false },
-		{ 64, 64, true } }, 2, { { 0, 128, true } }, 1 },
+		{ 64, 64, true } }, 2, { { 0, 128, true } }, 1, 0, 0, 1 },
 	{ "an epoch's end keeps them apart", { { 0, 64, true },
 		{ 64, 64, true } }, 2, { { 0, 64, true }, { 64, 64, true } },
-		2 },
+		2, 0, 0, 1 },
 	{ "a later record inside an earlier one merges, its bytes winning",
 		{ { 0, 256, false }, { 8, 8, true } }, 2,
-		{ { 0, 256, true } }, 1 },
+		{ { 0, 256, true } }, 1, 0, 0, 1 },
 	{ "one that starts before does not", { { 64, 64, false },
 		{ 0, 72, true } }, 2, { { 64, 64, false }, { 0, 72, true } },
-		2 },
+		2, 0, 0, 1 },
 	{ "apart: two records", { { 0, 8, false }, { 4096, 8, true } }, 2,
-		{ { 0, 8, false }, { 4096, 8, true } }, 2 },
+		{ { 0, 8, false }, { 4096, 8, true } }, 2, 0, 0, 1 },
 	{ "a drain's empty record ends the epoch before it",
 		{ { 0, 64, false }, { 0, 0, true }, { 64, 64, false } }, 3,
-		{ { 0, 64, true }, { 64, 64, false } }, 2 },
+		{ { 0, 64, true }, { 64, 64, false } }, 2, 0, 0, 1 },
 	{ "a range longer than a piece is pieces, merged again",
-		{ { 0, 3 * PIECE, true } }, 1, { { 0, 3 * PIECE, true } }, 1 },
+		{ { 0, 3 * PIECE, true } }, 1, { { 0, 3 * PIECE, true } }, 1,
+		0, 0, 1 },
+	{ "a large record goes alone, from the ring", { { 8, 1500, true } },
+		1, { { 8, 1500, true } }, 1, 1024, 0, 1 },
+	{ "small ones before it go first, the rest after it",
+		{ { 0, 64, false }, { 4096, 2048, false }, { 64, 64, true } },
+		3, { { 0, 64, false }, { 4096, 2048, false },
+		{ 64, 64, true } }, 3, 1024, 0, 3 },
+	{ "it merges into nothing before it", { { 0, 64, false },
+		{ 64, 2048, true } }, 2, { { 0, 64, false },
+		{ 64, 2048, true } }, 2, 1024, 0, 2 },
+	{ "a drain after it ends the epoch in its header",
+		{ { 0, 2048, false }, { 0, 0, true } }, 2,
+		{ { 0, 2048, true } }, 1, 1024, 0, 1 },
+	{ "larger pieces: a range is as few records, each alone",
+		{ { 0, 3 * PIECE, true } }, 1, { { 0, 2 * PIECE, false },
+		{ 2 * PIECE, PIECE, true } }, 2, 1024, 2 * PIECE, 2 },
+	{ "pieces past a quarter of the ring are cut to fit",
+		{ { 0, LOG / 2, true } }, 1, { { 0, LOG / 4 - 24, false },
+		{ LOG / 4 - 24, LOG / 4 - 24, false },
+		{ LOG / 2 - 48, 48, true } }, 3, 1024, LOG, 3 },
+	{ "pieces of whole words", { { 0, 2500, true } }, 1,
+		{ { 0, 1000, false }, { 1000, 1000, false },
+		{ 2000, 500, true } }, 3, 512, 1001, 3 },
 };
 
 START_TEST(test_take_merges_within_an_epoch)
 {
 	struct sendlog l;
 	fresh(&l, 0);
+	if (Takes[_i].pieces)
+		sendlog_pieces(&l, Takes[_i].pieces);
 	uint64_t seq;
 	for (unsigned i = 0; i < Takes[_i].nput; i++)
 		ck_assert_int_eq(write_persist(&l, Takes[_i].put[i].off,
 			Takes[_i].put[i].len, Takes[_i].put[i].end, 0, &seq),
 			0);
 	struct sendlog_ticket t;
-	size_t used = sendlog_take(&l, Msg, sizeof(Msg), RADDR, &t);
 	struct got g[4];
-	unsigned n = apply(used, g, 4);
-	ck_assert_msg(n == Takes[_i].nwant, "%s: %u records", Takes[_i].name,
-		n);
+	unsigned n = 0, msgs = 0;
+	size_t used;
+	while ((used = sendlog_take(&l, Msg, sizeof(Msg), RADDR,
+			Takes[_i].direct, &t))) {
+		n += apply(&l, used, &t, g + n, 4 - n);
+		msgs++;
+		if (t.seq != seq)
+			sendlog_release(&l, &t);
+	}
+	ck_assert_msg(n == Takes[_i].nwant && msgs == Takes[_i].nmsg,
+		"%s: %u records in %u messages", Takes[_i].name, n, msgs);
 	for (unsigned i = 0; i < n; i++)
 		ck_assert_msg(g[i].off == Takes[_i].want[i].off &&
 			g[i].len == Takes[_i].want[i].len &&
@@ -118,7 +171,6 @@ START_TEST(test_take_merges_within_an_epoch)
 			g[i].off, g[i].len, g[i].end);
 	ck_assert_mem_eq(Replica, Master, POOL);
 	ck_assert_uint_eq(t.seq, seq);
-	ck_assert_uint_eq(sendlog_take(&l, Msg, sizeof(Msg), RADDR, &t), 0);
 	sendlog_release(&l, &t);
 	ck_assert_int_eq(sendlog_wait_done(&l, seq, 0), 0);
 	sendlog_fini(&l);
@@ -143,7 +195,7 @@ START_TEST(test_full_log_waits_for_release)
 	ck_assert_int_eq(write_persist(&l, 0, 64, true, clock_ns() + 1000000,
 		&seq), -ETIMEDOUT);
 	struct sendlog_ticket t;
-	ck_assert_uint_gt(sendlog_take(&l, Msg, sizeof(Msg), RADDR, &t), 0);
+	ck_assert_uint_gt(sendlog_take(&l, Msg, sizeof(Msg), RADDR, 0, &t), 0);
 	sendlog_release(&l, &t);
 	ck_assert_int_eq(write_persist(&l, 0, 64, true, 0, &seq), 0);
 	ck_assert_int_eq(sendlog_wait_done(&l, seq, 1000000),
@@ -193,12 +245,15 @@ START_TEST(test_age_bound_and_unreleased)
 		&seq), -ETIMEDOUT);
 	ck_assert_uint_ge(clock_ns() - t0, 50000000ULL);
 	struct sendlog_ticket t;
-	ck_assert_uint_gt(sendlog_take(&l, Msg, sizeof(Msg), RADDR, &t), 0);
+	ck_assert_uint_gt(sendlog_take(&l, Msg, sizeof(Msg), RADDR, 0, &t), 0);
 	sendlog_release(&l, &t);
 	ck_assert_int_eq(write_persist(&l, 0, 8, true, 0, &seq), 0);
 	sendlog_fini(&l);
 }
 END_TEST
+
+/* the sender's direct_min */
+static size_t Direct;
 
 /* a sender: take, apply to the shadow replica, release, until closed */
 static void *
@@ -208,10 +263,11 @@ sender(void *arg)
 	for (;;) {
 		bool any = sendlog_wait_work(l, clock_ns() + 100000000ULL);
 		struct sendlog_ticket t;
-		size_t used = sendlog_take(l, Msg, sizeof(Msg), RADDR, &t);
+		size_t used = sendlog_take(l, Msg, sizeof(Msg), RADDR, Direct,
+			&t);
 		if (used) {
 			struct got g;
-			(void) apply(used, &g, 0);
+			(void) apply(l, used, &t, &g, 0);
 			sendlog_release(l, &t);
 		} else if (!any) {
 			pthread_mutex_lock(&l->lock);
@@ -225,12 +281,16 @@ sender(void *arg)
 
 /*
  * many appends of every size through the wrapping ring while a sender
- * drains it: the replica ends equal, the lag never past the log
+ * drains it, copying every record or sending the large ones from the
+ * ring: the replica ends equal, the lag never past the log
  */
+static const size_t Directs[] = { 0, 1024 };
+
 START_TEST(test_sender_keeps_the_replica_equal)
 {
 	struct sendlog l;
 	fresh(&l, 0);
+	Direct = Directs[_i];
 	pthread_t th;
 	ck_assert_int_eq(pthread_create(&th, NULL, sender, &l), 0);
 	uint64_t rnd = 42, seq = 0, bytes, age;
@@ -270,7 +330,7 @@ sendlog_suite(void)
 	TU_LOOP(tc, test_take_merges_within_an_epoch, Takes);
 	tcase_add_test(tc, test_full_log_waits_for_release);
 	tcase_add_test(tc, test_age_bound_and_unreleased);
-	tcase_add_test(tc, test_sender_keeps_the_replica_equal);
+	TU_LOOP(tc, test_sender_keeps_the_replica_equal, Directs);
 	tcase_add_test(tc, test_init_refuses_bad_sizes);
 	return tu_suite_add(s, tc);
 }
