@@ -204,9 +204,8 @@ sender(void *arg)
 		log_err("async sender on lane %u: %s", a->lane, strerror(-r));
 		fabric_break(a->fab, -r);
 	}
+	/* fabric_break told the worker (repl_on_break) */
 	sendlog_close(&a->log);
-	if (r)
-		repl_sender_lost(a->rpp);
 	return NULL;
 }
 

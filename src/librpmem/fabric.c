@@ -29,6 +29,8 @@ fabric_break(struct fabric *f, int err)
 	for (unsigned i = 0; i < f->nlanes; i++)
 		if (f->lanes[i].cq)
 			(void) fi_cq_signal(f->lanes[i].cq);
+	if (f->on_break)
+		f->on_break(f->break_arg);
 }
 
 /* fabric_error -- the sticky errno, or 0 */

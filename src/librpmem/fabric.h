@@ -48,6 +48,11 @@ struct fabric_attr {
 					 * ssh_fd until watch_ms passed */
 	void *watch_arg;
 	int watch_ms;
+	void (*on_break)(void *arg);	/* NULL, or called once, by the
+					 * thread that breaks the fabric
+					 * first, whatever locks it holds:
+					 * it must not block */
+	void *break_arg;
 	bool epochs_lane;		/* the last lane is an async replica's
 					 * sender's: FABRIC_EPOCHS_WINDOW
 					 * messages of buff_size bytes in

@@ -380,6 +380,8 @@ fabric_connect(const struct fabric_attr *attr, struct fabric **fabp)
 	f->ssh_fd = attr->ssh_fd;
 	f->watch = attr->watch;
 	f->watch_arg = attr->watch_arg;
+	f->on_break = attr->on_break;
+	f->break_arg = attr->break_arg;
 	f->watch_ms = attr->watch_ms > 0 ? attr->watch_ms : SLICE_MS;
 	f->stop_fd = -1;
 	f->eq_fd = -1;

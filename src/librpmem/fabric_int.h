@@ -113,6 +113,8 @@ struct fabric {
 	int (*watch)(void *arg);	/* fabric_attr's */
 	void *watch_arg;
 	int watch_ms;
+	void (*on_break)(void *arg);	/* fabric_attr's */
+	void *break_arg;
 	int stop_fd;
 	int eq_fd;			/* -1: the event queue has none */
 	pthread_t monitor;

@@ -253,16 +253,22 @@ repl_pull_ahead(RPMEMpool *rpp)
 	pthread_mutex_unlock(&rp->mu);
 }
 
-/* repl_sender_lost -- the worker drops what the sender lost (repl_int.h) */
+/* repl_on_break -- the worker drops a broken session (repl_int.h) */
 void
-repl_sender_lost(RPMEMpool *rpp)
+repl_on_break(void *arg)
 {
+	RPMEMpool *rpp = arg;
 	struct repl *rp = rpp->repl;
+	if (!rp)
+		return;
 	atomic_store(&rp->drop_due, true);
-	/* repl_drop holds mu while it joins the sender: never wait for it */
+	/*
+	 * the thread that broke it may hold a lane; repl_drop holds mu
+	 * while it joins the sender and closes the fabric: never wait
+	 */
 	if (pthread_mutex_trylock(&rp->mu))
 		return;
-	if (atomic_load(&rpp->state) == RPMEM_ST_READY)
+	if (atomic_load(&rpp->state) == RPMEM_ST_READY && !rp->stop)
 		(void) repl_worker_start(rpp);
 	pthread_cond_broadcast(&rp->cv);
 	pthread_mutex_unlock(&rp->mu);

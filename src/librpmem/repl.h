@@ -90,6 +90,16 @@ int repl_init(struct rpmem_pool *rpp, enum proto_msg_type type);
 void repl_fini(struct rpmem_pool *rpp);
 
 /*
+ * repl_on_break -- fabric_attr.on_break of every session of the handle
+ * `arg` (its home): a lane or the channel broke, maybe with no data call
+ * to see it (an idle application, the async sender): the worker drops
+ * the session as a data call would, unless the state machine's lock is
+ * taken, whose holder is dropping it already or leaves it to the next
+ * data call or close.  Never blocks.
+ */
+void repl_on_break(void *arg);
+
+/*
  * repl_hello -- what a session start of the handle tells rpmemd of the
  * master's generations (the session's HELLO); 0 or -1 with the message
  */

@@ -149,14 +149,6 @@ int gen_call(RPMEMpool *rpp, int op, const struct gen *g,
  */
 int repl_establish(RPMEMpool *rpp);
 
-/*
- * repl_sender_lost -- the async sender's session broke (no lock held):
- * the worker drops it as a data call would, unless the state machine's
- * lock is taken, whose holder is dropping it already or leaves it to
- * the next data call or close
- */
-void repl_sender_lost(RPMEMpool *rpp);
-
 /* repl_worker_start -- start the worker if it is not running (mu held) */
 int repl_worker_start(RPMEMpool *rpp);
 

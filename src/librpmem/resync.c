@@ -451,7 +451,7 @@ repl_worker(void *arg)
 			unfence(rpp);
 			continue;
 		}
-		/* the async sender lost the session: as a data call would */
+		/* a break no data call saw (repl_on_break): as one would */
 		int err = atomic_exchange(&rp->drop_due, false) &&
 			s == RPMEM_ST_READY && rpp->fab ?
 			fabric_error(rpp->fab) : 0;

@@ -86,6 +86,9 @@ struct rpmem_pool {
 	size_t view_size;		/* the view's, when the handle made it */
 	unsigned nlanes;		/* the application's lanes */
 	struct repl *repl;		/* a replica that comes and goes */
+	struct rpmem_pool *home;	/* the handle its sessions serve: a
+					 * reconnect's copy (rpp_replica)
+					 * names the application's */
 	bool no_headers;		/* whole pool writable */
 	bool created;			/* by rpmem_create */
 	bool pmdk;			/* rpmemd is PMDK 1.12's (0.1) */

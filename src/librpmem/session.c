@@ -588,6 +588,8 @@ rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
 		.watch = beat_ms ? obc_watch : NULL,
 		.watch_arg = rpp->ssh,
 		.watch_ms = beat_ms,
+		.on_break = repl_on_break,
+		.break_arg = rpp->home,
 		.epochs_lane = rpp->extra_lanes > 0,
 	};
 	r = fabric_connect(&fa, &rpp->fab);
@@ -650,6 +652,7 @@ rpp_new(const char *target, const char *desc, void *addr, size_t size)
 	snprintf(rpp->desc, sizeof(rpp->desc), "%s", desc);
 	rpp->pool_addr = addr;
 	rpp->pool_size = size;
+	rpp->home = rpp;
 	return rpp;
 }
 
@@ -676,8 +679,10 @@ rpp_replica(const RPMEMpool *rpp)
 {
 	RPMEMpool *r = rpp_new(rpp->target_str, rpp->desc, rpp->pool_addr,
 		rpp->pool_size);
-	if (r)
+	if (r) {
 		r->extra_lanes = rpp->extra_lanes;
+		r->home = rpp->home;
+	}
 	return r;
 }
 

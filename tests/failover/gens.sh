@@ -50,6 +50,9 @@
 #                 it, while the master reconnects and starts a resync:
 #                 promote refuses the copy mid-resync, or the promoted
 #                 copy holds every byte the master acknowledged
+#   idle          D15: a sync replica's rpmemd killed while the
+#                 application makes no call: the live status leaves
+#                 "connected" within 5 s, and the handle reconnects
 #
 # SCENARIOS=... picks some.  Prints each scenario's outcome.
 set -uo pipefail
@@ -454,8 +457,26 @@ sc_async() {
 	equal "async, after a full log's session timed out"
 }
 
+# sc_idle -- D15, a sync replica lost while its application makes no call:
+# the handle says so at once (the lane monitor saw the lanes and the
+# channel end), not at the next persist, and reconnects
+sc_idle() {
+	fresh
+	gc_bg RPMEM_ON_REPLICA_LOSS=continue write 15 $((4 * MIB)) "$MIB" \
+		"$tmp/w"
+	wait_for '[[ -e $tmp/w/acked ]]' 30 "the write" || return
+	fo_kill_rpmemd || return
+	wait_for '[[ $(state) != connected ]]' 5 \
+		"idle: the loss, with no data call," || return
+	wait_for '[[ $(state) == connected ]]' 30 "idle: the reconnect" ||
+		return
+	finish_app
+	((rc == 0)) || tu_fail "idle: $rc: $(tail -3 "$tmp/gc.out")"
+	equal "idle, reconnected"
+}
+
 scenarios=${SCENARIOS:-d7_open d7_reconnect d8 d9 d10 d11 unmapped async \
-	promote_race}
+	promote_race idle}
 # shellcheck disable=SC2016,SC2086 # evaluated after each; a list of names
 fo_scenarios 'for p in $(harness_rpmemd_pids "$psd"); do kill -KILL "$p"; done' \
 	'tail -5 "$tmp/gc.out"' $scenarios
