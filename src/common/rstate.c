@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "file.h"
 #include "rstate.h"
 
@@ -472,14 +473,9 @@ add_range(struct parse *ps, const char *v, size_t len)
 		return -EINVAL;
 	if (r->nranges == RSTATE_RANGES_MAX)
 		return -EINVAL;
-	if (r->nranges == ps->cap) {
-		size_t cap = ps->cap ? ps->cap * 2 : 64;
-		void *n = realloc(r->ranges, cap * sizeof(*r->ranges));
-		if (!n)
-			return -ENOMEM;
-		r->ranges = n;
-		ps->cap = cap;
-	}
+	if (array_grow(&r->ranges, r->nranges, &ps->cap, sizeof(*r->ranges),
+			64))
+		return -ENOMEM;
 	r->ranges[r->nranges++] = g;
 	ps->has_range = true;
 	return 0;
