@@ -110,9 +110,9 @@ marker_format(const struct marker *m, char *buf, size_t len)
 	return n;
 }
 
-/* value_ok -- printable, no blank, fits */
-static bool
-value_ok(const char *v, size_t n, size_t max)
+/* marker_value_ok -- printable, no blank, fits */
+bool
+marker_value_ok(const char *v, size_t n, size_t max)
 {
 	if (n == 0 || n >= max)
 		return false;
@@ -165,7 +165,7 @@ parse_line(const char *line, size_t n, struct marker *m, bool *has_time)
 		return 0;
 	char *dst = (char *)m + Keys[i].off;
 	size_t max = Keys[i].size;
-	if (!value_ok(v, vlen, max))
+	if (!marker_value_ok(v, vlen, max))
 		return -EINVAL;
 	memcpy(dst, v, vlen);
 	dst[vlen] = '\0';
