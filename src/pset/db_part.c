@@ -346,6 +346,30 @@ db_region_persist(struct db_pool *pool, size_t off, size_t len)
 }
 
 /*
+ * hdr_io -- read or write the header at the start of a later part's file
+ * (part 0's lies in the region); 0, or -errno when it failed or was short
+ */
+static int
+hdr_io(const struct db_part *part, struct pool_hdr *hdr, bool write)
+{
+	ssize_t n = write ? pwrite(part->fd, hdr, sizeof(*hdr), 0) :
+		pread(part->fd, hdr, sizeof(*hdr), 0);
+	if (n < 0) {
+		int ret = -errno;
+		log_err("!cannot %s the header of part '%s'", write ? "write" :
+			"read", part->path);
+		return ret;
+	}
+	if ((size_t)n == sizeof(*hdr))
+		return 0;
+	if (write)
+		log_err("short write of the header of part '%s'", part->path);
+	else
+		log_err("part '%s' is too short for a header", part->path);
+	return -EIO;
+}
+
+/*
  * db_hdr_write -- checksum, store and persist part i's header: part 0's
  * lies in the region, a later part's is outside it and goes through the fd
  */
@@ -362,18 +386,11 @@ db_hdr_write(struct db_pool *pool, unsigned i, struct pool_hdr *hdr)
 	}
 
 	struct db_part *part = &priv->parts[i];
-	ssize_t n = pwrite(part->fd, hdr, sizeof(*hdr), 0);
-	if (n < 0) {
-		int ret = -errno;
-		log_err("!cannot write the header of part '%s'", part->path);
+	int ret = hdr_io(part, hdr, true);
+	if (ret)
 		return ret;
-	}
-	if ((size_t)n != sizeof(*hdr)) {
-		log_err("short write of the header of part '%s'", part->path);
-		return -EIO;
-	}
 	if (fdatasync(part->fd)) {
-		int ret = -errno;
+		ret = -errno;
 		log_err("!cannot sync the header of part '%s'", part->path);
 		return ret;
 	}
@@ -390,19 +407,7 @@ db_hdr_read(struct db_pool *pool, unsigned i, struct pool_hdr *hdr)
 		memcpy(hdr, pool->addr, sizeof(*hdr));
 		return 0;
 	}
-
-	struct db_part *part = &priv->parts[i];
-	ssize_t n = pread(part->fd, hdr, sizeof(*hdr), 0);
-	if (n < 0) {
-		int ret = -errno;
-		log_err("!cannot read the header of part '%s'", part->path);
-		return ret;
-	}
-	if ((size_t)n != sizeof(*hdr)) {
-		log_err("part '%s' is too short for a header", part->path);
-		return -EIO;
-	}
-	return 0;
+	return hdr_io(&priv->parts[i], hdr, false);
 }
 
 /* db_parts_open -- open or create the parts of `set`, then map them */
