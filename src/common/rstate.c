@@ -22,6 +22,7 @@
 
 #include "array.h"
 #include "file.h"
+#include "names.h"
 #include "rstate.h"
 
 #define RECORD_HEAD "rpmem-replica-state 1"
@@ -54,13 +55,10 @@ rstate_name(enum rstate_state s)
 int
 rstate_parse(const char *s, enum rstate_state *out)
 {
-	for (unsigned i = 0; i < RSTATE_MAX; i++) {
-		if (strcmp(s, Names[i]) == 0) {
-			*out = (enum rstate_state)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	int i = names_find(Names, 0, RSTATE_MAX, s);
+	if (i >= 0)
+		*out = (enum rstate_state)i;
+	return i < 0 ? i : 0;
 }
 
 /* the type of a key's value */
