@@ -36,15 +36,13 @@ db_init(const char *poolset_dir, struct db **dbp)
 	int ret;
 	db->dir = realpath(poolset_dir, NULL);
 	if (db->dir == NULL) {
-		ret = -errno;
-		log_err("!poolset-dir '%s'", poolset_dir);
+		ret = log_errno("poolset-dir '%s'", poolset_dir);
 		goto err_realpath;
 	}
 
 	db->dirfd = open(db->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (db->dirfd < 0) {
-		ret = -errno;
-		log_err("!poolset-dir '%s'", db->dir);
+		ret = log_errno("poolset-dir '%s'", db->dir);
 		goto err_open;
 	}
 
@@ -413,10 +411,9 @@ set_unlink(struct db *db, const char *desc, bool force)
 		return force && dirfd == -ENOENT ? 0 : dirfd;
 
 	int ret = 0;
-	if (unlinkat(dirfd, base, 0) && !(force && errno == ENOENT)) {
-		ret = -errno;
-		log_err("!cannot remove pool set %s", log_quote(desc).s);
-	}
+	if (unlinkat(dirfd, base, 0) && !(force && errno == ENOENT))
+		ret = log_errno("cannot remove pool set %s",
+			log_quote(desc).s);
 	db_parent_close(db, dirfd);
 	return ret;
 }
