@@ -20,6 +20,7 @@
 #include <openssl/rand.h>
 
 #include "lanesec.h"
+#include "names.h"
 #include "proto.h"
 
 #define NONCE_LEN 12
@@ -48,13 +49,10 @@ lanesec_policy_name(unsigned policy)
 int
 lanesec_policy_parse(const char *name, enum lanesec_policy *policy)
 {
-	for (unsigned i = 0; name && i < LANESEC_POLICY_MAX; i++) {
-		if (strcmp(name, policy_names[i]) == 0) {
-			*policy = (enum lanesec_policy)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	int i = names_find(policy_names, 0, LANESEC_POLICY_MAX, name);
+	if (i >= 0)
+		*policy = (enum lanesec_policy)i;
+	return i < 0 ? i : 0;
 }
 
 /* lanesec_policy_default -- encrypt unless on an RDMA fabric */
@@ -75,14 +73,12 @@ lanesec_cipher_name(unsigned cipher)
 int
 lanesec_cipher_parse(const char *name, enum lanesec_cipher *cipher)
 {
-	for (unsigned i = LANESEC_AES_256_GCM; name && i < LANESEC_CIPHER_MAX;
-			i++) {
-		if (strcmp(name, cipher_names[i]) == 0) {
-			*cipher = (enum lanesec_cipher)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	/* "none" is no cipher to ask for */
+	int i = names_find(cipher_names, LANESEC_AES_256_GCM,
+		LANESEC_CIPHER_MAX, name);
+	if (i >= 0)
+		*cipher = (enum lanesec_cipher)i;
+	return i < 0 ? i : 0;
 }
 
 /* cpu_has_aes -- AES and carry-less multiply instructions (GCM's GHASH) */

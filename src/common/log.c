@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "names.h"
 
 #define LOG_LINE_MAX 8192
 
@@ -118,13 +119,10 @@ log_get_level(void)
 int
 log_level_parse(const char *str, enum log_level *level)
 {
-	for (int i = 0; i < LOG_LVL_MAX; i++) {
-		if (strcmp(str, level_names[i]) == 0) {
-			*level = (enum log_level)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	int i = names_find(level_names, 0, LOG_LVL_MAX, str);
+	if (i >= 0)
+		*level = (enum log_level)i;
+	return i < 0 ? i : 0;
 }
 
 /* log_level_name -- level value to name */

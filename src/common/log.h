@@ -103,4 +103,10 @@ void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 #define log_info(...) log_msg(LOG_LVL_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_LVL_DEBUG, __VA_ARGS__)
 
+/*
+ * log_errno -- log_err of a call that just failed, with errno's text
+ * appended (the '!' of a format); its value is -errno, kept by the log
+ */
+#define log_errno(fmt, ...) (log_err("!" fmt, ##__VA_ARGS__), -errno)
+
 #endif /* RPMEM_LOG_H */

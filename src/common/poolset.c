@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "poolset.h"
 #include "target.h"
 
@@ -33,8 +34,8 @@ struct parser {
 	char *err;
 	size_t errlen;
 	struct poolset *set;
-	unsigned rep_cap;	/* allocated entries in set->replicas */
-	unsigned part_cap;	/* allocated parts of the last replica */
+	size_t rep_cap;		/* allocated entries in set->replicas */
+	size_t part_cap;	/* allocated parts of the last replica */
 };
 
 /* perr -- format "name:line: reason" into the caller's buffer */
@@ -196,17 +197,11 @@ add_replica(struct parser *p)
 {
 	struct poolset *set = p->set;
 
-	if (set->nreplicas == p->rep_cap) {
-		if (p->rep_cap > UINT_MAX / 2)
-			return perr(p, -EINVAL, "too many replicas");
-		unsigned cap = p->rep_cap ? p->rep_cap * 2 : 2;
-		struct poolset_replica *r = realloc(set->replicas,
-				cap * sizeof(*r));
-		if (r == NULL)
-			return perr(p, -ENOMEM, "out of memory");
-		set->replicas = r;
-		p->rep_cap = cap;
-	}
+	if (set->nreplicas == p->rep_cap && p->rep_cap > UINT_MAX / 2)
+		return perr(p, -EINVAL, "too many replicas");
+	if (array_grow(&set->replicas, set->nreplicas, &p->rep_cap,
+			sizeof(*set->replicas), 2))
+		return perr(p, -ENOMEM, "out of memory");
 
 	struct poolset_replica *rep = &set->replicas[set->nreplicas++];
 	memset(rep, 0, sizeof(*rep));
@@ -220,17 +215,11 @@ static int
 add_part(struct parser *p, size_t size, const struct token *path)
 {
 	struct poolset_replica *rep = last_replica(p);
-	if (rep->nparts == p->part_cap) {
-		if (p->part_cap > UINT_MAX / 2)
-			return perr(p, -EINVAL, "too many parts");
-		unsigned cap = p->part_cap ? p->part_cap * 2 : 4;
-		struct poolset_part *pa = realloc(rep->parts,
-				cap * sizeof(*pa));
-		if (pa == NULL)
-			return perr(p, -ENOMEM, "out of memory");
-		rep->parts = pa;
-		p->part_cap = cap;
-	}
+	if (rep->nparts == p->part_cap && p->part_cap > UINT_MAX / 2)
+		return perr(p, -EINVAL, "too many parts");
+	if (array_grow(&rep->parts, rep->nparts, &p->part_cap,
+			sizeof(*rep->parts), 4))
+		return perr(p, -ENOMEM, "out of memory");
 
 	char *s = dup_token(path);
 	if (s == NULL)

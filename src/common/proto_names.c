@@ -5,8 +5,8 @@
  * persist methods
  */
 #include <errno.h>
-#include <string.h>
 
+#include "names.h"
 #include "proto.h"
 
 /* the wire status table, pmdk-interop 2.7 */
@@ -71,14 +71,9 @@ proto_provider_name(uint32_t provider)
 enum proto_provider
 proto_provider_parse(const char *name)
 {
-	if (name == NULL)
-		return PROTO_PROV_UNKNOWN;
-
-	for (int p = PROTO_PROV_VERBS; p < PROTO_PROV_MAX; p++) {
-		if (strcmp(name, provider_names[p]) == 0)
-			return (enum proto_provider)p;
-	}
-	return PROTO_PROV_UNKNOWN;
+	int p = names_find(provider_names, PROTO_PROV_VERBS, PROTO_PROV_MAX,
+		name);
+	return p < 0 ? PROTO_PROV_UNKNOWN : (enum proto_provider)p;
 }
 
 /* proto_pm_name -- "GPSPM" / "APM" */

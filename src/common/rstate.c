@@ -20,7 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "file.h"
+#include "names.h"
 #include "rstate.h"
 
 #define RECORD_HEAD "rpmem-replica-state 1"
@@ -53,13 +55,10 @@ rstate_name(enum rstate_state s)
 int
 rstate_parse(const char *s, enum rstate_state *out)
 {
-	for (unsigned i = 0; i < RSTATE_MAX; i++) {
-		if (strcmp(s, Names[i]) == 0) {
-			*out = (enum rstate_state)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	int i = names_find(Names, 0, RSTATE_MAX, s);
+	if (i >= 0)
+		*out = (enum rstate_state)i;
+	return i < 0 ? i : 0;
 }
 
 /* the type of a key's value */
@@ -472,14 +471,9 @@ add_range(struct parse *ps, const char *v, size_t len)
 		return -EINVAL;
 	if (r->nranges == RSTATE_RANGES_MAX)
 		return -EINVAL;
-	if (r->nranges == ps->cap) {
-		size_t cap = ps->cap ? ps->cap * 2 : 64;
-		void *n = realloc(r->ranges, cap * sizeof(*r->ranges));
-		if (!n)
-			return -ENOMEM;
-		r->ranges = n;
-		ps->cap = cap;
-	}
+	if (array_grow(&r->ranges, r->nranges, &ps->cap, sizeof(*r->ranges),
+			64))
+		return -ENOMEM;
 	r->ranges[r->nranges++] = g;
 	ps->has_range = true;
 	return 0;

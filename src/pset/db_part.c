@@ -44,9 +44,7 @@ part_lock(struct db_part *part)
 		log_err("part '%s' is in use by another session", part->path);
 		return -EBUSY;
 	}
-	int ret = -errno;
-	log_err("!flock '%s'", part->path);
-	return ret;
+	return log_errno("flock '%s'", part->path);
 }
 
 /* part_fits -- an existing part must have exactly the size in the set */
@@ -74,11 +72,8 @@ static int
 part_open(struct db_part *part)
 {
 	part->fd = open(part->path, O_RDWR | O_CLOEXEC);
-	if (part->fd < 0) {
-		int ret = -errno;
-		log_err("!cannot open part '%s'", part->path);
-		return ret;
-	}
+	if (part->fd < 0)
+		return log_errno("cannot open part '%s'", part->path);
 
 	int ret = part_fits(part);
 	if (ret)
@@ -110,11 +105,8 @@ part_create(struct db_part *part)
 		}
 		return 0;
 	}
-	if (errno != EEXIST) {
-		int ret = -errno;
-		log_err("!cannot create part '%s'", part->path);
-		return ret;
-	}
+	if (errno != EEXIST)
+		return log_errno("cannot create part '%s'", part->path);
 
 	int ret = part_open(part);
 	if (ret)
@@ -122,11 +114,8 @@ part_create(struct db_part *part)
 
 	unsigned char hdr[POOL_HDR_SIZE];
 	ssize_t n = pread(part->fd, hdr, sizeof(hdr), 0);
-	if (n < 0) {
-		ret = -errno;
-		log_err("!cannot read part '%s'", part->path);
-		return ret;
-	}
+	if (n < 0)
+		return log_errno("cannot read part '%s'", part->path);
 	if ((size_t)n != sizeof(hdr) || !pool_hdr_is_zero(hdr)) {
 		log_err("part '%s' exists and is not empty", part->path);
 		return -EEXIST;
@@ -145,10 +134,9 @@ parts_close(struct db_priv *priv, bool unlink_all, bool unlink_created)
 
 		/* unlink while still holding the lock */
 		if (unlink_all || (unlink_created && part->created)) {
-			if (unlink(part->path) && errno != ENOENT && !ret) {
-				ret = -errno;
-				log_err("!cannot remove part '%s'", part->path);
-			}
+			if (unlink(part->path) && errno != ENOENT && !ret)
+				ret = log_errno("cannot remove part '%s'",
+					part->path);
 		}
 		if (part->fd >= 0)
 			close(part->fd);
@@ -275,11 +263,9 @@ pool_map(struct db_pool *pool, struct db_priv *priv)
 	}
 
 	char *base = pool_reserve(total);
-	if (!base) {
-		int ret = -errno;
-		log_err("!cannot reserve %zu bytes for the pool", total);
-		return ret;
-	}
+	if (!base)
+		return log_errno("cannot reserve %zu bytes for the pool",
+			total);
 
 	bool all_sync = true;
 	size_t pos = 0;
@@ -298,8 +284,8 @@ pool_map(struct db_pool *pool, struct db_priv *priv)
 					priv->parts[i].fd, (off_t)off);
 		}
 		if (a == MAP_FAILED) {
-			int ret = -errno;
-			log_err("!cannot map part '%s'", priv->parts[i].path);
+			int ret = log_errno("cannot map part '%s'",
+				priv->parts[i].path);
 			munmap(base, total);
 			return ret;
 		}
@@ -337,12 +323,30 @@ db_region_persist(struct db_pool *pool, size_t off, size_t len)
 		pmem_persist(addr, len);
 		return 0;
 	}
-	if (pmem_msync(addr, len)) {
-		int ret = -errno;
-		log_err("!msync of pool range [%zu, +%zu)", off, len);
-		return ret;
-	}
+	if (pmem_msync(addr, len))
+		return log_errno("msync of pool range [%zu, +%zu)", off, len);
 	return 0;
+}
+
+/*
+ * hdr_io -- read or write the header at the start of a later part's file
+ * (part 0's lies in the region); 0, or -errno when it failed or was short
+ */
+static int
+hdr_io(const struct db_part *part, struct pool_hdr *hdr, bool write)
+{
+	ssize_t n = write ? pwrite(part->fd, hdr, sizeof(*hdr), 0) :
+		pread(part->fd, hdr, sizeof(*hdr), 0);
+	if (n < 0)
+		return log_errno("cannot %s the header of part '%s'",
+			write ? "write" : "read", part->path);
+	if ((size_t)n == sizeof(*hdr))
+		return 0;
+	if (write)
+		log_err("short write of the header of part '%s'", part->path);
+	else
+		log_err("part '%s' is too short for a header", part->path);
+	return -EIO;
 }
 
 /*
@@ -362,21 +366,12 @@ db_hdr_write(struct db_pool *pool, unsigned i, struct pool_hdr *hdr)
 	}
 
 	struct db_part *part = &priv->parts[i];
-	ssize_t n = pwrite(part->fd, hdr, sizeof(*hdr), 0);
-	if (n < 0) {
-		int ret = -errno;
-		log_err("!cannot write the header of part '%s'", part->path);
+	int ret = hdr_io(part, hdr, true);
+	if (ret)
 		return ret;
-	}
-	if ((size_t)n != sizeof(*hdr)) {
-		log_err("short write of the header of part '%s'", part->path);
-		return -EIO;
-	}
-	if (fdatasync(part->fd)) {
-		int ret = -errno;
-		log_err("!cannot sync the header of part '%s'", part->path);
-		return ret;
-	}
+	if (fdatasync(part->fd))
+		return log_errno("cannot sync the header of part '%s'",
+			part->path);
 	return 0;
 }
 
@@ -390,19 +385,7 @@ db_hdr_read(struct db_pool *pool, unsigned i, struct pool_hdr *hdr)
 		memcpy(hdr, pool->addr, sizeof(*hdr));
 		return 0;
 	}
-
-	struct db_part *part = &priv->parts[i];
-	ssize_t n = pread(part->fd, hdr, sizeof(*hdr), 0);
-	if (n < 0) {
-		int ret = -errno;
-		log_err("!cannot read the header of part '%s'", part->path);
-		return ret;
-	}
-	if ((size_t)n != sizeof(*hdr)) {
-		log_err("part '%s' is too short for a header", part->path);
-		return -EIO;
-	}
-	return 0;
+	return hdr_io(&priv->parts[i], hdr, false);
 }
 
 /* db_parts_open -- open or create the parts of `set`, then map them */
@@ -454,10 +437,8 @@ db_parts_close(struct db_pool *pool, bool unlink_all, bool unlink_created)
 	int ret = 0;
 
 	prefault_stop(priv->prefault);
-	if (munmap(pool->addr, priv->map_size)) {
-		ret = -errno;
-		log_err("!cannot unmap the pool");
-	}
+	if (munmap(pool->addr, priv->map_size))
+		ret = log_errno("cannot unmap the pool");
 	int cret = parts_close(priv, unlink_all, unlink_created);
 	priv_free(priv);
 	free(pool);

@@ -110,9 +110,9 @@ marker_format(const struct marker *m, char *buf, size_t len)
 	return n;
 }
 
-/* value_ok -- printable, no blank, fits */
-static bool
-value_ok(const char *v, size_t n, size_t max)
+/* marker_value_ok -- printable, no blank, fits */
+bool
+marker_value_ok(const char *v, size_t n, size_t max)
 {
 	if (n == 0 || n >= max)
 		return false;
@@ -165,7 +165,7 @@ parse_line(const char *line, size_t n, struct marker *m, bool *has_time)
 		return 0;
 	char *dst = (char *)m + Keys[i].off;
 	size_t max = Keys[i].size;
-	if (!value_ok(v, vlen, max))
+	if (!marker_value_ok(v, vlen, max))
 		return -EINVAL;
 	memcpy(dst, v, vlen);
 	dst[vlen] = '\0';
@@ -333,30 +333,35 @@ dir_open(const char *path, const char **base)
 	return fd < 0 ? -errno : fd;
 }
 
-/* marker_write -- write the marker of `set` crash-safely */
-int
-marker_write(const char *set, const struct marker *m)
+/*
+ * in_dir -- in the directory of pool set file `set`: write `m`, or with
+ * m NULL remove the marker of `kind`
+ */
+static int
+in_dir(const char *set, enum marker_kind kind, const struct marker *m)
 {
 	const char *base;
 	int dirfd = dir_open(set, &base);
 	if (dirfd < 0)
 		return dirfd;
-	int ret = marker_write_at(dirfd, base, m);
+	int ret = m ? marker_write_at(dirfd, base, m) :
+		marker_remove_at(dirfd, base, kind);
 	close(dirfd);
 	return ret;
+}
+
+/* marker_write -- write the marker of `set` crash-safely */
+int
+marker_write(const char *set, const struct marker *m)
+{
+	return in_dir(set, m->kind, m);
 }
 
 /* marker_remove -- unlink the marker of `set` durably; -ENOENT: none */
 int
 marker_remove(enum marker_kind kind, const char *set)
 {
-	const char *base;
-	int dirfd = dir_open(set, &base);
-	if (dirfd < 0)
-		return dirfd;
-	int ret = marker_remove_at(dirfd, base, kind);
-	close(dirfd);
-	return ret;
+	return in_dir(set, kind, NULL);
 }
 
 /* marker_date -- the time as 2026-01-31T12:00:00Z */

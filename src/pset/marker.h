@@ -21,6 +21,7 @@
 #ifndef PSET_MARKER_H
 #define PSET_MARKER_H 1
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,6 +56,12 @@ struct marker {
  * one; nothing otherwise (a set without headers: "not known")
  */
 void marker_uuids_from_part(const char *part0, struct marker *m);
+
+/*
+ * marker_value_ok -- the n bytes at v may stand as a marker's value in a
+ * field of `max` bytes with its NUL: printable, no blank, not empty
+ */
+bool marker_value_ok(const char *v, size_t n, size_t max);
 
 /* marker_suffix -- ".promoted" or ".outdated" */
 const char *marker_suffix(enum marker_kind kind);

@@ -17,6 +17,7 @@
 
 #include "conffile.h"
 #include "config.h"
+#include "marker.h"
 
 /*
  * Lets tests (and packagers) point at another system-wide file.  It grants
@@ -344,20 +345,6 @@ parse_protocol(const char *s, struct config *cfg)
 	return 0;
 }
 
-/* host_ok -- a host name for --master: printable, no blank, fits */
-static bool
-host_ok(const char *h)
-{
-	size_t n = strlen(h);
-	if (n == 0 || n >= MASTER_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		if (h[i] <= ' ' || h[i] > '~')
-			return false;
-	}
-	return true;
-}
-
 /* set_str -- replace *dst by a copy of `val` */
 static int
 set_str(struct load *ld, char **dst, const char *val)
@@ -407,7 +394,9 @@ cli_parse(struct load *ld, int argc, char *argv[])
 				return -ENOMEM;
 			break;
 		case OPT_MASTER:
-			if (!host_ok(optarg))
+			/* the host goes into SET.outdated (marker.h) */
+			if (!marker_value_ok(optarg, strlen(optarg),
+					MASTER_MAX))
 				return fail(ld, -EINVAL, "option --master: "
 					"invalid host name '%s' (1 to %d "
 					"printable characters, no blank)",

@@ -36,15 +36,13 @@ db_init(const char *poolset_dir, struct db **dbp)
 	int ret;
 	db->dir = realpath(poolset_dir, NULL);
 	if (db->dir == NULL) {
-		ret = -errno;
-		log_err("!poolset-dir '%s'", poolset_dir);
+		ret = log_errno("poolset-dir '%s'", poolset_dir);
 		goto err_realpath;
 	}
 
 	db->dirfd = open(db->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (db->dirfd < 0) {
-		ret = -errno;
-		log_err("!poolset-dir '%s'", db->dir);
+		ret = log_errno("poolset-dir '%s'", db->dir);
 		goto err_open;
 	}
 
@@ -154,6 +152,37 @@ attr_is_zero(const struct rpmem_pool_attr *attr)
 	return attr == NULL || memcmp(attr, &zero, sizeof(zero)) == 0;
 }
 
+/*
+ * create_check -- what must hold before a create makes any file: the
+ * set's options match the request, its sizes suffice, it is not promoted
+ */
+static int
+create_check(struct db *db, const struct poolset *set, const char *desc,
+		const struct rpmem_pool_attr *attr)
+{
+	bool nohdrs = (set->options & POOLSET_OPT_NOHDRS) != 0;
+	bool single = (set->options & POOLSET_OPT_SINGLEHDR) != 0;
+
+	if (nohdrs != attr_is_zero(attr)) {
+		log_err("pool set %s: %s", log_quote(desc).s, nohdrs ?
+				"OPTION NOHDRS but pool attributes given" :
+				"no pool attributes but no OPTION NOHDRS");
+		return -EINVAL;
+	}
+	bool feat = !nohdrs &&
+		(attr->incompat_features & POOL_FEAT_SINGLEHDR) != 0;
+	if (!nohdrs && single != feat) {
+		log_err("pool set %s: OPTION SINGLEHDR %s but incompat "
+				"features %#x", log_quote(desc).s,
+				single ? "set" : "absent",
+				attr->incompat_features);
+		return -EINVAL;
+	}
+
+	int ret = set_check_sizes(set, desc);
+	return ret ? ret : db_promoted_check(db->dirfd, db->dir, desc);
+}
+
 /* db_pool_create -- create the pool set named by `desc` */
 int
 db_pool_create(struct db *db, const char *desc,
@@ -164,40 +193,13 @@ db_pool_create(struct db *db, const char *desc,
 	if (ret)
 		return ret;
 
-	/* check the options against the request before creating files */
+	ret = create_check(db, set, desc, attr);
+	if (ret) {
+		poolset_free(set);
+		return ret;
+	}
+
 	bool nohdrs = (set->options & POOLSET_OPT_NOHDRS) != 0;
-	bool single = (set->options & POOLSET_OPT_SINGLEHDR) != 0;
-
-	if (nohdrs != attr_is_zero(attr)) {
-		log_err("pool set %s: %s", log_quote(desc).s, nohdrs ?
-				"OPTION NOHDRS but pool attributes given" :
-				"no pool attributes but no OPTION NOHDRS");
-		poolset_free(set);
-		return -EINVAL;
-	}
-	bool feat = !nohdrs &&
-		(attr->incompat_features & POOL_FEAT_SINGLEHDR) != 0;
-	if (!nohdrs && single != feat) {
-		log_err("pool set %s: OPTION SINGLEHDR %s but incompat "
-				"features %#x", log_quote(desc).s,
-				single ? "set" : "absent",
-				attr->incompat_features);
-		poolset_free(set);
-		return -EINVAL;
-	}
-
-	ret = set_check_sizes(set, desc);
-	if (ret) {
-		poolset_free(set);
-		return ret;
-	}
-
-	ret = db_promoted_check(db->dirfd, db->dir, desc);
-	if (ret) {
-		poolset_free(set);
-		return ret;
-	}
-
 	struct db_pool *pool;
 	ret = db_parts_open(set, true, &pool);
 	if (ret)
@@ -240,19 +242,14 @@ db_pool_open(struct db *db, const char *desc, struct db_pool **poolp)
 
 	/* with the parts locked: a promote is over or waits for us */
 	ret = db_promoted_check(db->dirfd, db->dir, desc);
-	if (ret) {
-		db_parts_close(pool, false, false);
-		return ret;
-	}
-
-	if (!pool->no_headers) {
+	if (!ret && !pool->no_headers) {
 		ret = db_hdrs_verify(pool);
 		if (!ret)
 			ret = db_sds_open(pool);
-		if (ret) {
-			db_parts_close(pool, false, false);
-			return ret;
-		}
+	}
+	if (ret) {
+		db_parts_close(pool, false, false);
+		return ret;
 	}
 
 	*poolp = pool;
@@ -414,10 +411,9 @@ set_unlink(struct db *db, const char *desc, bool force)
 		return force && dirfd == -ENOENT ? 0 : dirfd;
 
 	int ret = 0;
-	if (unlinkat(dirfd, base, 0) && !(force && errno == ENOENT)) {
-		ret = -errno;
-		log_err("!cannot remove pool set %s", log_quote(desc).s);
-	}
+	if (unlinkat(dirfd, base, 0) && !(force && errno == ENOENT))
+		ret = log_errno("cannot remove pool set %s",
+			log_quote(desc).s);
 	db_parent_close(db, dirfd);
 	return ret;
 }

@@ -309,24 +309,41 @@ handle_close(struct session *s, const struct proto_req *req)
 	return session_reply(s, req->type, -r, NULL);
 }
 
+/* handle_pool -- CREATE or OPEN; the session ends when it fails */
+static int
+handle_pool(struct session *s, const struct proto_req *req)
+{
+	int r = session_handle_pool(s, req);
+	if (r)
+		s->state = SESSION_DONE;
+	return r;
+}
+
+/* each request: the state it may arrive in, from which minor, its handler */
+static const struct request {
+	enum session_state state;
+	uint16_t minor;
+	int (*handle)(struct session *s, const struct proto_req *req);
+} Requests[] = {
+	[PROTO_MSG_CREATE] = { SESSION_INIT, 0, handle_pool },
+	[PROTO_MSG_OPEN] = { SESSION_INIT, 0, handle_pool },
+	[PROTO_MSG_SET_ATTR] = { SESSION_OPEN, 0, handle_set_attr },
+	[PROTO_MSG_CLOSE] = { SESSION_OPEN, 0, handle_close },
+	[PROTO_MSG_HASH] = { SESSION_OPEN, PROTO_MINOR_EXT, handle_hash },
+	[PROTO_MSG_STAT] = { SESSION_OPEN, PROTO_MINOR_EXT, handle_stat },
+	[PROTO_MSG_OUTDATE] = { SESSION_OPEN, PROTO_MINOR_OUTDATE,
+		handle_outdate },
+	[PROTO_MSG_GEN] = { SESSION_OPEN, PROTO_MINOR_GEN, handle_gen },
+	[PROTO_MSG_BEAT] = { SESSION_OPEN, PROTO_MINOR_BEAT, handle_beat },
+};
+
 /* legal -- may a request of `type` arrive in the current state? */
 static bool
 legal(const struct session *s, uint32_t type)
 {
-	switch (s->state) {
-	case SESSION_INIT:
-		return type == PROTO_MSG_CREATE || type == PROTO_MSG_OPEN;
-	case SESSION_OPEN:
-		return type == PROTO_MSG_SET_ATTR || type == PROTO_MSG_CLOSE ||
-			((type == PROTO_MSG_HASH || type == PROTO_MSG_STAT) &&
-			s->minor >= PROTO_MINOR_EXT) ||
-			(type == PROTO_MSG_OUTDATE &&
-			s->minor >= PROTO_MINOR_OUTDATE) ||
-			(type == PROTO_MSG_GEN && s->minor >= PROTO_MINOR_GEN) ||
-			(type == PROTO_MSG_BEAT && s->minor >= PROTO_MINOR_BEAT);
-	default:
-		return false;
-	}
+	return type < sizeof(Requests) / sizeof(Requests[0]) &&
+		Requests[type].handle && Requests[type].state == s->state &&
+		s->minor >= Requests[type].minor;
 }
 
 /*
@@ -414,38 +431,7 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 		}
 		if (req.type != PROTO_MSG_CLOSE)
 			s.fab = fabric_settle(s.fab, s.accept_ms);
-		switch (req.type) {
-		case PROTO_MSG_CREATE:
-		case PROTO_MSG_OPEN:
-			r = session_handle_pool(&s, &req);
-			if (r)
-				s.state = SESSION_DONE;
-			break;
-		case PROTO_MSG_SET_ATTR:
-			r = handle_set_attr(&s, &req);
-			break;
-		case PROTO_MSG_CLOSE:
-			r = handle_close(&s, &req);
-			break;
-		case PROTO_MSG_HASH:
-			r = handle_hash(&s, &req);
-			break;
-		case PROTO_MSG_STAT:
-			r = handle_stat(&s, &req);
-			break;
-		case PROTO_MSG_OUTDATE:
-			r = handle_outdate(&s, &req);
-			break;
-		case PROTO_MSG_GEN:
-			r = handle_gen(&s, &req);
-			break;
-		case PROTO_MSG_BEAT:
-			r = handle_beat(&s, &req);
-			break;
-		default:
-			r = -EPROTO;
-			break;
-		}
+		r = Requests[req.type].handle(&s, &req);
 		if (r == -ECONNRESET) {
 			ret = r;
 			break;

@@ -45,26 +45,29 @@ load(const struct db_pool *pool, struct gen_file *f)
 	return r;
 }
 
+/* failed -- r, logged as "doing: its error" when it is one */
+static int
+failed(int r, const char *doing)
+{
+	if (r)
+		log_err("%s: %s", doing, strerror(-r));
+	return r;
+}
+
 /* store -- write the replica's file durably */
 static int
 store(const struct db_pool *pool, struct gen_file *f)
 {
-	int r = db_gen_write(rep_of(pool), f);
-	if (r)
-		log_err("writing the replica's generations: %s",
-			strerror(-r));
-	return r;
+	return failed(db_gen_write(rep_of(pool), f),
+		"writing the replica's generations");
 }
 
 /* session_gen_drop -- new parts, or parts about to go: no generations */
 int
 session_gen_drop(const struct db_pool *pool)
 {
-	int r = db_gen_remove(rep_of(pool));
-	if (r)
-		log_err("removing old generations beside a new pool: %s",
-			strerror(-r));
-	return r;
+	return failed(db_gen_remove(rep_of(pool)),
+		"removing old generations beside a new pool");
 }
 
 /*
@@ -167,10 +170,8 @@ session_gen_hello(struct session_gen *sg, const struct db_pool *pool,
 	struct gen_peer *p = r ? NULL : gen_peer_get(&f.g, m->id);
 	if (!r && !p)
 		r = -ENOSPC;
-	if (r) {
-		log_err("the replica's generations: %s", strerror(-r));
+	if (failed(r, "the replica's generations"))
 		return r;
-	}
 	p->open = true;
 	f.g.master = m->id;
 	f.refused[0] = '\0';

@@ -4,6 +4,7 @@
  * (bench_json.c writes it as one JSON object)
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -333,75 +334,55 @@ text_raw(const struct bench *b, const struct run *r, FILE *f)
 				r->raw_bw[i][l]);
 }
 
+/* a figure of section f: a double of every run */
+struct cost_fig {
+	const char *what, *unit;
+	size_t off;		/* in struct run */
+};
+
+#define RUN_FIG(field) offsetof(struct run, field)
+
+/* the figures of section f; CPU s per GiB < 0: unknown */
+static const struct cost_fig Cost_figs[] = {
+	{ "strict 64 B persist p50", "us",
+		RUN_FIG(persist[STRICT][IDX_64].p50) },
+	{ "strict 4 KiB persist p50", "us",
+		RUN_FIG(persist[STRICT][IDX_4K].p50) },
+	{ "strict 1 MiB persist, 1 lane", "MiB/s",
+		RUN_FIG(bw[STRICT][IDX_1M][1]) },
+	{ "rpmem_read 1 MiB", "MiB/s", RUN_FIG(read_mibs[IDX_READ_1M]) },
+	{ "CPU/GiB strict 1 MiB, this process", "s", RUN_FIG(cpu_self) },
+	{ "CPU/GiB, rpmemd", "s", RUN_FIG(cpu_daemon) },
+	{ "CPU/GiB, all but this process", "s", RUN_FIG(cpu_rest) },
+	/* the whole machine's, of raw writes */
+	{ "CPU/GiB raw 1 MiB RMA write, all", "s", RUN_FIG(raw_cpu) },
+};
+
+/* fig -- figure c of run r */
+static double
+fig(const struct run *r, const struct cost_fig *c)
+{
+	return *(const double *)((const char *)r + c->off);
+}
+
 /* cost_row -- one figure of every run, with its ratio to none's */
 static void
-cost_row(const struct bench *b, FILE *f, const char *what, const char *unit,
-		double (*get)(const struct run *r))
+cost_row(const struct bench *b, FILE *f, const struct cost_fig *c)
 {
 	const struct run *n = &b->runs[RUN_NONE];
-	fprintf(f, "   %-36s %-6s", what, unit);
+	fprintf(f, "   %-36s %-6s", c->what, c->unit);
 	for (int i = 0; i < NRUNS; i++) {
 		const struct run *r = &b->runs[i];
+		double v = fig(r, c);
 		if (!r->measured)
 			fprintf(f, " %20s", "not measured");
 		else if (i == RUN_NONE || !n->measured)
-			fprintf(f, " %20.*f", get(r) < 10 ? 3 : 1, get(r));
+			fprintf(f, " %20.*f", v < 10 ? 3 : 1, v);
 		else
-			fprintf(f, " %11.*f (%5.2fx)", get(r) < 10 ? 3 : 1,
-				get(r), bench_ratio(get(r), get(n)));
+			fprintf(f, " %11.*f (%5.2fx)", v < 10 ? 3 : 1, v,
+				bench_ratio(v, fig(n, c)));
 	}
 	fprintf(f, "\n");
-}
-
-/* the figures of section f */
-static double
-f_lat64(const struct run *r)
-{
-	return r->persist[STRICT][IDX_64].p50;
-}
-
-static double
-f_lat4k(const struct run *r)
-{
-	return r->persist[STRICT][IDX_4K].p50;
-}
-
-static double
-f_bw1(const struct run *r)
-{
-	return r->bw[STRICT][IDX_1M][1];
-}
-
-static double
-f_read1m(const struct run *r)
-{
-	return r->read_mibs[IDX_READ_1M];
-}
-
-/* f_raw_cpu -- the whole machine's CPU s per GiB of raw writes */
-static double
-f_raw_cpu(const struct run *r)
-{
-	return r->raw_cpu;
-}
-
-/* f_cpu_self, f_cpu_daemon, f_cpu_rest -- CPU s per GiB, < 0 unknown */
-static double
-f_cpu_self(const struct run *r)
-{
-	return r->cpu_self;
-}
-
-static double
-f_cpu_daemon(const struct run *r)
-{
-	return r->cpu_daemon;
-}
-
-static double
-f_cpu_rest(const struct run *r)
-{
-	return r->cpu_rest;
 }
 
 /* text_cost -- section f: what sealing lanes costs, same run */
@@ -413,17 +394,8 @@ text_cost(const struct bench *b, FILE *f)
 	for (int i = 0; i < NRUNS; i++)
 		fprintf(f, " %20s", Bench_policies[i]);
 	fprintf(f, "\n");
-	cost_row(b, f, "strict 64 B persist p50", "us", f_lat64);
-	cost_row(b, f, "strict 4 KiB persist p50", "us", f_lat4k);
-	cost_row(b, f, "strict 1 MiB persist, 1 lane", "MiB/s", f_bw1);
-	cost_row(b, f, "rpmem_read 1 MiB", "MiB/s", f_read1m);
-	cost_row(b, f, "CPU/GiB strict 1 MiB, this process", "s",
-		f_cpu_self);
-	cost_row(b, f, "CPU/GiB, rpmemd", "s", f_cpu_daemon);
-	cost_row(b, f, "CPU/GiB, all but this process", "s",
-		f_cpu_rest);
-	cost_row(b, f, "CPU/GiB raw 1 MiB RMA write, all", "s",
-		f_raw_cpu);
+	for (size_t k = 0; k < sizeof(Cost_figs) / sizeof(Cost_figs[0]); k++)
+		cost_row(b, f, &Cost_figs[k]);
 }
 
 /* text_setup -- section g: a session's set-up against a bare ssh */

@@ -65,6 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "pmemobj_skip.h"
 
 #define OBJ_SIG "PMEMOBJ"	/* 8 bytes with the NUL */
@@ -113,15 +114,9 @@ pmemobj_skip_add(struct pmemobj_skips *s, size_t off, size_t len,
 		last->len += len;
 		return;
 	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct replica_skip *r = realloc(s->r, cap * sizeof(*r));
-		if (!r) {
-			s->err = -ENOMEM;
-			return;
-		}
-		s->r = r;
-		s->cap = cap;
+	if (array_grow(&s->r, s->n, &s->cap, sizeof(*s->r), 64)) {
+		s->err = -ENOMEM;
+		return;
 	}
 	s->r[s->n++] = (struct replica_skip){ off, len, what };
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "status.h"
 
 /* how bad each state is */
@@ -38,22 +39,6 @@ unreadable(struct status_found *f, const char *dir, const char *name, int e)
 	status_worse(&f->worst, SEV_BROKEN);
 }
 
-/* grow -- room for element n of `size` bytes in *arr of *cap */
-static int
-grow(void *arr, size_t n, size_t *cap, size_t size)
-{
-	void **p = arr;
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? 2 * *cap : 8;
-	void *q = realloc(*p, c * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 /* alive -- the process `pid` still exists (perhaps another user's) */
 static bool
 alive(pid_t pid)
@@ -72,7 +57,7 @@ load_handle(struct status_found *f, const char *run, const char *name)
 		return 0;		/* not a status (a temporary file) */
 	char path[8192];
 	snprintf(path, sizeof(path), "%s/%s", run, name);
-	if (grow(&f->h, f->nh, &f->hcap, sizeof(*f->h)))
+	if (array_grow(&f->h, f->nh, &f->hcap, sizeof(*f->h), 8))
 		return -ENOMEM;
 	struct rstate_status *s = &f->h[f->nh];
 	int e = rstate_status_read(path, s);
@@ -114,7 +99,7 @@ load_record(struct status_found *f, const char *dir, const char *name)
 		return 0;
 	char path[8192];
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (grow(&f->r, f->nr, &f->rcap, sizeof(*f->r)))
+	if (array_grow(&f->r, f->nr, &f->rcap, sizeof(*f->r), 8))
 		return -ENOMEM;
 	struct status_closed *c = &f->r[f->nr];
 	struct rstate_record *r = &c->r;

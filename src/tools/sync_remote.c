@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "librpmem.h"
 #include "rpmem_tool.h"
 #include "sync.h"
@@ -34,14 +35,8 @@ on_range(size_t off, size_t len, void *arg)
 		last[1] = off + len - last[0];
 		return 0;
 	}
-	if (rg->n == rg->cap) {
-		size_t cap = rg->cap ? rg->cap * 2 : 64;
-		void *p = realloc(rg->r, cap * sizeof(*rg->r));
-		if (!p)
-			return -ENOMEM;
-		rg->r = p;
-		rg->cap = cap;
-	}
+	if (array_grow(&rg->r, rg->n, &rg->cap, sizeof(*rg->r), 64))
+		return -ENOMEM;
 	rg->r[rg->n][0] = off;
 	rg->r[rg->n][1] = len;
 	rg->n++;
