@@ -27,13 +27,9 @@
 #   top_builddir=BUILD_DIR tests/failover/async_link.sh
 set -uo pipefail
 me=async_link.sh
-# shellcheck source-path=SCRIPTDIR source=common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # shellcheck source-path=SCRIPTDIR source=gc.sh
 . "$(dirname "${BASH_SOURCE[0]}")/gc.sh"
 
-SIZE=$((32 << 20))
-MIB=$((1 << 20))
 BURST=$((24 * MIB))
 LAG=$((2 * MIB))
 LAG_MS=2000

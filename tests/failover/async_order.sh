@@ -16,12 +16,9 @@
 # A private sshd on loopback; rpmemd found and stopped by its pid.
 set -uo pipefail
 me=async_order.sh
-# shellcheck source-path=SCRIPTDIR source=common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # shellcheck source-path=SCRIPTDIR source=gc.sh
 . "$(dirname "${BASH_SOURCE[0]}")/gc.sh"
 
-SIZE=$((32 << 20))
 LAG=$((4 << 20))
 SEEDS=${ASYNC_SEEDS:-20}
 gc_target
