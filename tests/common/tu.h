@@ -58,6 +58,12 @@ const char *tu_need(const char *prog, const char *name, bool *missing);
 const char *tu_need_or_exit(const char *prog, const char *name);
 
 /*
+ * tu_usage -- `ok` (the arguments fit); when not, also "usage: USAGE"
+ * on stderr
+ */
+bool tu_usage(bool ok, const char *usage);
+
+/*
  * tu_die -- "PROG: WHAT: message" on stderr, then exit 1: a program's
  * fatal error about the object (a pool set, say) it works on
  */

@@ -229,11 +229,8 @@ cmd_crash(uint64_t seed, size_t off, size_t len)
 int
 main(int argc, char *argv[])
 {
-	if (argc < 6) {
-		fprintf(stderr, "usage: genclient TARGET SET SIZE FILE CMD "
-			"[ARG...]\n");
+	if (!tu_usage(argc >= 6, "genclient TARGET SET SIZE FILE CMD [ARG...]"))
 		return 1;
-	}
 	Target = argv[1];
 	Set = argv[2];
 	Size = strtoull(argv[3], NULL, 0);

@@ -190,11 +190,8 @@ open_pool(struct root **rpp)
 int
 main(int argc, char *argv[])
 {
-	if (argc < 3) {
-		fprintf(stderr, "usage: txlog create|run|check|open SET "
-			"[LOG [N]]\n");
+	if (!tu_usage(argc >= 3, "txlog create|run|check|open SET [LOG [N]]"))
 		return 1;
-	}
 	const char *cmd = argv[1];
 	Set = argv[2];
 	struct root *rp;
