@@ -72,8 +72,21 @@ START_TEST(test_header_size_over_cap_is_refused_with_emsgsize)
 }
 END_TEST
 
+/* hdr_decode -- proto_hdr_decode of a header saying `type` and `size` */
+static int
+hdr_decode(uint32_t type, uint64_t size)
+{
+	unsigned char buf[PROTO_HDR_SIZE];
+	uint32_t t;
+	uint64_t sz;
+	be_set(buf, 0, 4, type);
+	be_set(buf, 4, 8, size);
+	return proto_hdr_decode(buf, sizeof(buf), &t, &sz);
+}
+
 START_TEST(test_header_size_outside_type_bounds_is_refused)
 {
+	/* requests of a variable size: their bounds */
 	static const struct {
 		uint32_t type;
 		uint64_t size;
@@ -86,31 +99,28 @@ START_TEST(test_header_size_outside_type_bounds_is_refused)
 		{PROTO_MSG_OPEN, 45, -EPROTO},
 		{PROTO_MSG_OPEN, 46, 0},
 		{PROTO_MSG_OPEN, PROTO_REQ_MAX, -EMSGSIZE},
-		{PROTO_MSG_CLOSE, 15, -EPROTO},
-		{PROTO_MSG_CLOSE, 16, 0},
-		{PROTO_MSG_CLOSE, 17, -EPROTO},
-		{PROTO_MSG_SET_ATTR, 115, -EPROTO},
-		{PROTO_MSG_SET_ATTR, 116, 0},
-		{PROTO_MSG_SET_ATTR, 117, -EPROTO},
-		{PROTO_MSG_OUTDATE, 91, -EPROTO},
-		{PROTO_MSG_OUTDATE, 92, 0},
-		{PROTO_MSG_OUTDATE, 93, -EPROTO},
-		{PROTO_MSG_BEAT, 15, -EPROTO},
-		{PROTO_MSG_BEAT, 16, 0},
-		{PROTO_MSG_BEAT, 17, -EPROTO},
-		{PROTO_MSG_GEN, 315, -EPROTO},
-		{PROTO_MSG_GEN, 316, 0},
-		{PROTO_MSG_GEN, 317, -EPROTO},
 	};
-	unsigned char buf[PROTO_HDR_SIZE];
-	uint32_t type;
-	uint64_t size;
+	/* requests of one size: a byte less or more is refused */
+	static const struct {
+		uint32_t type;
+		uint64_t size;
+	} fixed[] = {
+		{PROTO_MSG_CLOSE, 16},
+		{PROTO_MSG_SET_ATTR, 116},
+		{PROTO_MSG_OUTDATE, 92},
+		{PROTO_MSG_BEAT, 16},
+		{PROTO_MSG_GEN, 316},
+	};
 
-	for (size_t i = 0; i < TU_NELEMS(cases); i++) {
-		be_set(buf, 0, 4, cases[i].type);
-		be_set(buf, 4, 8, cases[i].size);
-		ck_assert_int_eq(proto_hdr_decode(buf, sizeof(buf), &type,
-				&size), cases[i].ret);
+	for (size_t i = 0; i < TU_NELEMS(cases); i++)
+		ck_assert_int_eq(hdr_decode(cases[i].type, cases[i].size),
+			cases[i].ret);
+	for (size_t i = 0; i < TU_NELEMS(fixed); i++) {
+		ck_assert_int_eq(hdr_decode(fixed[i].type, fixed[i].size - 1),
+			-EPROTO);
+		ck_assert_int_eq(hdr_decode(fixed[i].type, fixed[i].size), 0);
+		ck_assert_int_eq(hdr_decode(fixed[i].type, fixed[i].size + 1),
+			-EPROTO);
 	}
 }
 END_TEST
