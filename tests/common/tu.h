@@ -33,6 +33,20 @@ uint64_t tu_mix(uint64_t x);
 /* tu_rnd -- splitmix64 step: the next number of the sequence in *s */
 uint64_t tu_rnd(uint64_t *s);
 
+/* --------------------------------------------------------- tu_bytes.c */
+
+/* tu_be_at -- the `n`-byte big-endian number at `b` + `off` */
+uint64_t tu_be_at(const unsigned char *b, size_t off, size_t n);
+
+/* tu_be_set -- write `v` as an `n`-byte big-endian number at b + off */
+void tu_be_set(unsigned char *b, size_t off, size_t n, uint64_t v);
+
+/* tu_host32_at -- the host-order u32 at `b` + `off` */
+uint32_t tu_host32_at(const unsigned char *b, size_t off);
+
+/* tu_host32_set -- write `v` in host order at `b` + `off` */
+void tu_host32_set(unsigned char *b, size_t off, uint32_t v);
+
 /* ----------------------------------------------------------- tu_env.c */
 
 /* failed expectations so far (TU_EXPECT) */

@@ -3,7 +3,6 @@
  * wire01.c -- PMDK 1.12's protocol 0.1 for the stand-in client (hostile
  * messages): field codecs, statuses, full I/O
  */
-#include <endian.h>
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
@@ -15,77 +14,6 @@
 _Static_assert(sizeof(struct w01_attr) == W01_ATTR, "attr is 104 bytes");
 _Static_assert(sizeof(struct w01_persist) == 24, "persist msg is 24 bytes");
 _Static_assert(sizeof(struct w01_persist_resp) == 8, "answer is 8 bytes");
-
-/* w01_put16 -- store a big-endian u16 at p + off */
-void
-w01_put16(unsigned char *p, size_t off, uint16_t v)
-{
-	v = htobe16(v);
-	memcpy(p + off, &v, sizeof(v));
-}
-
-/* w01_put32 -- store a big-endian u32 at p + off */
-void
-w01_put32(unsigned char *p, size_t off, uint32_t v)
-{
-	v = htobe32(v);
-	memcpy(p + off, &v, sizeof(v));
-}
-
-/* w01_put64 -- store a big-endian u64 at p + off */
-void
-w01_put64(unsigned char *p, size_t off, uint64_t v)
-{
-	v = htobe64(v);
-	memcpy(p + off, &v, sizeof(v));
-}
-
-/* w01_get16 -- load a big-endian u16 from p + off */
-uint16_t
-w01_get16(const unsigned char *p, size_t off)
-{
-	uint16_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return be16toh(v);
-}
-
-/* w01_get32 -- load a big-endian u32 from p + off */
-uint32_t
-w01_get32(const unsigned char *p, size_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return be32toh(v);
-}
-
-/* w01_get64 -- load a big-endian u64 from p + off */
-uint64_t
-w01_get64(const unsigned char *p, size_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return be64toh(v);
-}
-
-/* w01_put32h -- store a host-order u32 at p + off */
-void
-w01_put32h(unsigned char *p, size_t off, uint32_t v)
-{
-	memcpy(p + off, &v, sizeof(v));
-}
-
-/* w01_get32h -- load a host-order u32 from p + off */
-uint32_t
-w01_get32h(const unsigned char *p, size_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return v;
-}
 
 /* w01_put_hdr -- request header: type u32 @0, size u64 @4 */
 void
