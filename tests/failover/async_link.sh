@@ -180,11 +180,7 @@ sc_order() {
 		app_pid=
 		((cut)) && link up
 		# rpmemd applies what crossed, finds its client gone, ends
-		end=$((SECONDS + 60))
-		while kill -0 "$pid" 2>/dev/null && ((SECONDS < end)); do
-			sleep 0.05
-		done
-		kill -0 "$pid" 2>/dev/null &&
+		tu_pid_gone "$pid" 60 ||
 			{ tu_fail "seed $seed: rpmemd still runs"; kill -KILL "$pid"; }
 		gc order "$seed" "$tmp/w" "$part" $((2 * LAG))
 		echo "$me: seed $seed ($( ((cut)) && echo "link cut" ||

@@ -57,11 +57,7 @@ for ((seed = 1; seed <= SEEDS; seed++)); do
 	app_pid=
 	((stopped)) && kill -CONT "$pid"
 	# rpmemd applies what it received, sees the client gone, and ends
-	end=$((SECONDS + 30))
-	while kill -0 "$pid" 2>/dev/null && ((SECONDS < end)); do
-		sleep 0.02
-	done
-	kill -0 "$pid" 2>/dev/null &&
+	tu_pid_gone "$pid" 30 ||
 		{ tu_fail "seed $seed: rpmemd still runs"; kill -KILL "$pid"; }
 	gc prefix "$seed" "$tmp/w/acks" "$part" "$LAG"
 	echo "$me: seed $seed (rpmemd $( ((stopped)) && echo stopped ||
