@@ -21,6 +21,12 @@ int tu_run(Suite *s);
 Suite *tu_suite(const char *name, const char *tcase, void (*setup)(void),
 	void (*teardown)(void), TCase **tc);
 
+/* struct tu_io -- a row of a table of cases: an input, what it gives */
+struct tu_io {
+	const char *in;
+	const char *out;
+};
+
 /* TU_LOOP -- add `test` to `tc` once for each row of the array `table` */
 #define TU_LOOP(tc, test, table) \
 	tcase_add_loop_test((tc), (test), 0, (int)TU_NELEMS(table))
