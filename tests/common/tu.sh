@@ -7,7 +7,9 @@
 # every test behind sshd).  It defines:
 #
 #   tu_check NAME CMD...     run CMD, print "ok - NAME" or "not ok - NAME",
-#                            count it in TU_PASSED or TU_FAILED
+#                            count it in TU_PASSED or TU_FAILED; with
+#                            TU_CHECK_OUT set to a file, CMD's output goes
+#                            there and is shown under the verdict
 #   tu_summary               print the counts; false when a check failed
 #   tu_run CMD...            CMD bounded to 120 s, its output in $TU_OUT,
 #                            shown indented; CMD's exit status
@@ -43,6 +45,11 @@
 #                            (and the state of the absolute paths in TEST)
 #   tu_has WHAT ERE          the output of the last tu_try or tu_must
 #                            ($tmp/out, err) has a line matching ERE
+#   tu_status WANT WHAT      the last tu_try exited WANT: "--- ok: WHAT",
+#                            else tu_fail and its output; false
+#   tu_line LINE             the last tu_try's stdout has the line LINE
+#                            (a fixed string): "--- ok: ...", else
+#                            tu_fail; false
 #   tu_passed_since N WHAT   "--- ok: WHAT" when TU_FAILED is still N
 #   tu_why MSG...            "    # MSG", a line under a failed check
 #                            saying why; false
@@ -66,15 +73,21 @@ TU_SESSIONS=0
 
 # tu_check -- record one result: tu_check NAME COMMAND...
 tu_check() {
-	local name=$1
+	local name=$1 rc=0
 	shift
-	if "$@"; then
+	if [[ -n ${TU_CHECK_OUT:-} ]]; then
+		"$@" >"$TU_CHECK_OUT" 2>&1 || rc=$?
+	else
+		"$@" || rc=$?
+	fi
+	if ((rc == 0)); then
 		TU_PASSED=$((TU_PASSED + 1))
 		echo "ok - $name"
 	else
 		TU_FAILED=$((TU_FAILED + 1))
 		echo "not ok - $name"
 	fi
+	[[ -z ${TU_CHECK_OUT:-} ]] || sed 's/^/    # /' "$TU_CHECK_OUT"
 }
 
 # tu_summary -- "N passed, M failed"; true when none failed
@@ -249,6 +262,32 @@ tu_has() {
 	fi
 	tu_fail "$1: no line matching '$2' in:"
 	sed 's/^/    /' "$tmp/out" "$tmp/err"
+	return 1
+}
+
+# tu_status -- the last tu_try exited $1; $2 names it; on failure its
+# stdout and stderr are shown
+tu_status() {
+	if [[ $rc == "$1" ]]; then
+		echo "--- ok: $2"
+		return 0
+	fi
+	tu_fail "$2: exit status $rc, expected $1"
+	printf -- '--- stdout ---\n'
+	cat -- "$tmp/out"
+	printf -- '--- stderr ---\n'
+	cat -- "$tmp/err"
+	return 1
+}
+
+# tu_line -- the last tu_try's stdout has the line $1 (fixed string)
+tu_line() {
+	if grep -qxF -- "$1" "$tmp/out"; then
+		echo "--- ok: line '$1'"
+		return 0
+	fi
+	tu_fail "no line '$1' in the output:"
+	sed 's/^/    /' "$tmp/out"
 	return 1
 }
 
