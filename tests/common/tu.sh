@@ -4,7 +4,8 @@
 # command bounded in time, every rpmemd of a run gone at the end
 #
 # Source this file from bash (tests/common/harness.sh sources it for
-# every test behind sshd).  It defines:
+# every test behind sshd); it sets top_srcdir and top_builddir (below)
+# unless the caller did.  It defines:
 #
 #   tu_check NAME CMD...     run CMD, print "ok - NAME" or "not ok - NAME",
 #                            count it in TU_PASSED or TU_FAILED; with
@@ -24,6 +25,8 @@
 #   tu_need_built FILE...    exit 1 naming the first FILE not built (a
 #                            program must be executable)
 #   tu_pid_gone PID SECONDS  PID has ended within SECONDS
+#   tu_tmp NAME              $tmp: a new directory rpmem-NAME.XXXXXX under
+#                            $TMPDIR (else /tmp), removed at exit
 #   tu_rmtmp DIR KEEP        remove the test's temp dir DIR, unless KEEP
 #                            is 1 (a variable the test names): then say
 #                            where it is
@@ -61,6 +64,12 @@
 # backtrace, say).  TU_STAMP matches the time that begins each line of a
 # log file (RPMEM_LOG_FILE, rpmemd --log-file), in a basic or an extended
 # regular expression: "^${TU_STAMP}rpmemd: ".
+
+# the trees, for the sourcing script too: top_srcdir as given (default:
+# the repository root), top_builddir made absolute (default: top_srcdir)
+top_srcdir=${top_srcdir:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
+export top_srcdir top_builddir
 
 # (sourced again, through a second library, the counts stay)
 TU_PASSED=${TU_PASSED:-0}
@@ -164,6 +173,12 @@ tu_pid_gone() {
 		((SECONDS < end)) || return 1
 		sleep 0.05
 	done
+}
+
+# tu_tmp -- $tmp, a new temp dir named after $1, removed at exit (trap)
+tu_tmp() {
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-$1.XXXXXX")
+	trap 'rm -rf -- "$tmp"' EXIT
 }
 
 # tu_rmtmp -- remove temp dir $1, or (with $2 1) keep it and say so
