@@ -14,6 +14,16 @@
 /* TU_NELEMS -- how many rows the array `a` has */
 #define TU_NELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * TU_POBJ_LAYOUT -- libpmemobj's layout `name` (libpmemobj.h first): a
+ * root of struct `root`, objects of struct `obj`
+ */
+#define TU_POBJ_LAYOUT(name, root, obj) \
+	POBJ_LAYOUT_BEGIN(name); \
+	POBJ_LAYOUT_ROOT(name, struct root); \
+	POBJ_LAYOUT_TOID(name, struct obj); \
+	POBJ_LAYOUT_END(name)
+
 /* ---------------------------------------------------------- tu_time.c */
 
 /* tu_now_ms -- CLOCK_MONOTONIC in ms, comparable across processes */

@@ -37,7 +37,7 @@ Suite *tu_suite_add(Suite *s, TCase *tc);
 /*
  * struct tu_entry -- one row of a suite's list (TU_CHECK_MAIN): a test
  * run once (TU_ONE), once per row of a table (TU_EACH), or the start of
- * a further test case (TU_CASE)
+ * a further test case (TU_CASE); TU_TIMES runs it for _i 0..n-1
  */
 struct tu_entry {
 	const TTest *test;	/* NULL: start the test case `tcase` */
@@ -46,7 +46,11 @@ struct tu_entry {
 };
 #define TU_ONE(test) { (test), 0, NULL }
 #define TU_EACH(test, table) { (test), (int)TU_NELEMS(table), NULL }
+#define TU_TIMES(test, n) { (test), (int)(n), NULL }
 #define TU_CASE(name) { NULL, 0, (name) }
+
+/* tu_tcase_add -- add the n entries `e` (no TU_CASE) to test case `tc` */
+void tu_tcase_add(TCase *tc, const struct tu_entry *e, size_t n);
 
 /*
  * tu_suite_list -- the suite `name` whose first test case is `tcase`,

@@ -38,10 +38,7 @@
 #define NSLOTS 64
 #define MAGIC 0x54584c4f47763031ULL	/* "TXLOGv01" */
 
-POBJ_LAYOUT_BEGIN(failover);
-POBJ_LAYOUT_ROOT(failover, struct root);
-POBJ_LAYOUT_TOID(failover, struct rec);
-POBJ_LAYOUT_END(failover);
+TU_POBJ_LAYOUT(failover, root, rec);
 
 struct rec {
 	uint64_t n;

@@ -156,6 +156,19 @@ w01_provider_name(uint32_t provider)
 }
 
 /*
+ * moved -- count a transfer's `n` bytes into *done: 0 to go on (also
+ * after EINTR), -1 when it failed (errno)
+ */
+static int
+moved(ssize_t n, size_t *done)
+{
+	if (n < 0)
+		return errno == EINTR ? 0 : -1;
+	*done += (size_t)n;
+	return 0;
+}
+
+/*
  * w01_read_full -- exactly len bytes within timeout_ms (-1: no bound):
  * 0, 1 on end of file, -1 with errno (ETIMEDOUT when time ran out)
  */
@@ -165,22 +178,17 @@ w01_read_full(int fd, void *buf, size_t len, int timeout_ms)
 	unsigned char *p = buf;
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 
-	while (len > 0) {
+	for (size_t done = 0; done < len; ) {
 		int n = timeout_ms < 0 ? 1 : poll(&pfd, 1, timeout_ms);
 		if (n == 0) {
 			errno = ETIMEDOUT;
 			return -1;
 		}
-		ssize_t got = n < 0 ? -1 : read(fd, p, len);
+		ssize_t got = n < 0 ? -1 : read(fd, p + done, len - done);
 		if (got == 0)
 			return 1;
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
+		if (moved(got, &done))
 			return -1;
-		}
-		p += got;
-		len -= (size_t)got;
 	}
 	return 0;
 }
@@ -192,20 +200,16 @@ w01_write_full(int fd, const void *buf, size_t len)
 	const unsigned char *p = buf;
 	int use_send = 1;
 
-	while (len > 0) {
-		ssize_t n = use_send ? send(fd, p, len, MSG_NOSIGNAL) :
-			write(fd, p, len);
+	for (size_t done = 0; done < len; ) {
+		ssize_t n = use_send ?
+			send(fd, p + done, len - done, MSG_NOSIGNAL) :
+			write(fd, p + done, len - done);
 		if (n < 0 && use_send && errno == ENOTSOCK) {
 			use_send = 0;
 			continue;
 		}
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+		if (moved(n, &done))
 			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
 	}
 	return 0;
 }
