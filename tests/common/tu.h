@@ -133,6 +133,14 @@ bool tu_proc_stopped(pid_t pid);
 /* tu_dir_entries -- entries but . and .. of a directory (-1: none) */
 int tu_dir_entries(const char *path);
 
+/*
+ * tu_dir_each -- fn(DIR/NAME, arg) for each entry of dir whose name does
+ * not begin with '.', until fn returns true: 1 then, 0 after the last,
+ * -1 when dir cannot be opened
+ */
+int tu_dir_each(const char *dir, bool (*fn)(const char *path, void *arg),
+	void *arg);
+
 /* tu_proc_fds -- open descriptors of a process (-1: gone) */
 int tu_proc_fds(pid_t pid);
 
