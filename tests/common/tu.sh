@@ -82,14 +82,15 @@ TU_SESSIONS=0
 
 # tu_check -- record one result: tu_check NAME COMMAND...
 tu_check() {
-	local name=$1 rc=0
+	local name=$1 tu_check_rc=0
 	shift
+	# (not `rc`: the command may set the caller's, as tu_try does)
 	if [[ -n ${TU_CHECK_OUT:-} ]]; then
-		"$@" >"$TU_CHECK_OUT" 2>&1 || rc=$?
+		"$@" >"$TU_CHECK_OUT" 2>&1 || tu_check_rc=$?
 	else
-		"$@" || rc=$?
+		"$@" || tu_check_rc=$?
 	fi
-	if ((rc == 0)); then
+	if ((tu_check_rc == 0)); then
 		TU_PASSED=$((TU_PASSED + 1))
 		echo "ok - $name"
 	else
