@@ -36,14 +36,16 @@
 #
 #   tu_fail MSG...           one failed assertion: "FAIL: MSG"
 #   tu_try CMD...            CMD's status in rc, its stdout in $tmp/out and
-#                            its stderr in $tmp/err (tmp: the caller's)
+#                            its stderr in $tmp/err (tmp: the caller's), or
+#                            in $TU_TRY_OUT and $TU_TRY_ERR when set
 #   tu_must [-m ERE] WHAT CMD...
 #                            CMD exits 0 (its stdout or stderr matching
 #                            ERE): "--- ok: WHAT", else tu_fail; false
 #                            when it failed
 #   tu_refused WHAT STATUS ERE CMD...
-#                            CMD fails with STATUS (-: any non-zero), its
-#                            stderr matching ERE
+#                            CMD fails with STATUS (-: any non-zero, +: any
+#                            exit status but no signal), its stderr
+#                            matching ERE
 #   tu_expect WHAT TEST...   TEST holds: "--- ok: WHAT", else tu_fail
 #                            (and the state of the absolute paths in TEST)
 #   tu_has WHAT ERE          the output of the last tu_try or tu_must
@@ -59,6 +61,8 @@
 #   tu_end MSG               the verdict: exit 1 after a failure ("$me: N
 #                            failure(s)"), else print "$me: MSG"
 #
+# After a failed tu_must or tu_refused, the function TU_EXPLAIN names
+# (when set) shows the command's output, instead of the FAIL line.
 # TU_OUT must be set to a file before tu_run or tu_says; with TU_DIR set,
 # the command runs in that directory (where a crashing library leaves its
 # backtrace, say).  TU_STAMP matches the time that begins each line of a
@@ -209,10 +213,25 @@ tu_fail() {
 }
 
 # tu_try -- "$@" with its status in rc, its output in $tmp/out and err
+# (in $TU_TRY_OUT and $TU_TRY_ERR when the caller set them)
 tu_try() {
 	rc=0
-	"$@" >"${tmp:?tu_try: tmp not set}/out" 2>"$tmp/err" </dev/null ||
-		rc=$?
+	"$@" >"${TU_TRY_OUT:-${tmp:?tu_try: tmp not set}/out}" \
+		2>"${TU_TRY_ERR:-$tmp/err}" </dev/null || rc=$?
+}
+
+# tu_try_failed -- tu_fail "$1" about the last tu_try, and its output:
+# after $1 in the same line, or, when TU_EXPLAIN names a function, what
+# that function shows (the command, a daemon's log...); false
+tu_try_failed() {
+	if [[ -n ${TU_EXPLAIN:-} ]]; then
+		tu_fail "$1"
+		"$TU_EXPLAIN"
+	else
+		tu_fail "$1: $(cat "${TU_TRY_OUT:-$tmp/out}" \
+			"${TU_TRY_ERR:-$tmp/err}")"
+	fi
+	return 1
 }
 
 # tu_must -- "$@" exits 0 (with -m ERE: its stdout or stderr matches ERE
@@ -226,23 +245,31 @@ tu_must() {
 	local what=$1
 	shift
 	tu_try "$@"
-	if ((rc != 0)) || { [[ -n $re ]] &&
-			! grep -Eq -- "$re" "$tmp/out" "$tmp/err"; }; then
-		tu_fail "$what: status $rc: $(cat "$tmp/out" "$tmp/err")"
+	if ((rc != 0)) || { [[ -n $re ]] && ! grep -Eq -- "$re" \
+			"${TU_TRY_OUT:-$tmp/out}" "${TU_TRY_ERR:-$tmp/err}"; }
+	then
+		tu_try_failed "$what: status $rc"
 		return 1
 	fi
 	echo "--- ok: $what"
 }
 
-# tu_refused -- "$@" fails with status $2 (any non-zero: -) and stderr
-# matching ERE $3; $1 names it: tu_refused WHAT STATUS ERE COMMAND...
+# tu_refused -- "$@" fails with status $2 (any non-zero: -; any exit
+# status but no signal: +) and stderr matching ERE $3; $1 names it:
+# tu_refused WHAT STATUS ERE COMMAND...
 tu_refused() {
 	local what=$1 want=$2 re=$3
 	shift 3
 	tu_try "$@"
-	if ((rc == 0)) || [[ $want != - && $rc != "$want" ]] ||
-			! grep -Eq -- "$re" "$tmp/err"; then
-		tu_fail "$what: status $rc, stderr: $(<"$tmp/err")"
+	if ((rc == 0)) || { [[ $want == + ]] && ((rc > 128)); } ||
+			[[ $want != [-+] && $rc != "$want" ]] ||
+			! grep -Eq -- "$re" "${TU_TRY_ERR:-$tmp/err}"; then
+		if [[ -n ${TU_EXPLAIN:-} ]]; then
+			re="expected failure with stderr matching '$re'"
+			tu_try_failed "$what ($re)"
+		else
+			tu_fail "$what: status $rc, stderr: $(<"$tmp/err")"
+		fi
 		return 1
 	fi
 	echo "--- ok: $what"
