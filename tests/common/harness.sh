@@ -60,11 +60,7 @@
 # is stopped by the pid it wrote.
 
 HARNESS_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# the trees, for the sourcing script too: top_srcdir as given (default: the
-# repository root), top_builddir made absolute (default: top_srcdir)
-top_srcdir=${top_srcdir:-$(cd "$HARNESS_LIB_DIR/../.." && pwd)}
-top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
-export top_srcdir top_builddir
+# tu.sh sets the trees (top_srcdir, top_builddir) for the sourcing script
 # shellcheck source-path=SCRIPTDIR source=tu.sh
 . "$HARNESS_LIB_DIR/tu.sh"
 

@@ -14,6 +14,16 @@
 /* TU_NELEMS -- how many rows the array `a` has */
 #define TU_NELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * TU_POBJ_LAYOUT -- libpmemobj's layout `name` (libpmemobj.h first): a
+ * root of struct `root`, objects of struct `obj`
+ */
+#define TU_POBJ_LAYOUT(name, root, obj) \
+	POBJ_LAYOUT_BEGIN(name); \
+	POBJ_LAYOUT_ROOT(name, struct root); \
+	POBJ_LAYOUT_TOID(name, struct obj); \
+	POBJ_LAYOUT_END(name)
+
 /* ---------------------------------------------------------- tu_time.c */
 
 /* tu_now_ms -- CLOCK_MONOTONIC in ms, comparable across processes */
@@ -32,6 +42,20 @@ uint64_t tu_mix(uint64_t x);
 
 /* tu_rnd -- splitmix64 step: the next number of the sequence in *s */
 uint64_t tu_rnd(uint64_t *s);
+
+/* --------------------------------------------------------- tu_bytes.c */
+
+/* tu_be_at -- the `n`-byte big-endian number at `b` + `off` */
+uint64_t tu_be_at(const unsigned char *b, size_t off, size_t n);
+
+/* tu_be_set -- write `v` as an `n`-byte big-endian number at b + off */
+void tu_be_set(unsigned char *b, size_t off, size_t n, uint64_t v);
+
+/* tu_host32_at -- the host-order u32 at `b` + `off` */
+uint32_t tu_host32_at(const unsigned char *b, size_t off);
+
+/* tu_host32_set -- write `v` in host order at `b` + `off` */
+void tu_host32_set(unsigned char *b, size_t off, uint32_t v);
 
 /* ----------------------------------------------------------- tu_env.c */
 
@@ -56,6 +80,12 @@ const char *tu_need(const char *prog, const char *name, bool *missing);
 
 /* tu_need_or_exit -- the same; exit 2 when it is not set */
 const char *tu_need_or_exit(const char *prog, const char *name);
+
+/*
+ * tu_usage -- `ok` (the arguments fit); when not, also "usage: USAGE"
+ * on stderr
+ */
+bool tu_usage(bool ok, const char *usage);
 
 /*
  * tu_die -- "PROG: WHAT: message" on stderr, then exit 1: a program's
@@ -102,6 +132,14 @@ bool tu_proc_stopped(pid_t pid);
 
 /* tu_dir_entries -- entries but . and .. of a directory (-1: none) */
 int tu_dir_entries(const char *path);
+
+/*
+ * tu_dir_each -- fn(DIR/NAME, arg) for each entry of dir whose name does
+ * not begin with '.', until fn returns true: 1 then, 0 after the last,
+ * -1 when dir cannot be opened
+ */
+int tu_dir_each(const char *dir, bool (*fn)(const char *path, void *arg),
+	void *arg);
 
 /* tu_proc_fds -- open descriptors of a process (-1: gone) */
 int tu_proc_fds(pid_t pid);

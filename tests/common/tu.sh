@@ -4,10 +4,13 @@
 # command bounded in time, every rpmemd of a run gone at the end
 #
 # Source this file from bash (tests/common/harness.sh sources it for
-# every test behind sshd).  It defines:
+# every test behind sshd); it sets top_srcdir and top_builddir (below)
+# unless the caller did.  It defines:
 #
 #   tu_check NAME CMD...     run CMD, print "ok - NAME" or "not ok - NAME",
-#                            count it in TU_PASSED or TU_FAILED
+#                            count it in TU_PASSED or TU_FAILED; with
+#                            TU_CHECK_OUT set to a file, CMD's output goes
+#                            there and is shown under the verdict
 #   tu_summary               print the counts; false when a check failed
 #   tu_run CMD...            CMD bounded to 120 s, its output in $TU_OUT,
 #                            shown indented; CMD's exit status
@@ -22,6 +25,8 @@
 #   tu_need_built FILE...    exit 1 naming the first FILE not built (a
 #                            program must be executable)
 #   tu_pid_gone PID SECONDS  PID has ended within SECONDS
+#   tu_tmp NAME              $tmp: a new directory rpmem-NAME.XXXXXX under
+#                            $TMPDIR (else /tmp), removed at exit
 #   tu_rmtmp DIR KEEP        remove the test's temp dir DIR, unless KEEP
 #                            is 1 (a variable the test names): then say
 #                            where it is
@@ -31,29 +36,44 @@
 #
 #   tu_fail MSG...           one failed assertion: "FAIL: MSG"
 #   tu_try CMD...            CMD's status in rc, its stdout in $tmp/out and
-#                            its stderr in $tmp/err (tmp: the caller's)
+#                            its stderr in $tmp/err (tmp: the caller's), or
+#                            in $TU_TRY_OUT and $TU_TRY_ERR when set
 #   tu_must [-m ERE] WHAT CMD...
 #                            CMD exits 0 (its stdout or stderr matching
 #                            ERE): "--- ok: WHAT", else tu_fail; false
 #                            when it failed
 #   tu_refused WHAT STATUS ERE CMD...
-#                            CMD fails with STATUS (-: any non-zero), its
-#                            stderr matching ERE
+#                            CMD fails with STATUS (-: any non-zero, +: any
+#                            exit status but no signal), its stderr
+#                            matching ERE
 #   tu_expect WHAT TEST...   TEST holds: "--- ok: WHAT", else tu_fail
 #                            (and the state of the absolute paths in TEST)
 #   tu_has WHAT ERE          the output of the last tu_try or tu_must
 #                            ($tmp/out, err) has a line matching ERE
+#   tu_status WANT WHAT      the last tu_try exited WANT: "--- ok: WHAT",
+#                            else tu_fail and its output; false
+#   tu_line LINE             the last tu_try's stdout has the line LINE
+#                            (a fixed string): "--- ok: ...", else
+#                            tu_fail; false
 #   tu_passed_since N WHAT   "--- ok: WHAT" when TU_FAILED is still N
 #   tu_why MSG...            "    # MSG", a line under a failed check
 #                            saying why; false
 #   tu_end MSG               the verdict: exit 1 after a failure ("$me: N
 #                            failure(s)"), else print "$me: MSG"
 #
+# After a failed tu_must or tu_refused, the function TU_EXPLAIN names
+# (when set) shows the command's output, instead of the FAIL line.
 # TU_OUT must be set to a file before tu_run or tu_says; with TU_DIR set,
 # the command runs in that directory (where a crashing library leaves its
 # backtrace, say).  TU_STAMP matches the time that begins each line of a
 # log file (RPMEM_LOG_FILE, rpmemd --log-file), in a basic or an extended
 # regular expression: "^${TU_STAMP}rpmemd: ".
+
+# the trees, for the sourcing script too: top_srcdir as given (default:
+# the repository root), top_builddir made absolute (default: top_srcdir)
+top_srcdir=${top_srcdir:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
+export top_srcdir top_builddir
 
 # (sourced again, through a second library, the counts stay)
 TU_PASSED=${TU_PASSED:-0}
@@ -66,15 +86,22 @@ TU_SESSIONS=0
 
 # tu_check -- record one result: tu_check NAME COMMAND...
 tu_check() {
-	local name=$1
+	local name=$1 tu_check_rc=0
 	shift
-	if "$@"; then
+	# (not `rc`: the command may set the caller's, as tu_try does)
+	if [[ -n ${TU_CHECK_OUT:-} ]]; then
+		"$@" >"$TU_CHECK_OUT" 2>&1 || tu_check_rc=$?
+	else
+		"$@" || tu_check_rc=$?
+	fi
+	if ((tu_check_rc == 0)); then
 		TU_PASSED=$((TU_PASSED + 1))
 		echo "ok - $name"
 	else
 		TU_FAILED=$((TU_FAILED + 1))
 		echo "not ok - $name"
 	fi
+	[[ -z ${TU_CHECK_OUT:-} ]] || sed 's/^/    # /' "$TU_CHECK_OUT"
 }
 
 # tu_summary -- "N passed, M failed"; true when none failed
@@ -153,6 +180,12 @@ tu_pid_gone() {
 	done
 }
 
+# tu_tmp -- $tmp, a new temp dir named after $1, removed at exit (trap)
+tu_tmp() {
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-$1.XXXXXX")
+	trap 'rm -rf -- "$tmp"' EXIT
+}
+
 # tu_rmtmp -- remove temp dir $1, or (with $2 1) keep it and say so
 tu_rmtmp() {
 	if [[ ${2:-0} == 1 ]]; then
@@ -180,10 +213,25 @@ tu_fail() {
 }
 
 # tu_try -- "$@" with its status in rc, its output in $tmp/out and err
+# (in $TU_TRY_OUT and $TU_TRY_ERR when the caller set them)
 tu_try() {
 	rc=0
-	"$@" >"${tmp:?tu_try: tmp not set}/out" 2>"$tmp/err" </dev/null ||
-		rc=$?
+	"$@" >"${TU_TRY_OUT:-${tmp:?tu_try: tmp not set}/out}" \
+		2>"${TU_TRY_ERR:-$tmp/err}" </dev/null || rc=$?
+}
+
+# tu_try_failed -- tu_fail "$1" about the last tu_try, and its output:
+# after $1 in the same line, or, when TU_EXPLAIN names a function, what
+# that function shows (the command, a daemon's log...); false
+tu_try_failed() {
+	if [[ -n ${TU_EXPLAIN:-} ]]; then
+		tu_fail "$1"
+		"$TU_EXPLAIN"
+	else
+		tu_fail "$1: $(cat "${TU_TRY_OUT:-$tmp/out}" \
+			"${TU_TRY_ERR:-$tmp/err}")"
+	fi
+	return 1
 }
 
 # tu_must -- "$@" exits 0 (with -m ERE: its stdout or stderr matches ERE
@@ -197,23 +245,31 @@ tu_must() {
 	local what=$1
 	shift
 	tu_try "$@"
-	if ((rc != 0)) || { [[ -n $re ]] &&
-			! grep -Eq -- "$re" "$tmp/out" "$tmp/err"; }; then
-		tu_fail "$what: status $rc: $(cat "$tmp/out" "$tmp/err")"
+	if ((rc != 0)) || { [[ -n $re ]] && ! grep -Eq -- "$re" \
+			"${TU_TRY_OUT:-$tmp/out}" "${TU_TRY_ERR:-$tmp/err}"; }
+	then
+		tu_try_failed "$what: status $rc"
 		return 1
 	fi
 	echo "--- ok: $what"
 }
 
-# tu_refused -- "$@" fails with status $2 (any non-zero: -) and stderr
-# matching ERE $3; $1 names it: tu_refused WHAT STATUS ERE COMMAND...
+# tu_refused -- "$@" fails with status $2 (any non-zero: -; any exit
+# status but no signal: +) and stderr matching ERE $3; $1 names it:
+# tu_refused WHAT STATUS ERE COMMAND...
 tu_refused() {
 	local what=$1 want=$2 re=$3
 	shift 3
 	tu_try "$@"
-	if ((rc == 0)) || [[ $want != - && $rc != "$want" ]] ||
-			! grep -Eq -- "$re" "$tmp/err"; then
-		tu_fail "$what: status $rc, stderr: $(<"$tmp/err")"
+	if ((rc == 0)) || { [[ $want == + ]] && ((rc > 128)); } ||
+			[[ $want != [-+] && $rc != "$want" ]] ||
+			! grep -Eq -- "$re" "${TU_TRY_ERR:-$tmp/err}"; then
+		if [[ -n ${TU_EXPLAIN:-} ]]; then
+			re="expected failure with stderr matching '$re'"
+			tu_try_failed "$what ($re)"
+		else
+			tu_fail "$what: status $rc, stderr: $(<"$tmp/err")"
+		fi
 		return 1
 	fi
 	echo "--- ok: $what"
@@ -249,6 +305,32 @@ tu_has() {
 	fi
 	tu_fail "$1: no line matching '$2' in:"
 	sed 's/^/    /' "$tmp/out" "$tmp/err"
+	return 1
+}
+
+# tu_status -- the last tu_try exited $1; $2 names it; on failure its
+# stdout and stderr are shown
+tu_status() {
+	if [[ $rc == "$1" ]]; then
+		echo "--- ok: $2"
+		return 0
+	fi
+	tu_fail "$2: exit status $rc, expected $1"
+	printf -- '--- stdout ---\n'
+	cat -- "$tmp/out"
+	printf -- '--- stderr ---\n'
+	cat -- "$tmp/err"
+	return 1
+}
+
+# tu_line -- the last tu_try's stdout has the line $1 (fixed string)
+tu_line() {
+	if grep -qxF -- "$1" "$tmp/out"; then
+		echo "--- ok: line '$1'"
+		return 0
+	fi
+	tu_fail "no line '$1' in the output:"
+	sed 's/^/    /' "$tmp/out"
 	return 1
 }
 

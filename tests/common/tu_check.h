@@ -21,12 +21,45 @@ int tu_run(Suite *s);
 Suite *tu_suite(const char *name, const char *tcase, void (*setup)(void),
 	void (*teardown)(void), TCase **tc);
 
+/* struct tu_io -- a row of a table of cases: an input, what it gives */
+struct tu_io {
+	const char *in;
+	const char *out;
+};
+
 /* TU_LOOP -- add `test` to `tc` once for each row of the array `table` */
 #define TU_LOOP(tc, test, table) \
 	tcase_add_loop_test((tc), (test), 0, (int)TU_NELEMS(table))
 
 /* tu_suite_add -- add test case `tc` to suite `s`; returns `s` */
 Suite *tu_suite_add(Suite *s, TCase *tc);
+
+/*
+ * struct tu_entry -- one row of a suite's list (TU_CHECK_MAIN): a test
+ * run once (TU_ONE), once per row of a table (TU_EACH), or the start of
+ * a further test case (TU_CASE); TU_TIMES runs it for _i 0..n-1
+ */
+struct tu_entry {
+	const TTest *test;	/* NULL: start the test case `tcase` */
+	int rows;		/* 0: run `test` once; else for _i 0..rows-1 */
+	const char *tcase;
+};
+#define TU_ONE(test) { (test), 0, NULL }
+#define TU_EACH(test, table) { (test), (int)TU_NELEMS(table), NULL }
+#define TU_TIMES(test, n) { (test), (int)(n), NULL }
+#define TU_CASE(name) { NULL, 0, (name) }
+
+/* tu_tcase_add -- add the n entries `e` (no TU_CASE) to test case `tc` */
+void tu_tcase_add(TCase *tc, const struct tu_entry *e, size_t n);
+
+/*
+ * tu_suite_list -- the suite `name` whose first test case is `tcase`,
+ * holding the n entries `e` in order; every test case has the checked
+ * fixture `setup` and `teardown` unless both are NULL
+ */
+Suite *tu_suite_list(const char *name, const char *tcase,
+	void (*setup)(void), void (*teardown)(void),
+	const struct tu_entry *e, size_t n);
 
 /* ---------------------------------------------------------- tu_rpmem.c */
 
@@ -58,6 +91,21 @@ int \
 main(void) \
 { \
 	return tu_run(make()); \
+}
+
+/*
+ * TU_CHECK_MAIN -- the main of a Check program whose suite is a list:
+ * suite `name`, first test case `tcase`, fixture `setup`/`teardown`
+ * (NULL, NULL for none), then its TU_ONE/TU_EACH/TU_CASE entries
+ */
+#define TU_CHECK_MAIN(name, tcase, setup, teardown, ...) \
+int main(void); \
+int \
+main(void) \
+{ \
+	const struct tu_entry e_[] = { __VA_ARGS__ }; \
+	return tu_run(tu_suite_list((name), (tcase), (setup), (teardown), \
+		e_, TU_NELEMS(e_))); \
 }
 
 #endif /* RPMEM_TU_CHECK_H */

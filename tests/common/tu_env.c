@@ -12,6 +12,15 @@
 
 int tu_failures;
 
+/* tu_usage -- ok, else said how to call the program (tu.h) */
+bool
+tu_usage(bool ok, const char *usage)
+{
+	if (!ok)
+		fprintf(stderr, "usage: %s\n", usage);
+	return ok;
+}
+
 /* tu_need -- a required variable, or NULL with *missing set and said */
 const char *
 tu_need(const char *prog, const char *name, bool *missing)

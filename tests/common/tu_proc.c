@@ -78,46 +78,74 @@ tu_proc_argv_has(pid_t pid, const char *needle)
 	return strstr(cmd, needle) != NULL;
 }
 
+/* tu_dir_each -- walk the entries of a directory (tu.h) */
+int
+tu_dir_each(const char *dir, bool (*fn)(const char *path, void *arg),
+	void *arg)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	int ret = 0;
+	struct dirent *de;
+	while (!ret && (de = readdir(d)) != NULL) {
+		char path[600];
+		if (de->d_name[0] != '.' && snprintf(path, sizeof(path),
+				"%s/%s", dir, de->d_name) < (int)sizeof(path))
+			ret = fn(path, arg);
+	}
+	closedir(d);
+	return ret;
+}
+
+/* what tu_proc_stopped found of a process's threads */
+struct threads {
+	unsigned n;		/* seen */
+	bool stopped;		/* each of them */
+};
+
+/* thread_seen -- count a thread (its /proc directory `task`); go on */
+static bool
+thread_seen(const char *task, void *arg)
+{
+	struct threads *t = arg;
+	char path[700];
+	snprintf(path, sizeof(path), "%s/stat", task);
+	char st = stat_state(path, NULL);
+	if (st != 0) {
+		t->n++;
+		t->stopped = t->stopped && (st == 'T' || st == 't');
+	}
+	return false;
+}
+
 /* tu_proc_stopped -- every thread of pid is stopped */
 bool
 tu_proc_stopped(pid_t pid)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
+	struct threads t = { 0, true };
+	if (tu_dir_each(path, thread_seen, &t) < 0)
 		return false;
-	bool stopped = true;
-	unsigned n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		char tpath[600];
-		snprintf(tpath, sizeof(tpath), "%s/%s/stat", path, de->d_name);
-		char st = stat_state(tpath, NULL);
-		if (st == 0)
-			continue;
-		n++;
-		stopped = stopped && (st == 'T' || st == 't');
-	}
-	closedir(d);
-	return stopped && n > 0;
+	return t.stopped && t.n > 0;
+}
+
+/* counted -- count an entry; go on */
+static bool
+counted(const char *path, void *arg)
+{
+	(void)path;
+	++*(int *)arg;
+	return false;
 }
 
 /* tu_dir_entries -- entries of a (/proc) directory (-1: gone) */
 int
 tu_dir_entries(const char *path)
 {
-	DIR *d = opendir(path);
-	if (!d)
-		return -1;
 	int n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL)
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n;
+	return tu_dir_each(path, counted, &n) < 0 ? -1 : n;
 }
 
 /* tu_proc_fds -- open descriptors of a process (-1: gone) */

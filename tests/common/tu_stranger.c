@@ -89,16 +89,13 @@ tu_fabric_stranger(const char *prov, const char *addr, unsigned port,
 	if (!r)
 		r = fi_connect(ep, info->dest_addr, data, len);
 	int ret = r ? r : answer(eq, ms);
-	if (ep)
-		fi_close(&ep->fid);
-	if (cq)
-		fi_close(&cq->fid);
-	if (eq)
-		fi_close(&eq->fid);
-	if (dom)
-		fi_close(&dom->fid);
-	if (fab)
-		fi_close(&fab->fid);
+	/* closed in the reverse order of their opening */
+	struct fid *opened[] = { ep ? &ep->fid : NULL, cq ? &cq->fid : NULL,
+		eq ? &eq->fid : NULL, dom ? &dom->fid : NULL,
+		fab ? &fab->fid : NULL };
+	for (size_t i = 0; i < TU_NELEMS(opened); i++)
+		if (opened[i])
+			fi_close(opened[i]);
 	fi_freeinfo(info);
 	return ret;
 }

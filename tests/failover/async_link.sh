@@ -34,13 +34,9 @@
 #   top_builddir=BUILD_DIR tests/failover/async_link.sh
 set -uo pipefail
 me=async_link.sh
-# shellcheck source-path=SCRIPTDIR source=common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # shellcheck source-path=SCRIPTDIR source=gc.sh
 . "$(dirname "${BASH_SOURCE[0]}")/gc.sh"
 
-SIZE=$((32 << 20))
-MIB=$((1 << 20))
 BURST=$((24 * MIB))
 LAG=$((2 * MIB))
 LAG_MS=2000
@@ -209,18 +205,14 @@ sc_order() {
 # what had crossed; then rpmemd ($rpmemd) applies that, finds its
 # client gone and ends; false when it does not
 kill_at() {
-	local seed=$1 cut=$(($1 % 2)) end
+	local seed=$1 cut=$(($1 % 2))
 	((cut)) && link down
 	sleep "0.$(printf '%03d' $((seed * 7919 % 300)))"
 	kill -KILL "$app_pid"
 	wait "$app_pid" 2>/dev/null
 	app_pid=
 	((cut)) && link up
-	end=$((SECONDS + 60))
-	while kill -0 "$rpmemd" 2>/dev/null && ((SECONDS < end)); do
-		sleep 0.05
-	done
-	kill -0 "$rpmemd" 2>/dev/null || return 0
+	tu_pid_gone "$rpmemd" 60 && return 0
 	tu_fail "seed $seed: rpmemd still runs"
 	kill -KILL "$rpmemd"
 	return 1

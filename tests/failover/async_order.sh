@@ -16,12 +16,9 @@
 # A private sshd on loopback; rpmemd found and stopped by its pid.
 set -uo pipefail
 me=async_order.sh
-# shellcheck source-path=SCRIPTDIR source=common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # shellcheck source-path=SCRIPTDIR source=gc.sh
 . "$(dirname "${BASH_SOURCE[0]}")/gc.sh"
 
-SIZE=$((32 << 20))
 LAG=$((4 << 20))
 SEEDS=${ASYNC_SEEDS:-20}
 gc_target
@@ -60,11 +57,7 @@ for ((seed = 1; seed <= SEEDS; seed++)); do
 	app_pid=
 	((stopped)) && kill -CONT "$pid"
 	# rpmemd applies what it received, sees the client gone, and ends
-	end=$((SECONDS + 30))
-	while kill -0 "$pid" 2>/dev/null && ((SECONDS < end)); do
-		sleep 0.02
-	done
-	kill -0 "$pid" 2>/dev/null &&
+	tu_pid_gone "$pid" 30 ||
 		{ tu_fail "seed $seed: rpmemd still runs"; kill -KILL "$pid"; }
 	gc prefix "$seed" "$tmp/w/acks" "$part" "$LAG"
 	echo "$me: seed $seed (rpmemd $( ((stopped)) && echo stopped ||

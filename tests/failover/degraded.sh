@@ -161,12 +161,6 @@ diffs() {
 }
 
 
-# logged TEXT -- the client's log has it
-logged() {
-	grep -qF -- "$1" "$tmp/client.log" ||
-		tu_fail "client log lacks '$1': $(tail -5 "$tmp/client.log")"
-}
-
 # baseline -- what rpmem verify finds after a fault-free run: nothing
 # (it skips the bytes libpmemobj writes and never hands to
 # rpmem_persist); a resync must leave no more than that
@@ -234,9 +228,12 @@ sc_continue() {
 	kill -0 "$app_pid" 2>/dev/null ||
 		tu_fail "the resync did not end while the application ran"
 	stop_at $((n1 + 200))
-	logged "connected -> degraded"
-	logged "degraded -> resyncing"
-	logged "resyncing -> connected"
+	tu_expect "the client logged it" tu_logged "$tmp/client.log" \
+		"connected -> degraded"
+	tu_expect "the client logged it" tu_logged "$tmp/client.log" \
+		"degraded -> resyncing"
+	tu_expect "the client logged it" tu_logged "$tmp/client.log" \
+		"resyncing -> connected"
 	by_difference "resync copied"
 	after
 }
@@ -261,7 +258,8 @@ sc_hung() {
 		"after $((t1 - t0)) ms, more than $peer ms + 1 s"
 	n0=$(commits)
 	wait_commits $((n0 + 100)) 30
-	logged "silent for"
+	tu_expect "the client logged it" tu_logged "$tmp/client.log" \
+		"silent for"
 	# shellcheck disable=SC2086 # a list of pids
 	kill -CONT $pids
 	wait_state connected 60 || return
@@ -485,8 +483,10 @@ sc_fence_fail() {
 	((dt >= 1500 && dt < 30000)) || tu_fail "failed after $dt ms, not ~2 s"
 	(($(commits) <= n0 + 1)) ||
 		tu_fail "$(($(commits) - n0)) commits acknowledged while frozen"
-	logged "frozen -> broken"
-	logged "did not finish within 2 s"
+	tu_expect "the client logged it" tu_logged "$tmp/client.log" \
+		"frozen -> broken"
+	tu_expect "the client logged it" tu_logged "$tmp/client.log" \
+		"did not finish within 2 s"
 	harness_restart_sshd "$tmp/b"
 }
 
@@ -501,7 +501,8 @@ sc_split() {
 	sum=$(sha256sum <"$tmp/parts/r.0")
 	harness_restart_sshd "$tmp/b" || return
 	wait_state split-brain 30
-	logged "split brain"
+	tu_expect "the client logged it" tu_logged "$tmp/client.log" \
+		"split brain"
 	app "$rpmem" status >"$tmp/status.out" 2>&1
 	grep -q 'split-brain' "$tmp/status.out" ||
 		tu_fail "rpmem status: $(<"$tmp/status.out")"

@@ -47,6 +47,9 @@ void wait_gone(const char *dir, const char *name);
 /* touch -- make DIR/name */
 void touch(const char *dir, const char *name);
 
+/* beyond_bound -- `behind` bytes past the bound `lag`, said; else 0 */
+int beyond_bound(size_t behind, size_t lag);
+
 /* the soak and its oracles (gc_soak.c; genclient.c's usage) */
 int cmd_soak(uint64_t seed, const char *dir);
 int cmd_acked(uint64_t seed, const char *acks, long long upto,

@@ -2,10 +2,12 @@
 # shellcheck shell=bash
 # gc.sh -- genclient driven by gens.sh, gensoak.sh, async_order.sh and
 # async_link.sh: the master is a
-# file ($tmp/m.pool) of $SIZE bytes replicated to g.set at $target by
-# $rpmemd_cmd, its records in $tmp/state, everything it says appended
-# to $tmp/gc.out.  Source it after common.sh; $gc_env (an array) adds
-# the script's own environment to every run.
+# file ($tmp/m.pool) of $SIZE bytes (32 MiB unless the script sets it
+# after sourcing) replicated to g.set at $target by $rpmemd_cmd, its
+# records in $tmp/state, everything it says appended to $tmp/gc.out.
+# Source it with `me` set, instead of common.sh (it sources common.sh);
+# $gc_env (an array) adds the script's own environment to every run;
+# MIB is 1 MiB.
 #
 #   gc_target [NETNS_TAG]              $tmp and its EXIT trap, a private
 #                                      sshd ($target), the pool set dir
@@ -18,6 +20,10 @@
 # shellcheck disable=SC2154 # me, tmp, libs, target: common.sh's, the script's
 # shellcheck disable=SC2034 # app_pid is common.sh's (killed at exit)
 
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+SIZE=$((32 << 20))
+MIB=$((1 << 20))
 gc=$top_builddir/tests/failover/genclient
 [[ -x $gc ]] || { echo "$me: $gc not built" >&2; exit 1; }
 gc_env=()

@@ -294,10 +294,8 @@ cmd_order(uint64_t seed, const char *dir, const char *part, size_t lag)
 		"ones behind (bound %zu)\n", (unsigned long long)seen,
 		(unsigned long long)count, (unsigned long long)returned,
 		(unsigned long long)(m ? m - 1 : 0), behind, lag);
-	if (behind > lag) {
-		printf("the replica is further behind than its bound\n");
+	if (beyond_bound(behind, lag))
 		ret = 1;
-	}
 	free(ops);
 	free(got);
 	free(who);

@@ -129,3 +129,13 @@ touch(const char *dir, const char *name)
 	if (fd >= 0)
 		close(fd);
 }
+
+/* beyond_bound -- 1 after saying the replica is further behind than lag */
+int
+beyond_bound(size_t behind, size_t lag)
+{
+	if (behind <= lag)
+		return 0;
+	printf("the replica is further behind than its bound\n");
+	return 1;
+}

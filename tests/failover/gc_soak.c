@@ -245,10 +245,8 @@ cmd_prefix(uint64_t seed, const char *acks, const char *part, size_t lag)
 		"%zu bytes behind (bound %zu)\n", m < 0 ? 0LL : (long long)m,
 		k, m == (int64_t)k ? " and the one in flight" : "", behind,
 		lag);
-	if (behind > lag) {
-		printf("the replica is further behind than its bound\n");
+	if (beyond_bound(behind, lag))
 		ret = 1;
-	}
 	free(a);
 	free(seen);
 	free(last);

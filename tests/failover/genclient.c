@@ -131,6 +131,21 @@ cmd_create(void)
 	return close_pool(rpp);
 }
 
+/*
+ * said_then_close -- what was printed goes out; with a DIR, DIR/`file`
+ * tells the script, which writes DIR/stop when the pool may close
+ */
+static int
+said_then_close(RPMEMpool *rpp, const char *dir, const char *file)
+{
+	fflush(stdout);
+	if (dir) {
+		touch(dir, file);
+		wait_file(dir, "stop");
+	}
+	return close_pool(rpp);
+}
+
 /* cmd_write -- open, persist a pattern, maybe hold, close */
 static int
 cmd_write(uint64_t seed, size_t off, size_t len, const char *dir)
@@ -146,12 +161,7 @@ cmd_write(uint64_t seed, size_t off, size_t len, const char *dir)
 		return 1;
 	printf("acked %zu bytes at %zu in %lld ms\n", len, off,
 		tu_now_ms() - t0);
-	fflush(stdout);
-	if (dir) {
-		touch(dir, "acked");
-		wait_file(dir, "stop");
-	}
-	return close_pool(rpp);
+	return said_then_close(rpp, dir, "acked");
 }
 
 /*
@@ -171,10 +181,7 @@ cmd_unmap(const char *dir)
 	}
 	Pool = NULL;
 	printf("unmapped\n");
-	fflush(stdout);
-	touch(dir, "unmapped");
-	wait_file(dir, "stop");
-	return close_pool(rpp);
+	return said_then_close(rpp, dir, "unmapped");
 }
 
 /* cmd_loop -- persists until one is acknowledged after DIR/frozen */
@@ -229,11 +236,8 @@ cmd_crash(uint64_t seed, size_t off, size_t len)
 int
 main(int argc, char *argv[])
 {
-	if (argc < 6) {
-		fprintf(stderr, "usage: genclient TARGET SET SIZE FILE CMD "
-			"[ARG...]\n");
+	if (!tu_usage(argc >= 6, "genclient TARGET SET SIZE FILE CMD [ARG...]"))
 		return 1;
-	}
 	Target = argv[1];
 	Set = argv[2];
 	Size = strtoull(argv[3], NULL, 0);

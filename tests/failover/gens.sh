@@ -57,13 +57,9 @@
 # SCENARIOS=... picks some.  Prints each scenario's outcome.
 set -uo pipefail
 me=gens.sh
-# shellcheck source-path=SCRIPTDIR source=common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # shellcheck source-path=SCRIPTDIR source=gc.sh
 . "$(dirname "${BASH_SOURCE[0]}")/gc.sh"
 
-SIZE=$((32 << 20))
-MIB=$((1 << 20))
 gc_target
 ours_cmd=$rpmemd_cmd
 

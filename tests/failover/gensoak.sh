@@ -27,8 +27,6 @@
 # and printed; it replays the run).
 set -uo pipefail
 me=gensoak.sh
-# shellcheck source-path=SCRIPTDIR source=common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # shellcheck source-path=SCRIPTDIR source=gc.sh
 . "$(dirname "${BASH_SOURCE[0]}")/gc.sh"
 

@@ -38,10 +38,7 @@
 #define NSLOTS 64
 #define MAGIC 0x54584c4f47763031ULL	/* "TXLOGv01" */
 
-POBJ_LAYOUT_BEGIN(failover);
-POBJ_LAYOUT_ROOT(failover, struct root);
-POBJ_LAYOUT_TOID(failover, struct rec);
-POBJ_LAYOUT_END(failover);
+TU_POBJ_LAYOUT(failover, root, rec);
 
 struct rec {
 	uint64_t n;
@@ -190,11 +187,8 @@ open_pool(struct root **rpp)
 int
 main(int argc, char *argv[])
 {
-	if (argc < 3) {
-		fprintf(stderr, "usage: txlog create|run|check|open SET "
-			"[LOG [N]]\n");
+	if (!tu_usage(argc >= 3, "txlog create|run|check|open SET [LOG [N]]"))
 		return 1;
-	}
 	const char *cmd = argv[1];
 	Set = argv[2];
 	struct root *rp;

@@ -59,12 +59,6 @@ say() {
 	printf -- '--- %3d s %s\n' "$SECONDS" "$*"
 }
 
-# refuse -- why this test will not run here; exit 1
-refuse() {
-	printf 'installed.sh: refusing to run: %s\n' "$*" >&2
-	exit 1
-}
-
 pkg_gate installed.sh "it installs and purges packages: set" \
 	"RPMEM_TEST_PACKAGES=1 (scripts/test.sh does)"
 [[ $(id -u) == 0 ]] || refuse "dpkg, namespaces and sshd on port 22 need root"

@@ -8,9 +8,10 @@
 #   pkg_arch                 set arch (dpkg's) and multiarch (the libdir's)
 #   pkg_debs DIR PKG...      set pkg_files to each PKG's .deb in DIR
 #   pkg_absent PKG...        every PKG is not installed
+#   refuse MESSAGE...        why the script will not run here: "NAME:
+#                            refusing to run: MESSAGE" on stderr, exit 1
 #
-# pkg_debs and pkg_absent call the sourcing script's refuse MESSAGE...
-# (which must exit) for what is wrong.  top_srcdir and top_builddir are
+# pkg_debs and pkg_absent call refuse for what is wrong.  top_srcdir and top_builddir are
 # set for the script when the environment does not name them.
 
 : "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -18,6 +19,12 @@
 top_builddir=$(cd "$top_builddir" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../common/tu.sh
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../common/tu.sh"
+
+# refuse -- why the sourcing script will not run here; exit 1
+refuse() {
+	printf '%s: refusing to run: %s\n' "${0##*/}" "$*" >&2
+	exit 1
+}
 
 # pkg_gate -- packages are built and installed only when asked for
 pkg_gate() {

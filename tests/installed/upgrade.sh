@@ -37,12 +37,6 @@ if [[ $(id -u) != 0 ]]; then
 	exit 77
 fi
 
-# refuse -- why this test will not run here; exit 1
-refuse() {
-	printf 'upgrade.sh: refusing to run: %s\n' "$*" >&2
-	exit 1
-}
-
 for prog in dpkg dpkg-deb apt-get gzip cc; do
 	command -v "$prog" >/dev/null || refuse "$prog is missing"
 done

@@ -27,18 +27,13 @@
 # shellcheck disable=SC2016 # check evaluates its single-quoted condition
 set -euo pipefail
 
-self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
-top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../common/tu.sh
-. "$self/../common/tu.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../common/tu.sh"
 rpmem=$top_builddir/rpmem
 tu_need_built "$rpmem"
 # shellcheck source-path=SCRIPTDIR source=../../scripts/build_kind.sh
 . "$top_srcdir/scripts/build_kind.sh"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-kind.XXXXXX")
-trap 'rm -rf -- "$tmp"' EXIT
+tu_tmp kind
 
 cases=$(cat <<'EOF'
 optimised | optimised | -g -O2 | -Wall -Werror | |

@@ -68,22 +68,12 @@ fail() {
 	exit 1
 }
 
-# run -- run `rpmem ARGS`; stdout in $out, stderr in $tmp/err, status $rc
+# run -- `rpmem ARGS` by tu_try: stdout in $out (and $tmp/out), stderr
+# in $tmp/err, status $rc; tu.sh's tu_status and tu_line check them (a
+# failed one ends the run: set -e)
 run() {
-	set +e
-	out=$("$rpmem" "$@" 2>"$tmp/err")
-	rc=$?
-	set -e
-}
-
-# expect -- the last command exited with $1 (what it was: $2)
-expect() {
-	[[ $rc == "$1" ]] || fail "$2: exit status $rc, expected $1"
-}
-
-# has -- the last command's stdout holds the line $1 (fixed string)
-has() {
-	grep -qxF -- "$1" <<<"$out" || fail "no line '$1' in the output"
+	tu_try "$rpmem" "$@"
+	out=$(<"$tmp/out")
 }
 
 # step -- announce a step
@@ -139,23 +129,23 @@ remote_released() {
 		fail "the remote part is still locked after 30 s"
 }
 
-# expect_equal -- verify says the replica equals the master
-expect_equal() {
+# verify_equal -- verify says the replica equals the master
+verify_equal() {
 	run verify "$set"
-	expect 0 "verify ($1)"
-	has "$replica1: equal"
+	tu_status 0 "verify ($1)"
+	tu_line "$replica1: equal"
 }
 
 step "create, info, info --json"
 run create "$set"
-expect 0 create
+tu_status 0 create
 run info "$set"
-expect 0 info
-has "  same pool     yes"
+tu_status 0 info
+tu_line "  same pool     yes"
 grep -q '^  rpmemd        [0-9]' <<<"$out" || fail "info: no rpmemd version"
 grep -q '^  lanes         [1-9]' <<<"$out" || fail "info: no lanes"
 run info --json "$set"
-expect 0 "info --json"
+tu_status 0 "info --json"
 python3 -m json.tool <<<"$out" >/dev/null || fail "info --json: not JSON"
 python3 -c '
 import json, sys
@@ -170,7 +160,7 @@ assert r[1]["daemon_version"] and r[1]["nlanes"] >= 1
 assert r[0]["poolset_uuid"] == r[1]["poolset_uuid"]
 assert r[1]["signature"] == r[0]["signature"] != None
 ' "$SIZE" <<<"$out" || fail "info --json: unexpected content"
-expect_equal "fresh pool"
+verify_equal "fresh pool"
 
 # librpmem's own log: RPMEM_LOG_LEVEL as a number (1 warn: no info lines;
 # past the last level: debug), a '-' ending RPMEM_LOG_FILE becomes the pid,
@@ -180,7 +170,7 @@ for level in 1 9; do
 	rm -f -- "$tmp"/librpmem[0-9]*
 	RPMEM_LOG_LEVEL=$level RPMEM_LOG_FILE=$tmp/librpmem- \
 		RPMEM_TIMEOUT=soon RPMEM_MAX_NLANES=0 run info "$set"
-	expect 0 "info, RPMEM_LOG_LEVEL=$level"
+	tu_status 0 "info, RPMEM_LOG_LEVEL=$level"
 	logs=("$tmp"/librpmem[0-9]*)
 	[[ ${#logs[@]} == 1 && -s ${logs[0]} ]] ||
 		fail "RPMEM_LOG_FILE=$tmp/librpmem-: no one log file per pid"
@@ -200,12 +190,12 @@ head -c $((PART - 4096)) /dev/urandom |
 head -c $((PART - 4096)) /dev/urandom |
 	dd of="$m1" bs=4096 seek=1 conv=notrunc status=none
 run verify "$set"
-expect 3 "verify after filling the master"
+tu_status 3 "verify after filling the master"
 run sync "$set"
-expect 0 "sync of the filled master"
+tu_status 0 "sync of the filled master"
 grep -q '^sync replica=1 action=copy bytes=[0-9]* total=[0-9]*$' <<<"$out" ||
 	fail "sync printed no copy step"
-expect_equal "after the first sync"
+verify_equal "after the first sync"
 
 step "garbage in the remote data area: two ranges named, then repaired"
 off1=$((0x123456))
@@ -213,13 +203,13 @@ off2=$((0x2345ffc))		# 8 bytes across two 4 KiB blocks
 scribble "$off1" "GARBAGE!"
 scribble "$off2" "garbage!"
 run verify "$set"
-expect 3 "verify of a scribbled replica"
-has "$replica1: differs in 2 range(s), 12288 bytes"
-has "  offset 0x123000 length 0x1000"
-has "  offset 0x2345000 length 0x2000"
+tu_status 3 "verify of a scribbled replica"
+tu_line "$replica1: differs in 2 range(s), 12288 bytes"
+tu_line "  offset 0x123000 length 0x1000"
+tu_line "  offset 0x2345000 length 0x2000"
 [[ $(grep -c '^  offset ' <<<"$out") == 2 ]] || fail "more than 2 ranges"
 run verify --json "$set"
-expect 3 "verify --json of a scribbled replica"
+tu_status 3 "verify --json of a scribbled replica"
 python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -230,9 +220,9 @@ assert [(x["offset"], x["length"]) for x in r["ranges"]] == \
 	[(0x123000, 0x1000), (0x2345000, 0x2000)], r["ranges"]
 ' <<<"$out" || fail "verify --json: unexpected content"
 run sync "$set"
-expect 0 "sync of a scribbled replica"
-has "sync replica=1 action=copy bytes=0 total=12288"
-expect_equal "after repairing the scribbles"
+tu_status 0 "sync of a scribbled replica"
+tu_line "sync replica=1 action=copy bytes=0 total=12288"
+verify_equal "after repairing the scribbles"
 for o in "$off1" "$off2"; do
 	cmp <(master_bytes "$o" 8) <(dd if="$r0" bs=1 skip="$o" count=8 \
 		status=none) || fail "remote bytes at $o differ from the master"
@@ -241,38 +231,38 @@ done
 step "remote part deleted: unavailable, then rebuilt"
 rm -f -- "$r0"
 run verify "$set"
-expect 3 "verify of a deleted replica"
+tu_status 3 "verify of a deleted replica"
 grep -q "^$replica1: unavailable: " <<<"$out" || fail "not unavailable"
 run sync "$set"
-expect 0 "sync of a deleted replica"
-has "sync replica=1 action=check bytes=0 total=0 state=missing"
-has "sync replica=1 action=rebuild bytes=0 total=$((SIZE - 4096)) state=missing"
-expect_equal "after rebuilding the deleted replica"
+tu_status 0 "sync of a deleted replica"
+tu_line "sync replica=1 action=check bytes=0 total=0 state=missing"
+tu_line "sync replica=1 action=rebuild bytes=0 total=$((SIZE - 4096)) state=missing"
+verify_equal "after rebuilding the deleted replica"
 
 step "remote header damaged: rebuilt"
 head -c 4096 /dev/urandom | dd of="$r0" conv=notrunc status=none
 run verify "$set"
-expect 3 "verify of a replica with a damaged header"
+tu_status 3 "verify of a replica with a damaged header"
 run sync "$set"
-expect 0 "sync of a replica with a damaged header"
-has "sync replica=1 action=check bytes=0 total=0 state=damaged"
-expect_equal "after rebuilding the damaged replica"
+tu_status 0 "sync of a replica with a damaged header"
+tu_line "sync replica=1 action=check bytes=0 total=0 state=damaged"
+verify_equal "after rebuilding the damaged replica"
 
 step "local part deleted: the master is rebuilt from the replica"
 dd if="$m0" bs=4096 skip=1 status=none >"$tmp/m0.data"
 dd if="$m1" bs=4096 skip=1 status=none >"$tmp/m1.data"
 rm -f -- "$m1"
 run verify "$set"
-expect 3 "verify with a missing master part"
+tu_status 3 "verify with a missing master part"
 run sync "$set"
-expect 0 "sync with a missing master part"
-has "sync replica=0 action=check bytes=0 total=0 state=missing"
-has "sync replica=0 action=rebuild bytes=0 total=$((SIZE - 4096))"
+tu_status 0 "sync with a missing master part"
+tu_line "sync replica=0 action=check bytes=0 total=0 state=missing"
+tu_line "sync replica=0 action=rebuild bytes=0 total=$((SIZE - 4096))"
 cmp -i 4096:0 "$m0" "$tmp/m0.data" || fail "rebuilt master part 0 differs"
 cmp -i 4096:0 "$m1" "$tmp/m1.data" || fail "rebuilt master part 1 differs"
 rm -f -- "$tmp"/m?.data
 [[ -z $(find "$part_dir" -name '*.rpmsync') ]] || fail "temporary parts left"
-expect_equal "after rebuilding the master"
+verify_equal "after rebuilding the master"
 
 # killed_sync -- run a sync that is SIGKILLed as soon as it reports its
 # first copy to replica $1: 0 when it died, 1 when it had already
@@ -300,7 +290,7 @@ killed_sync() {
 	sync_pid=
 	out=$seen
 	[[ $rc != 0 ]] || return 1
-	expect 137 "the killed sync"
+	tu_status 137 "the killed sync"
 	[[ $out == *"replica=$1 action=copy "* ]] || fail "no copy step seen"
 }
 
@@ -322,27 +312,27 @@ remote_released
 [[ $(head -c 8 "$r0" | od -An -c | tr -d ' ') == 'RPMSYNC\0' ]] ||
 	fail "remote signature is not RPMSYNC: $(head -c 8 "$r0" | od -An -c)"
 run verify "$set"
-expect 3 "verify of an interrupted replica"
+tu_status 3 "verify of an interrupted replica"
 grep -q "^$replica1: differs in [0-9]* range(s), [0-9]* bytes\$" <<<"$out" ||
 	fail "verify does not say the interrupted replica differs"
 grep -q "^  signature RPMSYNC: an interrupted rpmem sync" <<<"$out" ||
 	fail "verify does not name the interrupted sync"
 run sync "$set"
-expect 0 "sync after the interrupted one"
-has "sync replica=1 action=check bytes=0 total=0 state=incomplete"
-expect_equal "after the rerun"
+tu_status 0 "sync after the interrupted one"
+tu_line "sync replica=1 action=check bytes=0 total=0 state=incomplete"
+verify_equal "after the rerun"
 
 step "master rebuild killed on its first copy: missing, rerun converges"
 killed_sync_of "$m0" 0
 [[ ! -e $m0 ]] || fail "the master's part 0 is back before the rebuild ended"
 run verify "$set"
-expect 3 "verify of an interrupted master rebuild"
-has "replica 0 (local): missing: part $m0 is missing"
+tu_status 3 "verify of an interrupted master rebuild"
+tu_line "replica 0 (local): missing: part $m0 is missing"
 run sync "$set"
-expect 0 "sync after the interrupted master rebuild"
-has "sync replica=0 action=rebuild bytes=0 total=$((SIZE - 4096))"
+tu_status 0 "sync after the interrupted master rebuild"
+tu_line "sync replica=0 action=rebuild bytes=0 total=$((SIZE - 4096))"
 [[ -z $(find "$part_dir" -name '*.rpmsync') ]] || fail "temporary parts left"
-expect_equal "after the rerun of the master rebuild"
+verify_equal "after the rerun of the master rebuild"
 
 step "bench --quick --json: every policy, libpmemobj, the replica equal after"
 saved_cmd=$RPMEM_CMD
@@ -353,7 +343,7 @@ RPMEM_CMD="$RPMEM_CMD --lane-security=none"
 LD_LIBRARY_PATH=$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 	RPMEM_BENCH_ANY_BUILD=1 run bench --quick --json --lanes 2 "$set"
 RPMEM_CMD=$saved_cmd
-expect 0 "bench --quick"
+tu_status 0 "bench --quick"
 grep -qF "removing and creating replica 1" "$tmp/err" ||
 	fail "bench did not warn that it recreates the replica"
 python3 -c '
@@ -379,16 +369,16 @@ o = d["pmemobj"]
 assert o["measured"] and [t["size"] for t in o["tx"]] == [64, 4096], o
 assert all(t["p50_us"] > 0 and t["round_trips"] >= 1 for t in o["tx"]), o
 ' <<<"$out" || fail "bench --json: unexpected content"
-expect_equal "after bench recreated the replica"
+verify_equal "after bench recreated the replica"
 
 step "rm removes everything"
 run rm "$set"
-expect 0 rm
+tu_status 0 rm
 remote_released
 [[ -z $(find "$part_dir" -type f) ]] ||
 	fail "files left: $(find "$part_dir" -type f)"
 run verify "$set"
-expect 3 "verify of a removed pool"
+tu_status 3 "verify of a removed pool"
 
 # a libpmemobj pool of 16 MiB, master and replica, made by pmempool
 om=$part_dir/obj.0
@@ -426,12 +416,12 @@ LD_LIBRARY_PATH=$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 	fail "pmempool create obj through our librpmem"
 obj_diffs_skipped "after pmempool create obj"
 run verify "$oset"
-expect 0 "verify of a fresh libpmemobj pool"
-has "skipped 584 bytes (--strict compares them):"
-has "$skip_line"
-has "$oreplica1: equal"
+tu_status 0 "verify of a fresh libpmemobj pool"
+tu_line "skipped 584 bytes (--strict compares them):"
+tu_line "$skip_line"
+tu_line "$oreplica1: equal"
 run verify --json "$oset"
-expect 0 "verify --json of a fresh libpmemobj pool"
+tu_status 0 "verify --json of a fresh libpmemobj pool"
 python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -443,9 +433,9 @@ assert "libpmemobj" in d["skipped"][0]["what"]
 assert d["replicas"][1]["status"] == "equal"
 ' <<<"$out" || fail "verify --json: unexpected content"
 run verify "$oset" --strict
-expect 3 "verify --strict of a fresh libpmemobj pool"
-has "$oreplica1: differs in 1 range(s), 4096 bytes"
-has "  offset 0x1000 length 0x1000"
+tu_status 3 "verify --strict of a fresh libpmemobj pool"
+tu_line "$oreplica1: differs in 1 range(s), 4096 bytes"
+tu_line "  offset 0x1000 length 0x1000"
 grep -q '^skipped' <<<"$out" && fail "verify --strict skipped bytes"
 
 step "libpmemobj pool: the bytes either side of the skip are compared"
@@ -453,28 +443,28 @@ printf 'X' | dd of="$or" bs=1 seek=$((SKIP_OFF - 1)) conv=notrunc \
 	status=none
 printf 'Y' | dd of="$or" bs=1 seek="$SKIP_END" conv=notrunc status=none
 run verify "$oset"
-expect 3 "verify of a replica damaged next to the skip"
-has "$oreplica1: differs in 2 range(s), 3512 bytes"
-has "  offset 0x1000 length 0xa20"
-has "  offset 0x1c68 length 0x398"
+tu_status 3 "verify of a replica damaged next to the skip"
+tu_line "$oreplica1: differs in 2 range(s), 3512 bytes"
+tu_line "  offset 0x1000 length 0xa20"
+tu_line "  offset 0x1c68 length 0x398"
 run sync "$oset"
-expect 0 "sync of a replica damaged next to the skip"
-has "$oreplica1: 2 differing range(s) copied, 3512 bytes"
-has "skipped 584 bytes (--strict copies them):"
+tu_status 0 "sync of a replica damaged next to the skip"
+tu_line "$oreplica1: 2 differing range(s) copied, 3512 bytes"
+tu_line "skipped 584 bytes (--strict copies them):"
 obj_diffs_skipped "sync left the run-time state as it was"
 run verify "$oset"
-expect 0 "verify after the sync"
-has "$oreplica1: equal"
+tu_status 0 "verify after the sync"
+tu_line "$oreplica1: equal"
 
 step "libpmemobj pool: sync --strict copies the run-time state too"
 run sync --strict "$oset"
-expect 0 "sync --strict"
-has "$oreplica1: 1 differing range(s) copied, 4096 bytes"
+tu_status 0 "sync --strict"
+tu_line "$oreplica1: 1 differing range(s) copied, 4096 bytes"
 [[ -z $(obj_diffs) ]] || fail "the replica still differs after --strict"
 run verify --strict "$oset"
-expect 0 "verify --strict after sync --strict"
-has "$oreplica1: equal"
+tu_status 0 "verify --strict after sync --strict"
+tu_line "$oreplica1: equal"
 run rm "$oset"
-expect 0 "rm of the libpmemobj pool"
+tu_status 0 "rm of the libpmemobj pool"
 
 echo "cli.sh: all steps passed in $((SECONDS - start)) s"

@@ -26,16 +26,11 @@
 # are run once for each subcommand.
 set -euo pipefail
 
-self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
 # shellcheck source-path=SCRIPTDIR source=../common/tu.sh
-. "$self/../common/tu.sh"
-rpmem=$(cd "$top_builddir" && pwd)/rpmem
+. "$(dirname "${BASH_SOURCE[0]}")/../common/tu.sh"
+rpmem=$top_builddir/rpmem
 tu_need_built "$rpmem"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-conv.XXXXXX")
-trap 'rm -rf -- "$tmp"' EXIT
+tu_tmp conv
 set_file=$tmp/local.set
 printf 'PMEMPOOLSET\n8M %s/local.part0\n' "$tmp" >"$set_file"
 

@@ -130,16 +130,9 @@ env_load(const char *group)
 }
 
 /* main -- run the group named by argv[1] (default "main") */
-int
-main(int argc, char *argv[])
-{
-	static const struct itest_group groups[] = {
-		{ "main", suite_main },
-		{ "badconfig", suite_badconfig },
-		{ "nodaemon", suite_nodaemon },
-		{ "fakedaemon", suite_fakedaemon },
-	};
-	return itest_main(argc, argv, groups,
-		TU_NELEMS(groups), env_load);
-}
+ITEST_MAIN(env_load,
+	{ "main", suite_main },
+	{ "badconfig", suite_badconfig },
+	{ "nodaemon", suite_nodaemon },
+	{ "fakedaemon", suite_fakedaemon })
 

@@ -143,15 +143,8 @@ env_load(const char *group)
 }
 
 /* main -- run the group named by argv[1] (default "data") */
-int
-main(int argc, char *argv[])
-{
-	static const struct itest_group groups[] = {
-		{ "data", suite_data },
-		{ "fault", suite_fault },
-		{ "stray", suite_stray },
-	};
-	return itest_main(argc, argv, groups,
-		TU_NELEMS(groups), env_load);
-}
+ITEST_MAIN(env_load,
+	{ "data", suite_data },
+	{ "fault", suite_fault },
+	{ "stray", suite_stray })
 

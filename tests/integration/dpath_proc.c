@@ -176,6 +176,22 @@ wait_gone(pid_t pid, int ms)
 	return true;
 }
 
+/* the target of a link, read: `len` bytes at `name` */
+struct link {
+	const char *name;
+	ssize_t len;
+};
+
+/* links_to -- the link at `path` reads as the struct link `arg` */
+static bool
+links_to(const char *path, void *arg)
+{
+	const struct link *l = arg;
+	char got[64];
+	ssize_t m = readlink(path, got, sizeof(got) - 1);
+	return m == l->len && memcmp(got, l->name, (size_t)l->len) == 0;
+}
+
 /*
  * stdin_has_writer -- does any process but pid hold the pipe that is
  * pid's stdin?  (sshd holds the write end until the client's EOF.)
@@ -183,12 +199,13 @@ wait_gone(pid_t pid, int ms)
 bool
 stdin_has_writer(pid_t pid)
 {
-	char path[64], want[64], got[64];
+	char path[64], want[64];
 	fmt(path, sizeof(path), "/proc/%d/fd/0", (int)pid);
 	ssize_t n = readlink(path, want, sizeof(want) - 1);
 	if (n <= 0)
 		return false;
 	want[n] = '\0';
+	struct link l = { want, n };
 	DIR *d = opendir("/proc");
 	ck_assert_ptr_nonnull(d);
 	bool found = false;
@@ -199,22 +216,7 @@ stdin_has_writer(pid_t pid)
 			continue;
 		char fdir[64];
 		fmt(fdir, sizeof(fdir), "/proc/%d/fd", p);
-		DIR *fds = opendir(fdir);
-		if (!fds)
-			continue;
-		struct dirent *fe;
-		while ((fe = readdir(fds)) != NULL) {
-			if (fe->d_name[0] == '.')
-				continue;
-			char lpath[128];
-			fmt(lpath, sizeof(lpath), "%s/%s", fdir, fe->d_name);
-			ssize_t m = readlink(lpath, got, sizeof(got) - 1);
-			if (m == n && memcmp(got, want, (size_t)n) == 0) {
-				found = true;
-				break;
-			}
-		}
-		closedir(fds);
+		found = tu_dir_each(fdir, links_to, &l) == 1;
 	}
 	closedir(d);
 	return found;

@@ -78,4 +78,17 @@ itest_main(int argc, char *argv[], const struct itest_group *groups,
 	return nfailed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+/*
+ * ITEST_MAIN -- the main of a program of groups: `load`, then the
+ * groups' { NAME, MAKE } rows, the first the default
+ */
+#define ITEST_MAIN(load, ...) \
+int main(int argc, char *argv[]); \
+int \
+main(int argc, char *argv[]) \
+{ \
+	static const struct itest_group groups_[] = { __VA_ARGS__ }; \
+	return itest_main(argc, argv, groups_, TU_NELEMS(groups_), (load)); \
+}
+
 #endif /* RPMEM_ITEST_H */

@@ -22,11 +22,8 @@
 # machine; without the privilege to make one, that row is skipped.
 set -euo pipefail
 
-self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
-top_builddir=$(cd "${top_builddir:-$top_srcdir}" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../common/harness.sh
-. "$top_srcdir/tests/common/harness.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../common/harness.sh"
 
 rpmem=$top_builddir/rpmem
 pmempool=$(command -v pmempool) || {

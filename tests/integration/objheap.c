@@ -101,20 +101,33 @@ slot_len(unsigned s, uint64_t r)
 	return Small[(s * 7 + r) % (sizeof(Small) / sizeof(Small[0]))];
 }
 
-/* tx_replace -- in one transaction: the old object freed, a new one */
+/* how tx_set makes a slot's new object */
+enum how {
+	FRESH,		/* the old one freed, a new one allocated */
+	FRESH_ZEROED,	/* the same, zeroed first */
+	GROWN,		/* the old one grown by pmemobj_tx_realloc */
+};
+
+/* tx_set -- in one transaction: slot s's new object, then its bytes */
 static void
-tx_replace(PMEMobjpool *pop, struct root *rp, unsigned s, size_t len,
-		uint64_t tag, int zero)
+tx_set(PMEMobjpool *pop, struct root *rp, unsigned s, size_t len,
+		uint64_t tag, enum how how)
 {
 	TX_BEGIN(pop) {
 		pmemobj_tx_add_range_direct(&rp->slot[s], sizeof(rp->slot[s]));
-		if (!OID_IS_NULL(rp->slot[s]))
-			pmemobj_tx_free(rp->slot[s]);
-		rp->slot[s] = zero ? pmemobj_tx_zalloc(len, 1) :
-			pmemobj_tx_alloc(len, 1);
+		if (how == GROWN) {
+			rp->slot[s] = pmemobj_tx_realloc(rp->slot[s], len, 1);
+		} else {
+			if (!OID_IS_NULL(rp->slot[s]))
+				pmemobj_tx_free(rp->slot[s]);
+			rp->slot[s] = how == FRESH_ZEROED ?
+				pmemobj_tx_zalloc(len, 1) :
+				pmemobj_tx_alloc(len, 1);
+		}
 		fill(pmemobj_direct(rp->slot[s]), len, tag);
 	} TX_ONABORT {
-		fail("replacing slot %u (%zu bytes): %s", s, len,
+		fail("%s slot %u (%zu bytes): %s",
+			how == GROWN ? "growing" : "replacing", s, len,
 			pmemobj_errormsg());
 	} TX_END
 }
@@ -154,15 +167,7 @@ tx_grow(PMEMobjpool *pop, struct root *rp, unsigned s, uint64_t tag)
 	struct obj *o = pmemobj_direct(rp->slot[s]);
 	if (!o)
 		return;
-	size_t len = o->len * 2 + 64;
-	TX_BEGIN(pop) {
-		pmemobj_tx_add_range_direct(&rp->slot[s], sizeof(rp->slot[s]));
-		rp->slot[s] = pmemobj_tx_realloc(rp->slot[s], len, 1);
-		fill(pmemobj_direct(rp->slot[s]), len, tag);
-	} TX_ONABORT {
-		fail("growing slot %u to %zu bytes: %s", s, len,
-			pmemobj_errormsg());
-	} TX_END
+	tx_set(pop, rp, s, o->len * 2 + 64, tag, GROWN);
 }
 
 /* round -- one round: one operation on a slot the sequence picks */
@@ -176,10 +181,10 @@ round_one(PMEMobjpool *pop, struct root *rp, uint64_t *rnd)
 	size_t len = slot_len(s, r);
 	switch ((x >> 32) % 6) {
 	case 0:
-		tx_replace(pop, rp, s, len, tag, 0);
+		tx_set(pop, rp, s, len, tag, FRESH);
 		break;
 	case 1:
-		tx_replace(pop, rp, s, len, tag, 1);
+		tx_set(pop, rp, s, len, tag, FRESH_ZEROED);
 		break;
 	case 2:
 		atomic_replace(pop, rp, s, len, tag);

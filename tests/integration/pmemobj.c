@@ -52,10 +52,7 @@
 #define ROOT_MAGIC 0x524d454d4f424a31ULL	/* "RMEMOBJ1" */
 #define DEFAULT_SEED 1
 
-POBJ_LAYOUT_BEGIN(rpmem_pmemobj);
-POBJ_LAYOUT_ROOT(rpmem_pmemobj, struct root);
-POBJ_LAYOUT_TOID(rpmem_pmemobj, struct item);
-POBJ_LAYOUT_END(rpmem_pmemobj);
+TU_POBJ_LAYOUT(rpmem_pmemobj, root, item);
 
 struct item {
 	uint64_t id;

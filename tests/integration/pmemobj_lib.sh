@@ -4,8 +4,9 @@
 #
 # Sourced by pmemobj.sh after harness.sh; it defines functions only:
 #
-#   ok WHAT CMD...           CMD must succeed
+#   ok WHAT CMD...           CMD must succeed (tu.sh's tu_must)
 #   ko WHAT ERE CMD...       CMD must fail (no signal), stderr matching ERE
+#                            (tu_refused WHAT + ERE CMD...)
 #   logged WHAT MARK ERE     the rpmemd log after MARK (from log_mark) has
 #                            a line matching ERE; count_logged MARK ERE
 #                            counts them
@@ -22,11 +23,12 @@
 #
 # A failed assertion prints "FAIL: <scenario>: <what>" (tu.sh's tu_fail)
 # and why, then returns 1, which ends the scenario (its subshell runs
-# under set -e).  ok, ko and logged are not tu.sh's tu_must, tu_refused
-# and tu_logged: those keep one command's output in $tmp/out (here a
-# directory) and match a fixed string anywhere in a log; these keep each
-# command's output under out_dir, match an ERE after a mark and print
-# the command, its output and the rpmemd log since the mark.  check_after
+# under set -e).  ok and ko are tu_must and tu_refused with each
+# command's output kept under out_dir (TU_TRY_OUT, TU_TRY_ERR) and, after
+# a failure, the command, its output and the rpmemd log since it began
+# shown (TU_EXPLAIN=explain).  logged is not tu_logged, which matches a
+# fixed string anywhere in a log: it matches an ERE after a mark and
+# shows the log since the mark.  check_after
 # is not tu_sessions_gone, which takes a zombie or a reused pid for a
 # live rpmemd; it kills (by pid) what is still running.
 #
@@ -35,8 +37,8 @@
 # file name of the run), out_dir and log_dir; and the current scenario's,
 # which pmemobj.sh's setup sets: sc (its name), log (its rpmemd log), ld,
 # rd and psd (local parts, remote parts, rpmemd's poolset-dir), nrun.
-# invoke sets base (the stem of the last command's .cmd, .out and .err
-# files) and cmd_rc (its exit status).
+# ok and ko set base (the stem of the last command's .cmd, .out and .err
+# files) and rc (its exit status, tu_try's).
 
 # shellcheck disable=SC2154 # set by harness.sh and pmemobj.sh, above
 
@@ -69,59 +71,46 @@ log_since() {
 	tail -n "+$(($1 + 1))" -- "$log"
 }
 
-# invoke -- run "$@" with output in files; set cmd_rc, base
-invoke() {
+# next_cmd -- the files of the command "$@" is about to be: base (their
+# stem: .cmd holds the command, .out and .err its output, tu_try's
+# TU_TRY_OUT and TU_TRY_ERR) and cmd_mark (the rpmemd log's mark)
+next_cmd() {
+	cmd_mark=$(log_mark)
 	nrun=$((nrun + 1))
 	base=$out_dir/$sc.$(printf '%03d' "$nrun")
 	printf '%q ' "$@" >"$base.cmd"
-	cmd_rc=0
-	"$@" >"$base.out" 2>"$base.err" </dev/null || cmd_rc=$?
 }
 
 # explain -- the command, its status, its output, the daemons' log since
+# (TU_EXPLAIN of ok and ko)
 explain() {
-	local mark=$1 why
-	if ((cmd_rc > 128)); then
-		why="killed by signal $((cmd_rc - 128))"
-		why+=" ($(kill -l "$((cmd_rc - 128))"))"
+	local why
+	if ((rc > 128)); then
+		why="killed by signal $((rc - 128))"
+		why+=" ($(kill -l "$((rc - 128))"))"
 	else
-		why="exit status $cmd_rc"
+		why="exit status $rc"
 	fi
 	printf '    command: %s\n    %s\n' "$(<"$base.cmd")" "$why"
 	show stdout "$base.out"
 	show stderr "$base.err"
-	log_since "$mark" >"$base.log"
+	log_since "$cmd_mark" >"$base.log"
 	show "rpmemd log of this command" "$base.log"
 }
 
-# ok -- "$@" must succeed; $1 names the behaviour
+# ok -- "${@:2}" must succeed; $1 names the behaviour (tu_must)
 ok() {
-	local what=$1 mark
-	shift
-	mark=$(log_mark)
-	invoke "$@"
-	if ((cmd_rc != 0)); then
-		tu_fail "$sc: $what"
-		explain "$mark"
-		return 1
-	fi
-	say "ok: $what"
+	next_cmd "${@:2}"
+	TU_EXPLAIN=explain TU_TRY_OUT=$base.out TU_TRY_ERR=$base.err \
+		tu_must "$sc: $1" "${@:2}"
 }
 
-# ko -- "$@" must fail with a status (no signal), stderr matching $2
+# ko -- "${@:3}" must fail with a status (no signal), stderr matching
+# $2 (tu_refused)
 ko() {
-	local what=$1 want=$2 mark
-	shift 2
-	mark=$(log_mark)
-	invoke "$@"
-	if ((cmd_rc == 0 || cmd_rc > 128)) ||
-			! grep -Eq -- "$want" "$base.err"; then
-		tu_fail "$sc: $what (expected failure with stderr" \
-			"matching '$want')"
-		explain "$mark"
-		return 1
-	fi
-	say "ok: $what"
+	next_cmd "${@:3}"
+	TU_EXPLAIN=explain TU_TRY_OUT=$base.out TU_TRY_ERR=$base.err \
+		tu_refused "$sc: $1" + "$2" "${@:3}"
 }
 
 # logged -- the rpmemd log after mark $2 has a line matching ERE $3

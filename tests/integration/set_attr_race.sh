@@ -35,19 +35,8 @@ harness_start_sshd "$tmp" || exit 1
 mkdir -p "$tmp/sets" "$tmp/parts"
 export RPMEM_TIMEOUT=${RPMEM_TIMEOUT:-30}
 
-failed=0
-# check -- one result: check NAME COMMAND...
-check() {
-	local name=$1
-	shift
-	if "$@" >"$tmp/out" 2>&1; then
-		echo "ok - $name"
-	else
-		echo "not ok - $name"
-		failed=$((failed + 1))
-	fi
-	sed 's/^/    # /' "$tmp/out"
-}
+# each tu_check's output in $tmp/out, shown under its verdict
+TU_CHECK_OUT=$tmp/out
 
 # pool_set -- a fresh 8 MiB pool set NAME.set
 pool_set() {
@@ -101,25 +90,25 @@ vanish() {
 }
 
 RPMEM_CMD=$(ours_cmd "$tmp/ours.rc")
-check "ours, tcp: $rounds rounds of open, set_attr, close" \
+tu_check "ours, tcp: $rounds rounds of open, set_attr, close" \
 	loop tcp RPMEM_CMD="$RPMEM_CMD"
-check "ours, sockets: $rounds rounds of open, set_attr, close" \
+tu_check "ours, sockets: $rounds rounds of open, set_attr, close" \
 	loop sock RPMEM_CMD="$RPMEM_CMD" RPMEM_ENABLE_SOCKETS=1
-check "ours: rpmemd exits 1 when its client vanishes" \
+tu_check "ours: rpmemd exits 1 when its client vanishes" \
 	vanish gone RPMEM_CMD="$(ours_cmd "$tmp/gone.rc")"
 
 if [[ -x $pmdk/bin/rpmemd && -e $pmdk/lib/librpmem.so.1 ]]; then
-	check "PMDK, sockets: $rounds rounds of open, set_attr, close" \
+	tu_check "PMDK, sockets: $rounds rounds of open, set_attr, close" \
 		loop pmdk LD_LIBRARY_PATH="$pmdk/lib" \
 		RPMEM_CMD="$(pmdk_cmd "$tmp/pmdk.rc")" RPMEM_ENABLE_SOCKETS=1
-	check "PMDK: rpmemd exits 1 when its client vanishes" \
+	tu_check "PMDK: rpmemd exits 1 when its client vanishes" \
 		vanish pgone LD_LIBRARY_PATH="$pmdk/lib" \
 		RPMEM_CMD="$(pmdk_cmd "$tmp/pgone.rc")" RPMEM_ENABLE_SOCKETS=1
 else
 	echo "ok - PMDK half # SKIP no $pmdk/bin/rpmemd and lib/librpmem.so.1"
 fi
 
-if ((failed)); then
+if ((TU_FAILED)); then
 	echo "--- rpmemd logs"
 	tail -n 40 "$tmp"/*rpmemd.log
 	exit 1

@@ -15,16 +15,11 @@
 # python3 when there is one.
 set -uo pipefail
 
-self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$self/../.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-# shellcheck source=../common/tu.sh
-. "$top_srcdir/tests/common/tu.sh"
-rpmem=$(cd "$top_builddir" && pwd)/rpmem
+# shellcheck source-path=SCRIPTDIR source=../common/tu.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common/tu.sh"
+rpmem=$top_builddir/rpmem
 tu_need_built "$rpmem"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-status.XXXXXX")
-trap 'rm -rf -- "$tmp"' EXIT
+tu_tmp status
 export RPMEM_STATE_DIR=$tmp/state
 run=$RPMEM_STATE_DIR/run
 mkdir -p "$run"

@@ -115,51 +115,56 @@ no_outside() {
 	return 1
 }
 
+# each_cite MODE RE CHECK -- CHECK FILE LINE CITE for each match of the
+# grep pattern RE (MODE -E or -P) in the files; false when one was not
+each_cite() {
+	local bad=0 file line cite
+	while IFS=: read -r file line cite; do
+		"$3" "$file" "$line" "$cite" || bad=1
+	done < <(grep -H -n -o "$1" -- "$2" "${files[@]}" 2>/dev/null)
+	return $bad
+}
+
 # docs_exist -- every *.md named exists: a path from top_srcdir or from
 # the citing file's directory, a bare name in doc/, at the top or there.
 # A name after $ or { is a variable's file, not a citation; and
 # doc/pmdk-interop.md names PMDK's own files (doc/poolset/poolset.5.md)
+doc_exists() {
+	local file=$1 name=${3#./} dir
+	[[ $file == doc/pmdk-interop.md ]] && return 0
+	dir=$(dirname "$file")
+	[[ -f $name || -f $dir/$name || -f doc/$name ]] && return 0
+	echo "    # $file:$2: $name does not exist"
+	return 1
+}
 docs_exist() {
-	local bad=0 file line name dir
-	while IFS=: read -r file line name; do
-		[[ $file == doc/pmdk-interop.md ]] && continue
-		dir=$(dirname "$file")
-		name=${name#./}
-		[[ -f $name || -f $dir/$name || -f doc/$name ]] && continue
-		echo "    # $file:$line: $name does not exist"
-		bad=1
-	done < <(grep -H -n -o -P '(?<![$\w/{}.-])[\w./-]*[\w-]\.md\b' \
-		-- "${files[@]}" 2>/dev/null)
-	return $bad
+	each_cite -P '(?<![$\w/{}.-])[\w./-]*[\w-]\.md\b' doc_exists
 }
 
 # sections_exist -- every "pmdk-interop N[.N][-N[.N]]" is a section
+section_exists() {
+	local bad=0 n
+	while read -r n; do
+		grep -qxF -- "$n" "$tmp/sections" && continue
+		echo "    # $1:$2: section $n is not in doc/pmdk-interop.md"
+		bad=1
+	done < <(grep -o -E '[0-9]+(\.[0-9]+)?' <<<"${3#pmdk-interop}")
+	return $bad
+}
 sections_exist() {
-	local bad=0 file line cite n
 	local re='pmdk-interop(\.md)? (§ ?)?[0-9]+(\.[0-9]+)?'
 	re+='(-[0-9]+(\.[0-9]+)?)?'
-	while IFS=: read -r file line cite; do
-		while read -r n; do
-			grep -qxF -- "$n" "$tmp/sections" && continue
-			echo "    # $file:$line: section $n is not in" \
-				"doc/pmdk-interop.md"
-			bad=1
-		done < <(grep -o -E '[0-9]+(\.[0-9]+)?' \
-			<<<"${cite#pmdk-interop}")
-	done < <(grep -H -n -o -E "$re" -- "${files[@]}" 2>/dev/null)
-	return $bad
+	each_cite -E "$re" section_exists
 }
 
 # decisions_exist -- every "architecture decision N" is numbered there
+decision_exists() {
+	grep -qxF -- "${3##* }" "$tmp/decisions" && return 0
+	echo "    # $1:$2: $3 is not in doc/architecture.md"
+	return 1
+}
 decisions_exist() {
-	local bad=0 file line cite
-	while IFS=: read -r file line cite; do
-		grep -qxF -- "${cite##* }" "$tmp/decisions" && continue
-		echo "    # $file:$line: $cite is not in doc/architecture.md"
-		bad=1
-	done < <(grep -H -n -o -E 'architecture(\.md)? decision [0-9]+' \
-		-- "${files[@]}" 2>/dev/null)
-	return $bad
+	each_cite -E 'architecture(\.md)? decision [0-9]+' decision_exists
 }
 
 # caught -- each check fails on a file with one bad citation of its kind

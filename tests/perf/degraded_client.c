@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "librpmem.h"
+#include "tu.h"
 
 #define HDR 4096			/* left alone, as a header would be */
 #define PROBE ((size_t)4 << 20)		/* where the 64 B persists go */
@@ -380,11 +381,9 @@ run_resync(bool load)
 int
 main(int argc, char *argv[])
 {
-	if (argc < 8) {
-		fprintf(stderr, "usage: degraded_client TARGET SET DIR MIB "
-			"SECONDS REPS PHASE...\n");
+	if (!tu_usage(argc >= 8, "degraded_client TARGET SET DIR MIB "
+			"SECONDS REPS PHASE..."))
 		return 2;
-	}
 	Dir = argv[3];
 	Dirty = (size_t)strtoul(argv[4], NULL, 10) << 20;
 	double secs = strtod(argv[5], NULL);

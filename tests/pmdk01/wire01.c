@@ -3,7 +3,6 @@
  * wire01.c -- PMDK 1.12's protocol 0.1 for the stand-in client (hostile
  * messages): field codecs, statuses, full I/O
  */
-#include <endian.h>
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
@@ -15,77 +14,6 @@
 _Static_assert(sizeof(struct w01_attr) == W01_ATTR, "attr is 104 bytes");
 _Static_assert(sizeof(struct w01_persist) == 24, "persist msg is 24 bytes");
 _Static_assert(sizeof(struct w01_persist_resp) == 8, "answer is 8 bytes");
-
-/* w01_put16 -- store a big-endian u16 at p + off */
-void
-w01_put16(unsigned char *p, size_t off, uint16_t v)
-{
-	v = htobe16(v);
-	memcpy(p + off, &v, sizeof(v));
-}
-
-/* w01_put32 -- store a big-endian u32 at p + off */
-void
-w01_put32(unsigned char *p, size_t off, uint32_t v)
-{
-	v = htobe32(v);
-	memcpy(p + off, &v, sizeof(v));
-}
-
-/* w01_put64 -- store a big-endian u64 at p + off */
-void
-w01_put64(unsigned char *p, size_t off, uint64_t v)
-{
-	v = htobe64(v);
-	memcpy(p + off, &v, sizeof(v));
-}
-
-/* w01_get16 -- load a big-endian u16 from p + off */
-uint16_t
-w01_get16(const unsigned char *p, size_t off)
-{
-	uint16_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return be16toh(v);
-}
-
-/* w01_get32 -- load a big-endian u32 from p + off */
-uint32_t
-w01_get32(const unsigned char *p, size_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return be32toh(v);
-}
-
-/* w01_get64 -- load a big-endian u64 from p + off */
-uint64_t
-w01_get64(const unsigned char *p, size_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return be64toh(v);
-}
-
-/* w01_put32h -- store a host-order u32 at p + off */
-void
-w01_put32h(unsigned char *p, size_t off, uint32_t v)
-{
-	memcpy(p + off, &v, sizeof(v));
-}
-
-/* w01_get32h -- load a host-order u32 from p + off */
-uint32_t
-w01_get32h(const unsigned char *p, size_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return v;
-}
 
 /* w01_put_hdr -- request header: type u32 @0, size u64 @4 */
 void
@@ -228,6 +156,19 @@ w01_provider_name(uint32_t provider)
 }
 
 /*
+ * moved -- count a transfer's `n` bytes into *done: 0 to go on (also
+ * after EINTR), -1 when it failed (errno)
+ */
+static int
+moved(ssize_t n, size_t *done)
+{
+	if (n < 0)
+		return errno == EINTR ? 0 : -1;
+	*done += (size_t)n;
+	return 0;
+}
+
+/*
  * w01_read_full -- exactly len bytes within timeout_ms (-1: no bound):
  * 0, 1 on end of file, -1 with errno (ETIMEDOUT when time ran out)
  */
@@ -237,22 +178,17 @@ w01_read_full(int fd, void *buf, size_t len, int timeout_ms)
 	unsigned char *p = buf;
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 
-	while (len > 0) {
+	for (size_t done = 0; done < len; ) {
 		int n = timeout_ms < 0 ? 1 : poll(&pfd, 1, timeout_ms);
 		if (n == 0) {
 			errno = ETIMEDOUT;
 			return -1;
 		}
-		ssize_t got = n < 0 ? -1 : read(fd, p, len);
+		ssize_t got = n < 0 ? -1 : read(fd, p + done, len - done);
 		if (got == 0)
 			return 1;
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
+		if (moved(got, &done))
 			return -1;
-		}
-		p += got;
-		len -= (size_t)got;
 	}
 	return 0;
 }
@@ -264,20 +200,16 @@ w01_write_full(int fd, const void *buf, size_t len)
 	const unsigned char *p = buf;
 	int use_send = 1;
 
-	while (len > 0) {
-		ssize_t n = use_send ? send(fd, p, len, MSG_NOSIGNAL) :
-			write(fd, p, len);
+	for (size_t done = 0; done < len; ) {
+		ssize_t n = use_send ?
+			send(fd, p + done, len - done, MSG_NOSIGNAL) :
+			write(fd, p + done, len - done);
 		if (n < 0 && use_send && errno == ENOTSOCK) {
 			use_send = 0;
 			continue;
 		}
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+		if (moved(n, &done))
 			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
 	}
 	return 0;
 }

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tu.h"
+
 #define W01_MAJOR 0
 #define W01_MINOR 1
 
@@ -156,16 +158,16 @@ w01_pmsg_size(size_t buff_size)
 	return (sizeof(struct w01_persist) + buff_size + 63) & ~(size_t)63;
 }
 
-/* big-endian loads and stores at byte offsets of a buffer */
-void w01_put16(unsigned char *p, size_t off, uint16_t v);
-void w01_put32(unsigned char *p, size_t off, uint32_t v);
-void w01_put64(unsigned char *p, size_t off, uint64_t v);
-uint16_t w01_get16(const unsigned char *p, size_t off);
-uint32_t w01_get32(const unsigned char *p, size_t off);
-uint64_t w01_get64(const unsigned char *p, size_t off);
+/* big-endian loads and stores at byte offsets of a buffer (tu.h) */
+#define w01_put16(p, off, v) tu_be_set((p), (off), 2, (uint16_t)(v))
+#define w01_put32(p, off, v) tu_be_set((p), (off), 4, (uint32_t)(v))
+#define w01_put64(p, off, v) tu_be_set((p), (off), 8, (uint64_t)(v))
+#define w01_get16(p, off) ((uint16_t)tu_be_at((p), (off), 2))
+#define w01_get32(p, off) ((uint32_t)tu_be_at((p), (off), 4))
+#define w01_get64(p, off) tu_be_at((p), (off), 8)
 /* host-order u32, for the fields PMDK forgot to convert */
-void w01_put32h(unsigned char *p, size_t off, uint32_t v);
-uint32_t w01_get32h(const unsigned char *p, size_t off);
+#define w01_put32h(p, off, v) tu_host32_set((p), (off), (uint32_t)(v))
+#define w01_get32h(p, off) tu_host32_at((p), (off))
 
 /* blocks: request and response headers, common, attributes, ibc */
 void w01_put_hdr(unsigned char *p, uint32_t type, uint64_t size);

@@ -348,21 +348,12 @@ START_TEST(test_file_written_read_and_stale_when_the_part_changed)
 }
 END_TEST
 
-static Suite *
-make(void)
-{
-	TCase *tc;
-	Suite *s = tu_suite("gen", "decide", NULL, NULL, &tc);
-	TU_LOOP(tc, test_decision_table, Cases);
-	tcase_add_test(tc, test_rolls_and_adoption_decide_as_the_faults_went);
-	tcase_add_test(tc, test_peer_table_full_refuses_a_new_peer);
-	tu_suite_add(s, tc);
-	tc = tcase_create("file");
-	tcase_add_test(tc, test_file_text_reads_back);
-	TU_LOOP(tc, test_malformed_text_is_refused, Bad);
-	tcase_add_test(tc,
-		test_file_written_read_and_stale_when_the_part_changed);
-	return tu_suite_add(s, tc);
-}
-
-TU_MAIN(make)
+/* main -- the decisions, then the file (tu_check.h) */
+TU_CHECK_MAIN("gen", "decide", NULL, NULL,
+	TU_EACH(test_decision_table, Cases),
+	TU_ONE(test_rolls_and_adoption_decide_as_the_faults_went),
+	TU_ONE(test_peer_table_full_refuses_a_new_peer),
+	TU_CASE("file"),
+	TU_ONE(test_file_text_reads_back),
+	TU_EACH(test_malformed_text_is_refused, Bad),
+	TU_ONE(test_file_written_read_and_stale_when_the_part_changed))

@@ -18,10 +18,7 @@
 /* each byte class, as log_quote shows it */
 START_TEST(test_quote_escapes_what_could_forge_or_hide)
 {
-	static const struct {
-		const char *in;
-		const char *out;
-	} cases[] = {
+	static const struct tu_io cases[] = {
 		{ "pool.set", "'pool.set'" },
 		{ "", "''" },
 		{ "x\nrpmemd: FORGED", "'x\\nrpmemd: FORGED'" },

@@ -339,18 +339,8 @@ START_TEST(test_ends_match_the_installed_libpmemobj)
 }
 END_TEST
 
-/* pmemobj_skip_suite -- the skip list, synthetic heaps and a real one */
-static Suite *
-pmemobj_skip_suite(void)
-{
-	TCase *tc;
-	Suite *s = tu_suite("pmemobj_skip", "list", NULL, NULL, &tc);
-
-	TU_LOOP(tc, test_other_headers_skip_nothing, Not_obj);
-	TU_LOOP(tc, test_heap_walk, Heaps);
-	tcase_add_test(tc, test_ends_match_the_installed_libpmemobj);
-	return tu_suite_add(s, tc);
-}
-
-/* main -- run pmemobj_skip_suite() (tu_check.h) */
-TU_MAIN(pmemobj_skip_suite)
+/* main -- the skip list, synthetic heaps and a real one (tu_check.h) */
+TU_CHECK_MAIN("pmemobj_skip", "list", NULL, NULL,
+	TU_EACH(test_other_headers_skip_nothing, Not_obj),
+	TU_EACH(test_heap_walk, Heaps),
+	TU_ONE(test_ends_match_the_installed_libpmemobj))

@@ -101,6 +101,31 @@ START_TEST(test_stat_bytes_sit_at_their_offsets)
 }
 END_TEST
 
+/*
+ * req_hdr -- encode the sample request `type` into buf: `size` bytes
+ * long, its header saying type number `no` and `wire` bytes
+ */
+static void
+req_hdr(unsigned char *buf, enum proto_msg_type type, size_t size,
+	uint32_t no, uint64_t wire)
+{
+	ck_assert_uint_eq(enc_req(buf, type), size);
+	ck_assert_uint_eq(be_at(buf, 0, 4), no);
+	ck_assert_uint_eq(be_at(buf, 4, 8), wire);
+}
+
+/*
+ * resp_hdr -- encode the sample response `type` (no extension) into buf:
+ * `size` bytes long, its header saying type number `no`
+ */
+static void
+resp_hdr(unsigned char *buf, enum proto_msg_type type, size_t size,
+	uint32_t no)
+{
+	ck_assert_uint_eq(enc_resp(buf, type, false), size);
+	ck_assert_uint_eq(be_at(buf, 4, 4), no);
+}
+
 /* OUTDATE (minor 4): mark, reserved, time, the NUL-padded host */
 START_TEST(test_outdate_bytes_sit_at_their_offsets)
 {
@@ -108,17 +133,12 @@ START_TEST(test_outdate_bytes_sit_at_their_offsets)
 	static const unsigned char t[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 	unsigned char host[PROTO_HOST_MAX] = HOST;
 
-	ck_assert_uint_eq(enc_req(buf, PROTO_MSG_OUTDATE),
-		PROTO_OUTDATE_SIZE);
-	ck_assert_uint_eq(be_at(buf, 0, 4), 13);
-	ck_assert_uint_eq(be_at(buf, 4, 8), 92);
+	req_hdr(buf, PROTO_MSG_OUTDATE, PROTO_OUTDATE_SIZE, 13, 92);
 	ck_assert_uint_eq(be_at(buf, 12, 4), 1);
 	ck_assert_uint_eq(be_at(buf, 16, 4), 0);
 	ck_assert_mem_eq(buf + 20, t, 8);
 	ck_assert_mem_eq(buf + 28, host, PROTO_HOST_MAX);
-	ck_assert_uint_eq(enc_resp(buf, PROTO_MSG_OUTDATE_RESP, false),
-		PROTO_OUTDATE_RESP_SIZE);
-	ck_assert_uint_eq(be_at(buf, 4, 4), 14);
+	resp_hdr(buf, PROTO_MSG_OUTDATE_RESP, PROTO_OUTDATE_RESP_SIZE, 14);
 }
 END_TEST
 
@@ -127,13 +147,9 @@ START_TEST(test_beat_bytes_sit_at_their_offsets)
 {
 	unsigned char buf[BUF_LEN];
 
-	ck_assert_uint_eq(enc_req(buf, PROTO_MSG_BEAT), PROTO_BEAT_SIZE);
-	ck_assert_uint_eq(be_at(buf, 0, 4), 17);
-	ck_assert_uint_eq(be_at(buf, 4, 8), 16);
+	req_hdr(buf, PROTO_MSG_BEAT, PROTO_BEAT_SIZE, 17, 16);
 	ck_assert_uint_eq(be_at(buf, 12, 4), 0x1234);
-	ck_assert_uint_eq(enc_resp(buf, PROTO_MSG_BEAT_RESP, false),
-		PROTO_BEAT_RESP_SIZE);
-	ck_assert_uint_eq(be_at(buf, 4, 4), 18);
+	resp_hdr(buf, PROTO_MSG_BEAT_RESP, PROTO_BEAT_RESP_SIZE, 18);
 }
 END_TEST
 
@@ -141,9 +157,7 @@ END_TEST
 START_TEST(test_gen_bytes_sit_at_their_offsets)
 {
 	unsigned char buf[BUF_LEN];
-	ck_assert_uint_eq(enc_req(buf, PROTO_MSG_GEN), PROTO_GEN_SIZE);
-	ck_assert_uint_eq(be_at(buf, 0, 4), 15);
-	ck_assert_uint_eq(be_at(buf, 4, 8), 316);
+	req_hdr(buf, PROTO_MSG_GEN, PROTO_GEN_SIZE, 15, 316);
 	ck_assert_uint_eq(be_at(buf, 12, 4), PROTO_GEN_ADOPT);
 	ck_assert_uint_eq(be_at(buf, 16, 4), PROTO_GEN_FLAG_CREATED);
 	const unsigned b = 20;	/* the block */
@@ -161,9 +175,7 @@ START_TEST(test_gen_bytes_sit_at_their_offsets)
 	ck_assert_uint_eq(be_at(buf, b + 120, 4), 1);
 	ck_assert_uint_eq(be_at(buf, b + 128, 8), 0x71);
 	ck_assert_uint_eq(be_at(buf, b + 144, 4), 0);
-	ck_assert_uint_eq(enc_resp(buf, PROTO_MSG_GEN_RESP, false),
-		PROTO_GEN_RESP_SIZE);
-	ck_assert_uint_eq(be_at(buf, 4, 4), 16);
+	resp_hdr(buf, PROTO_MSG_GEN_RESP, PROTO_GEN_RESP_SIZE, 16);
 	ck_assert(be_at(buf, 16 + 8, 8) == 0x1112131415161718ULL);
 }
 END_TEST

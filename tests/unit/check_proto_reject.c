@@ -72,8 +72,21 @@ START_TEST(test_header_size_over_cap_is_refused_with_emsgsize)
 }
 END_TEST
 
+/* hdr_decode -- proto_hdr_decode of a header saying `type` and `size` */
+static int
+hdr_decode(uint32_t type, uint64_t size)
+{
+	unsigned char buf[PROTO_HDR_SIZE];
+	uint32_t t;
+	uint64_t sz;
+	be_set(buf, 0, 4, type);
+	be_set(buf, 4, 8, size);
+	return proto_hdr_decode(buf, sizeof(buf), &t, &sz);
+}
+
 START_TEST(test_header_size_outside_type_bounds_is_refused)
 {
+	/* requests of a variable size: their bounds */
 	static const struct {
 		uint32_t type;
 		uint64_t size;
@@ -86,31 +99,28 @@ START_TEST(test_header_size_outside_type_bounds_is_refused)
 		{PROTO_MSG_OPEN, 45, -EPROTO},
 		{PROTO_MSG_OPEN, 46, 0},
 		{PROTO_MSG_OPEN, PROTO_REQ_MAX, -EMSGSIZE},
-		{PROTO_MSG_CLOSE, 15, -EPROTO},
-		{PROTO_MSG_CLOSE, 16, 0},
-		{PROTO_MSG_CLOSE, 17, -EPROTO},
-		{PROTO_MSG_SET_ATTR, 115, -EPROTO},
-		{PROTO_MSG_SET_ATTR, 116, 0},
-		{PROTO_MSG_SET_ATTR, 117, -EPROTO},
-		{PROTO_MSG_OUTDATE, 91, -EPROTO},
-		{PROTO_MSG_OUTDATE, 92, 0},
-		{PROTO_MSG_OUTDATE, 93, -EPROTO},
-		{PROTO_MSG_BEAT, 15, -EPROTO},
-		{PROTO_MSG_BEAT, 16, 0},
-		{PROTO_MSG_BEAT, 17, -EPROTO},
-		{PROTO_MSG_GEN, 315, -EPROTO},
-		{PROTO_MSG_GEN, 316, 0},
-		{PROTO_MSG_GEN, 317, -EPROTO},
 	};
-	unsigned char buf[PROTO_HDR_SIZE];
-	uint32_t type;
-	uint64_t size;
+	/* requests of one size: a byte less or more is refused */
+	static const struct {
+		uint32_t type;
+		uint64_t size;
+	} fixed[] = {
+		{PROTO_MSG_CLOSE, 16},
+		{PROTO_MSG_SET_ATTR, 116},
+		{PROTO_MSG_OUTDATE, 92},
+		{PROTO_MSG_BEAT, 16},
+		{PROTO_MSG_GEN, 316},
+	};
 
-	for (size_t i = 0; i < TU_NELEMS(cases); i++) {
-		be_set(buf, 0, 4, cases[i].type);
-		be_set(buf, 4, 8, cases[i].size);
-		ck_assert_int_eq(proto_hdr_decode(buf, sizeof(buf), &type,
-				&size), cases[i].ret);
+	for (size_t i = 0; i < TU_NELEMS(cases); i++)
+		ck_assert_int_eq(hdr_decode(cases[i].type, cases[i].size),
+			cases[i].ret);
+	for (size_t i = 0; i < TU_NELEMS(fixed); i++) {
+		ck_assert_int_eq(hdr_decode(fixed[i].type, fixed[i].size - 1),
+			-EPROTO);
+		ck_assert_int_eq(hdr_decode(fixed[i].type, fixed[i].size), 0);
+		ck_assert_int_eq(hdr_decode(fixed[i].type, fixed[i].size + 1),
+			-EPROTO);
 	}
 }
 END_TEST
@@ -677,36 +687,34 @@ END_TEST
 void
 proto_add_reject(Suite *s)
 {
+	const struct tu_entry e[] = {
+		TU_ONE(test_header_shorter_than_12_bytes_is_refused),
+		TU_EACH(test_malformed_outdate_is_refused, outdate_bad),
+		TU_EACH(test_beat_interval_is_bounded, beat_cases),
+		TU_EACH(test_malformed_gen_is_refused, gen_bad),
+		TU_ONE(test_outdate_encoder_refuses_bad_input),
+		TU_ONE(test_non_request_type_in_header_is_refused),
+		TU_ONE(test_header_size_over_cap_is_refused_with_emsgsize),
+		TU_ONE(test_header_size_outside_type_bounds_is_refused),
+		TU_TIMES(test_every_truncation_of_a_request_is_refused,
+			NREQ_TYPES),
+		TU_TIMES(test_malformed_descriptor_is_refused, 2),
+		TU_TIMES(test_descriptor_length_limit_is_enforced, 2),
+		TU_TIMES(test_other_major_is_refused_as_unsupported, 2),
+		TU_TIMES(test_any_minor_is_left_to_the_daemon, 2),
+		TU_TIMES(test_unknown_provider_is_refused, 2),
+		TU_ONE(test_response_header_checks_type_status_and_size),
+		TU_TIMES(test_every_truncation_of_a_response_is_refused,
+			2 * NREQ_TYPES),
+		TU_TIMES(test_success_response_needs_valid_port_and_method, 2),
+		TU_TIMES(test_extension_with_wrong_version_is_refused, 2),
+		TU_ONE(test_reserved_bytes_must_be_zero),
+		TU_EACH(test_ext_flags_known_and_in_time, Ext_flags),
+		TU_ONE(test_request_encoder_refuses_bad_input),
+		TU_ONE(test_response_encoder_refuses_bad_input),
+		TU_ONE(test_decoders_refuse_null_arguments),
+	};
 	TCase *tc = tcase_create("reject");
-	tcase_add_test(tc, test_header_shorter_than_12_bytes_is_refused);
-	TU_LOOP(tc, test_malformed_outdate_is_refused, outdate_bad);
-	TU_LOOP(tc, test_beat_interval_is_bounded, beat_cases);
-	TU_LOOP(tc, test_malformed_gen_is_refused, gen_bad);
-	tcase_add_test(tc, test_outdate_encoder_refuses_bad_input);
-	tcase_add_test(tc, test_non_request_type_in_header_is_refused);
-	tcase_add_test(tc, test_header_size_over_cap_is_refused_with_emsgsize);
-	tcase_add_test(tc, test_header_size_outside_type_bounds_is_refused);
-	tcase_add_loop_test(tc, test_every_truncation_of_a_request_is_refused,
-			0, NREQ_TYPES);
-	tcase_add_loop_test(tc, test_malformed_descriptor_is_refused, 0, 2);
-	tcase_add_loop_test(tc, test_descriptor_length_limit_is_enforced,
-			0, 2);
-	tcase_add_loop_test(tc, test_other_major_is_refused_as_unsupported,
-			0, 2);
-	tcase_add_loop_test(tc, test_any_minor_is_left_to_the_daemon, 0, 2);
-	tcase_add_loop_test(tc, test_unknown_provider_is_refused, 0, 2);
-	tcase_add_test(tc, test_response_header_checks_type_status_and_size);
-	tcase_add_loop_test(tc, test_every_truncation_of_a_response_is_refused,
-			0, 2 * NREQ_TYPES);
-	tcase_add_loop_test(tc,
-			test_success_response_needs_valid_port_and_method,
-			0, 2);
-	tcase_add_loop_test(tc, test_extension_with_wrong_version_is_refused,
-			0, 2);
-	tcase_add_test(tc, test_reserved_bytes_must_be_zero);
-	TU_LOOP(tc, test_ext_flags_known_and_in_time, Ext_flags);
-	tcase_add_test(tc, test_request_encoder_refuses_bad_input);
-	tcase_add_test(tc, test_response_encoder_refuses_bad_input);
-	tcase_add_test(tc, test_decoders_refuse_null_arguments);
+	tu_tcase_add(tc, e, TU_NELEMS(e));
 	suite_add_tcase(s, tc);
 }

@@ -354,23 +354,14 @@ START_TEST(test_transition_table_is_the_diagram)
 }
 END_TEST
 
-/* repl_suite -- every case above */
-static Suite *
-repl_suite(void)
-{
-	TCase *tc;
-	Suite *s = tu_suite("repl", "core", NULL, NULL, &tc);
-	TU_LOOP(tc, test_marks_count_range_and_take, Marks);
-	tcase_add_test(tc,
-		test_take_starts_where_asked_and_mark_all_covers_the_rest);
-	TU_LOOP(tc, test_invalid_knobs_are_refused_by_name, Knobs);
-	TU_LOOP(tc, test_outdate_remote_refuses_bad_arguments, Outdate);
-	tcase_add_test(tc, test_outdate_needs_a_handle);
-	tcase_add_test(tc, test_record_in_sync_after_a_sync);
-	TU_LOOP(tc, test_open_without_a_record_fails_and_says_why, Away);
-	TU_LOOP(tc, test_open_behind_goes_on_without_waiting, Behind);
-	tcase_add_test(tc, test_transition_table_is_the_diagram);
-	return tu_suite_add(s, tc);
-}
-
-TU_MAIN(repl_suite)
+/* main -- every case above (tu_check.h) */
+TU_CHECK_MAIN("repl", "core", NULL, NULL,
+	TU_EACH(test_marks_count_range_and_take, Marks),
+	TU_ONE(test_take_starts_where_asked_and_mark_all_covers_the_rest),
+	TU_EACH(test_invalid_knobs_are_refused_by_name, Knobs),
+	TU_EACH(test_outdate_remote_refuses_bad_arguments, Outdate),
+	TU_ONE(test_outdate_needs_a_handle),
+	TU_ONE(test_record_in_sync_after_a_sync),
+	TU_EACH(test_open_without_a_record_fails_and_says_why, Away),
+	TU_EACH(test_open_behind_goes_on_without_waiting, Behind),
+	TU_ONE(test_transition_table_is_the_diagram))

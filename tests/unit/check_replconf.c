@@ -215,16 +215,8 @@ START_TEST(test_rpmem_conf_names_the_file)
 }
 END_TEST
 
-/* replconf_suite -- every replconf test */
-static Suite *
-replconf_suite(void)
-{
-	TCase *tc;
-	Suite *s = tu_suite("replconf", "replconf", setup, teardown, &tc);
-	TU_LOOP(tc, test_settings_as_the_sources_say, Cases);
-	tcase_add_test(tc, test_untrusted_or_missing_file_is_refused);
-	tcase_add_test(tc, test_rpmem_conf_names_the_file);
-	return tu_suite_add(s, tc);
-}
-
-TU_MAIN(replconf_suite)
+/* main -- every replconf test (tu_check.h) */
+TU_CHECK_MAIN("replconf", "replconf", setup, teardown,
+	TU_EACH(test_settings_as_the_sources_say, Cases),
+	TU_ONE(test_untrusted_or_missing_file_is_refused),
+	TU_ONE(test_rpmem_conf_names_the_file))

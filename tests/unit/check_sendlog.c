@@ -321,18 +321,10 @@ START_TEST(test_init_refuses_bad_sizes)
 }
 END_TEST
 
-/* sendlog_suite -- every sendlog test */
-static Suite *
-sendlog_suite(void)
-{
-	TCase *tc;
-	Suite *s = tu_suite("sendlog", "sendlog", NULL, NULL, &tc);
-	TU_LOOP(tc, test_take_merges_within_an_epoch, Takes);
-	tcase_add_test(tc, test_full_log_waits_for_release);
-	tcase_add_test(tc, test_age_bound_and_unreleased);
-	TU_LOOP(tc, test_sender_keeps_the_replica_equal, Directs);
-	tcase_add_test(tc, test_init_refuses_bad_sizes);
-	return tu_suite_add(s, tc);
-}
-
-TU_MAIN(sendlog_suite)
+/* main -- every sendlog test (tu_check.h) */
+TU_CHECK_MAIN("sendlog", "sendlog", NULL, NULL,
+	TU_EACH(test_take_merges_within_an_epoch, Takes),
+	TU_ONE(test_full_log_waits_for_release),
+	TU_ONE(test_age_bound_and_unreleased),
+	TU_EACH(test_sender_keeps_the_replica_equal, Directs),
+	TU_ONE(test_init_refuses_bad_sizes))

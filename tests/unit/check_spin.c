@@ -113,15 +113,7 @@ START_TEST(test_bound_from_the_environment)
 }
 END_TEST
 
-/* spin_suite -- every spin test */
-static Suite *
-spin_suite(void)
-{
-	TCase *tc;
-	Suite *s = tu_suite("spin", "spin", NULL, NULL, &tc);
-	TU_LOOP(tc, test_spins_as_the_waits_say, Cases);
-	TU_LOOP(tc, test_bound_from_the_environment, Env);
-	return tu_suite_add(s, tc);
-}
-
-TU_MAIN(spin_suite)
+/* main -- every spin test (tu_check.h) */
+TU_CHECK_MAIN("spin", "spin", NULL, NULL,
+	TU_EACH(test_spins_as_the_waits_say, Cases),
+	TU_EACH(test_bound_from_the_environment, Env))

@@ -18,10 +18,7 @@
 #include "tu_check.h"
 
 /* a label value and how it must be written */
-static const struct {
-	const char *in;
-	const char *out;
-} Labels[] = {
+static const struct tu_io Labels[] = {
 	{ "", "" },
 	{ "app.set", "app.set" },
 	{ "a\"b", "a\\\"b" },				/* quote */

@@ -1,47 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * proto_fixture.c -- sample messages of the protocol unit tests, their
- * encodings, and readers of the bytes written without endian.h
+ * encodings, and the check of fields at their offsets
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "proto_fixture.h"
-
-/* the byte readers below are written without endian.h on purpose */
-
-/* be_at -- read an `n`-byte big-endian number at `b` + `off` */
-uint64_t
-be_at(const unsigned char *b, size_t off, size_t n)
-{
-	uint64_t v = 0;
-
-	for (size_t i = 0; i < n; i++)
-		v = (v << 8) | b[off + i];
-	return v;
-}
-
-/* be_set -- write an `n`-byte big-endian number at `b` + `off` */
-void
-be_set(unsigned char *b, size_t off, size_t n, uint64_t v)
-{
-	for (size_t i = n; i > 0; i--) {
-		b[off + i - 1] = (unsigned char)(v & 0xff);
-		v >>= 8;
-	}
-}
-
-/* host32_at -- read a host-order u32 at `b` + `off` */
-uint32_t
-host32_at(const unsigned char *b, size_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, b + off, sizeof(v));
-	return v;
-}
-
 
 /* fields_are -- each field sits in `b` as expected; names the first not */
 void

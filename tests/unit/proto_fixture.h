@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "proto.h"
+#include "tu.h"
 
 #define BUF_LEN (PROTO_REQ_MAX + 64)
 #define DESC "pool.set"
@@ -30,14 +31,10 @@ struct field {
 #define NUM(name, off, width, want) { name, off, width, want, NULL, 0 }
 #define BYTES(name, off, p, len) { name, off, 0, 0, p, len }
 
-/* be_at -- read an `n`-byte big-endian number at `b` + `off` */
-uint64_t be_at(const unsigned char *b, size_t off, size_t n);
-
-/* be_set -- write an `n`-byte big-endian number at `b` + `off` */
-void be_set(unsigned char *b, size_t off, size_t n, uint64_t v);
-
-/* host32_at -- read a host-order u32 at `b` + `off` */
-uint32_t host32_at(const unsigned char *b, size_t off);
+/* the byte readers and writer of tu.h (tu_bytes.c, without endian.h) */
+#define be_at tu_be_at
+#define be_set tu_be_set
+#define host32_at tu_host32_at
 
 /* fields_are -- each field sits in `b` as expected; names the first not */
 void fields_are(const unsigned char *b, const struct field *f, size_t n,
