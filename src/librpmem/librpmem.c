@@ -436,14 +436,8 @@ rpmem_remove(const char *target, const char *pool_set, int flags)
 {
 	if (flags & ~(RPMEM_REMOVE_FORCE | RPMEM_REMOVE_POOL_SET))
 		return fail(EINVAL, "invalid flags 0x%x", (unsigned)flags);
-	if (!target)
-		return fail(EINVAL, "invalid target: NULL");
-	if (!pool_set || !*pool_set)
-		return fail(EINVAL, "invalid pool set name: %s",
-			pool_set ? "empty" : "NULL");
-	if (strlen(pool_set) >= PROTO_DESC_MAX)
-		return fail(EINVAL, "pool set name longer than %d bytes",
-			PROTO_DESC_MAX - 1);
+	if (check_names(target, pool_set))
+		return -1;
 	struct target t;
 	if (target_parse(target, &t))
 		return fail(EINVAL, "invalid target '%s'", target);

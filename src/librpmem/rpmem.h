@@ -162,6 +162,10 @@ void rpp_take_session(RPMEMpool *dst, RPMEMpool *src);
 /* rpp_drop_session -- end a lost session; its ssh child, to reap */
 struct ssh *rpp_drop_session(RPMEMpool *rpp);
 
+/* check_names -- a target and a pool set name as the API takes them: 0,
+ * or -1 with the message (EINVAL) */
+int check_names(const char *target, const char *desc);
+
 /* rpp_start -- the shared body of rpmem_create and rpmem_open */
 RPMEMpool *rpp_start(enum proto_msg_type type, const char *target,
 	const char *desc, void *addr, size_t size, unsigned *nlanes,

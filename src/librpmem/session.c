@@ -18,14 +18,10 @@
 #include "rpmem_tool.h"
 #include "view.h"
 
-/* check_pool_args -- the argument rules of rpmem_create/rpmem_open */
-static int
-check_pool_args(const char *target, const char *desc, void *addr,
-		size_t size, unsigned *nlanes)
+/* check_names -- a target and a pool set name as the API takes them */
+int
+check_names(const char *target, const char *desc)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t page = pg > 0 ? (size_t)pg : 4096;
-
 	if (!target)
 		return fail(EINVAL, "invalid target: NULL");
 	if (!desc || !*desc)
@@ -34,6 +30,19 @@ check_pool_args(const char *target, const char *desc, void *addr,
 	if (strlen(desc) >= PROTO_DESC_MAX)
 		return fail(EINVAL, "pool set name longer than %d bytes",
 			PROTO_DESC_MAX - 1);
+	return 0;
+}
+
+/* check_pool_args -- the argument rules of rpmem_create/rpmem_open */
+static int
+check_pool_args(const char *target, const char *desc, void *addr,
+		size_t size, unsigned *nlanes)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096;
+
+	if (check_names(target, desc))
+		return -1;
 	if (!addr)
 		return fail(EINVAL, "invalid pool address: NULL");
 	if ((uintptr_t)addr % page)

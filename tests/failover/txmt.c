@@ -251,10 +251,9 @@ main(int argc, char *argv[])
 		if (!Pop)
 			fail("pmemobj_create: %s", pmemobj_errormsg());
 		Root = D_RW(POBJ_ROOT(Pop, struct root));
-		TX_BEGIN(Pop) {
-			TX_ADD_DIRECT(&Root->magic);
-			Root->magic = MAGIC;
-		} TX_END
+		uint64_t magic = MAGIC;
+		pmemobj_memcpy_persist(Pop, &Root->magic, &magic,
+			sizeof(magic));
 	} else if (strcmp(cmd, "run") == 0 && argc == 5) {
 		Dir = argv[3];
 		unsigned n = (unsigned)atoi(argv[4]);
