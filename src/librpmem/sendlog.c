@@ -6,7 +6,12 @@
  * (so a record sent from where it lies is a lane_rec's body).  A record
  * never wraps: where the rest of the ring is too short for the next one,
  * a pad record fills it (or, shorter than a header, the rest is skipped
- * by the same rule on both sides).
+ * by the same rule on both sides).  A record of ALIGN_MIN bytes or more
+ * starts its bytes on a cache line, behind a gap record where needed:
+ * the kernel copies them from there into the socket, and a copy whose
+ * source is not so aligned runs several times slower on some CPUs
+ * (AMD EPYC here: rep movsb at 2.5 GB/s against 30 for some pairs of
+ * source and destination offsets).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +24,11 @@
 
 #define REC_END 0x1U	/* its call ended an epoch */
 #define REC_PAD 0x2U	/* fills the rest of the ring */
+#define REC_GAP 0x4U	/* its bytes are nothing: the next one's data
+			 * starts on a cache line */
 #define CAP_MIN (64 * 1024)
+#define LINE 64
+#define ALIGN_MIN 4096	/* records this large start their data on a line */
 
 struct rec {
 	uint64_t off;		/* pool offset */
@@ -51,18 +60,37 @@ at(const struct sendlog *l, uint64_t pos)
 }
 
 /*
- * skip_pad -- `pos`, or the ring's next start when a pad (or a rest too
- * short for a header) is there
+ * skip_pad -- the first record from `pos` on that is not a pad (or a
+ * rest too short for a header: the ring's next start) or a gap; `head`
+ * when there is none
  */
 static uint64_t
 skip_pad(const struct sendlog *l, uint64_t pos, uint64_t head)
 {
-	if (pos == head)
-		return pos;
-	size_t r = rest(l, pos);
-	if (r < sizeof(struct rec) || (at(l, pos)->flags & REC_PAD))
-		return pos + r;
+	while (pos != head) {
+		size_t r = rest(l, pos);
+		if (r < sizeof(struct rec) || (at(l, pos)->flags & REC_PAD))
+			pos += r;
+		else if (at(l, pos)->flags & REC_GAP)
+			pos += rec_size(at(l, pos)->len);
+		else
+			break;
+	}
 	return pos;
+}
+
+/*
+ * gap -- ring bytes of the gap record a record of `len` bytes at `pos`
+ * needs before it (0: none), so that its data starts on a line
+ */
+static size_t
+gap(const struct sendlog *l, uint64_t pos, size_t len)
+{
+	if (len < ALIGN_MIN)
+		return 0;
+	uintptr_t d = (uintptr_t)at(l, pos)->data;
+	size_t g = (LINE - d % LINE) % LINE;
+	return g && g < sizeof(struct rec) ? g + LINE : g;
 }
 
 /* sendlog_init -- an empty log */
@@ -74,8 +102,7 @@ sendlog_init(struct sendlog *l, size_t cap, size_t piece_max,
 	if (cap < CAP_MIN || cap % 8 || piece_max == 0 ||
 			rec_size(piece_max) > cap / 4)
 		return -EINVAL;
-	l->buf = malloc(cap);
-	if (!l->buf)
+	if (posix_memalign((void **)&l->buf, LINE, cap))
 		return -ENOMEM;
 	l->cap = cap;
 	l->piece_max = piece_max;
@@ -166,12 +193,22 @@ put(struct sendlog *l, size_t off, const void *src, size_t len,
 		if (l->closed)
 			return -EPIPE;
 		size_t r = rest(l, l->head);
-		size_t pad = r < need ? r : 0;
-		if (l->head + pad + need - l->tail <= l->cap && !too_old(l)) {
+		size_t fill = gap(l, l->head, len), pad = 0;
+		if (r < fill + need) {
+			pad = r;
+			fill = gap(l, l->head + pad, len);
+		}
+		if (l->head + pad + fill + need - l->tail <= l->cap &&
+				!too_old(l)) {
 			if (pad >= sizeof(struct rec))
 				*at(l, l->head) = (struct rec){ .flags =
 					REC_PAD };
 			l->head += pad;
+			if (fill)
+				*at(l, l->head) = (struct rec){ .len =
+					(uint32_t)(fill - sizeof(struct rec)),
+					.flags = REC_GAP, .t_ns = clock_ns() };
+			l->head += fill;
 			break;
 		}
 		if (!wait_until(l, &l->room, deadline_ns))

@@ -53,7 +53,7 @@ struct got { size_t off, len; bool end; };
 /*
  * apply -- a message's records into the shadow replica, listed: its
  * `used` bytes of Msg, then the bytes it sends from the ring (they must
- * lie in it), as they go on the wire
+ * lie in it, a large record's on a cache line), as they go on the wire
  */
 static unsigned
 apply(const struct sendlog *l, size_t used, const struct sendlog_ticket *t,
@@ -65,6 +65,10 @@ apply(const struct sendlog *l, size_t used, const struct sendlog_ticket *t,
 	if (t->dlen) {
 		ck_assert((const char *)t->data >= l->buf &&
 			(const char *)t->data + t->dlen <= l->buf + l->cap);
+		/* a page or more starts on a cache line (sendlog.c) */
+		const struct lane_rec *h = (const void *)Msg;
+		ck_assert((h->len & ~LANE_REC_END) < 4096 ||
+			(uintptr_t)t->data % 64 == 0);
 		memcpy(Wire + used, t->data, t->dlen);
 		used += t->dlen;
 	}
