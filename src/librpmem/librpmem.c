@@ -187,6 +187,7 @@ rpmem_set_attr(RPMEMpool *rpp, const struct rpmem_pool_attr *attr)
 	struct proto_resp resp;
 	/* lane 0 held: the session cannot be dropped under the call */
 	unsigned i = lane_hold(rpp, 0);
+	uint64_t session = rpp->session_no;
 	int lost = 0;
 	int r = check_ready(rpp);
 	if (!r)
@@ -196,7 +197,8 @@ rpmem_set_attr(RPMEMpool *rpp, const struct rpmem_pool_attr *attr)
 	if (lost) {
 		char msg[ERRMSG_MAX];
 		rpmem_errmsg_save(msg);
-		(void) repl_lost(rpp, lost, lost, "setting attributes", 0);
+		(void) repl_lost(rpp, lost, lost, "setting attributes", 0,
+			session);
 		rpmem_errmsg_restore(msg);
 		errno = lost;
 	}
@@ -337,6 +339,7 @@ data_call(RPMEMpool *rpp, enum repl_op op, const char *what, unsigned lane,
 		int r = async_on(rpp) ? async_op(rpp, i, op, off, len, buf) :
 			fabric_op(rpp, i, op, off, len, flags, buf);
 		int sticky = r ? fabric_error(rpp->fab) : 0;
+		uint64_t session = rpp->session_no;
 		pthread_mutex_unlock(&rpp->calls[i].mu);
 		if (!r)
 			return 0;
@@ -346,7 +349,7 @@ data_call(RPMEMpool *rpp, enum repl_op op, const char *what, unsigned lane,
 		}
 		if (!sticky)
 			return refused(rpp, -r, what, off, len, lane);
-		if (repl_lost(rpp, -r, sticky, what, lane))
+		if (repl_lost(rpp, -r, sticky, what, lane, session))
 			return -1;
 	}
 }

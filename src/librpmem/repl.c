@@ -294,12 +294,14 @@ lost_msg(RPMEMpool *rpp, int err, const char *what, unsigned lane)
 /* repl_lost -- a data call found the session broken */
 int
 repl_lost(RPMEMpool *rpp, int r, int sticky, const char *what,
-		unsigned lane)
+		unsigned lane, uint64_t session)
 {
 	struct repl *rp = rpp->repl;
 	int err = r == ETIMEDOUT ? ETIMEDOUT : sticky;
 	pthread_mutex_lock(&rp->mu);
-	if (atomic_load(&rpp->state) == RPMEM_ST_READY) {
+	/* the worker may have dropped it and reconnected meanwhile */
+	if (atomic_load(&rpp->state) == RPMEM_ST_READY &&
+			rpp->session_no == session) {
 		char why[ERRMSG_MAX];
 		if (err == ETIMEDOUT)
 			snprintf(why, sizeof(why), "no answer from %s within "

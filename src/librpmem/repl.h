@@ -152,13 +152,15 @@ int repl_start_away(struct rpmem_pool *rpp);
 void repl_pull_ahead(struct rpmem_pool *rpp);
 
 /*
- * repl_lost -- a data call failed with `r`, its session broken with the
- * fabric's sticky errno `sticky` (no lane held): away as on-replica-loss
- * says (a no-op when another thread did).  0: make the call again (the
- * handle is not READY now); -1 with the message: the handle is BROKEN.
+ * repl_lost -- a data call failed with `r` on session `session`
+ * (rpp->session_no as it read it, its lane held), broken with the
+ * fabric's sticky errno `sticky` (no lane held now): away as
+ * on-replica-loss says; a no-op when another thread did, or when the
+ * handle has a newer session already.  0: make the call again; -1 with
+ * the message: the handle is BROKEN.
  */
 int repl_lost(struct rpmem_pool *rpp, int r, int sticky, const char *what,
-		unsigned lane);
+		unsigned lane, uint64_t session);
 
 /*
  * repl_break -- the handle's session failed where nothing goes on

@@ -78,6 +78,9 @@ struct rpmem_pool {
 	char desc[PROTO_DESC_MAX];
 	struct ssh *ssh;		/* the session: NULL while away */
 	struct fabric *fab;
+	uint64_t session_no;		/* sessions taken (rpp_take_session):
+					 * read with a lane held, it names
+					 * the session a data call used */
 	_Atomic unsigned fab_nlanes;	/* the session's lanes */
 	void *pool_addr;		/* the pool as the library reads it:
 					 * its own view (view.c), or where

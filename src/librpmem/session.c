@@ -113,6 +113,7 @@ rpp_take_session(RPMEMpool *dst, RPMEMpool *src)
 	dst->mgen = src->mgen;
 	dst->rgen = src->rgen;
 	dst->fab_nlanes = src->fab_nlanes;
+	dst->session_no++;
 	src->ssh = NULL;
 	src->fab = NULL;
 }
