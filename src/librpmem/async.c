@@ -258,8 +258,7 @@ async_ready(RPMEMpool *rpp)
 	 * go uncopied where the provider takes unregistered memory */
 	bool direct;
 	size_t room = fabric_epochs_room(a->fab, &direct);
-	sendlog_pieces(&a->log, (room - sizeof(struct lane_rec)) &
-		~(size_t)7);
+	sendlog_pieces(&a->log, room - sizeof(struct lane_rec));
 	a->direct_min = direct ? DIRECT_MIN : 0;
 	atomic_store(&a->stop, false);
 	r = pthread_create(&a->thread, NULL, sender, a);

@@ -259,7 +259,7 @@ repl_on_break(void *arg)
 {
 	RPMEMpool *rpp = arg;
 	struct repl *rp = rpp->repl;
-	if (!rp)
+	if (!rp)	/* a handle's fabric closes before repl_fini: a guard */
 		return;
 	atomic_store(&rp->drop_due, true);
 	/*
