@@ -112,6 +112,7 @@ sendlog_init(struct sendlog *l, size_t cap, size_t piece_max,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->room, &ca);
+	pthread_cond_init(&l->done, &ca);
 	pthread_cond_init(&l->work, &ca);
 	pthread_condattr_destroy(&ca);
 	return 0;
@@ -157,6 +158,7 @@ sendlog_fini(struct sendlog *l)
 	if (!l->buf)
 		return;
 	pthread_cond_destroy(&l->work);
+	pthread_cond_destroy(&l->done);
 	pthread_cond_destroy(&l->room);
 	pthread_mutex_destroy(&l->lock);
 	free(l->buf);
@@ -242,8 +244,9 @@ sendlog_append(struct sendlog *l, size_t off, const void *src, size_t len,
 		len -= n;
 	} while (!ret && len);
 	*seq = l->seq;
-	pthread_cond_signal(&l->work);
 	pthread_mutex_unlock(&l->lock);
+	/* after the unlock: a woken sender does not wait on the lock */
+	pthread_cond_signal(&l->work);
 	return ret;
 }
 
@@ -347,8 +350,18 @@ sendlog_release(struct sendlog *l, const struct sendlog_ticket *t)
 		l->tail = t->upto;
 		l->done_seq = t->seq;
 	}
-	pthread_cond_broadcast(&l->room);
+	/*
+	 * writers waiting for room wake once a quarter of the ring is
+	 * free (a record is at most that, gaps aside), so that on a
+	 * shared core they copy records in a run rather than one a
+	 * message, as the kernel wakes a socket's writers
+	 */
+	bool room = l->cap - (l->head - l->tail) >= l->cap / 4;
 	pthread_mutex_unlock(&l->lock);
+	/* after the unlock: a woken thread does not wait on the lock */
+	pthread_cond_broadcast(&l->done);
+	if (room)
+		pthread_cond_broadcast(&l->room);
 }
 
 /* sendlog_wait_work -- until something is to be taken */
@@ -380,7 +393,7 @@ sendlog_wait_done(struct sendlog *l, uint64_t seq, uint64_t stall_ns)
 			seen = l->done_seq;
 			deadline = clock_ns() + stall_ns;
 		}
-		if (!wait_until(l, &l->room, stall_ns ? deadline : 0)) {
+		if (!wait_until(l, &l->done, stall_ns ? deadline : 0)) {
 			ret = -ETIMEDOUT;
 			break;
 		}
@@ -423,6 +436,7 @@ sendlog_close(struct sendlog *l)
 	pthread_mutex_lock(&l->lock);
 	l->closed = true;
 	pthread_cond_broadcast(&l->room);
+	pthread_cond_broadcast(&l->done);
 	pthread_cond_broadcast(&l->work);
 	pthread_mutex_unlock(&l->lock);
 }

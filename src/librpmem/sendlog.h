@@ -25,7 +25,9 @@
 
 struct sendlog {
 	pthread_mutex_t lock;
-	pthread_cond_t room;	/* records released, or the log closed */
+	pthread_cond_t room;	/* a quarter of the ring free after a
+				 * release, or the log closed */
+	pthread_cond_t done;	/* records released, or the log closed */
 	pthread_cond_t work;	/* records appended, or the log closed */
 	char *buf;
 	size_t cap;

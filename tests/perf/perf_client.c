@@ -86,6 +86,15 @@ cpu_self(void)
 		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
+/* switches_self -- context switches of this process so far */
+static double
+switches_self(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_nvcsw + (double)ru.ru_nivcsw;
+}
+
 /* cpu_daemon -- CPU seconds of the daemon so far; -1 when unknown */
 static double
 cpu_daemon(void)
@@ -248,14 +257,16 @@ run_bw(unsigned lanes, double secs, uint64_t total)
 		(Size - HDR) / Lanes / Big * Big;
 	(void) bw_round();
 	double c0 = cpu_self(), d0 = cpu_daemon(), t0 = now_s();
+	double w0 = switches_self();
 	Stop_at = total ? 0 : t0 + secs;
 	Quota = total / lanes / Big * Big;
 	uint64_t bytes = bw_round();
 	double t = now_s() - t0, c = cpu_self() - c0, d = cpu_daemon();
 	double gib = (double)bytes / (1 << 30);
-	printf("mibs=%.1f cpu_client_s_gib=%.3f cpu_daemon_s_gib=%.3f\n",
-		(double)bytes / (1 << 20) / t, c / gib,
-		d0 < 0 || d < 0 ? -1.0 : (d - d0) / gib);
+	printf("mibs=%.1f cpu_client_s_gib=%.3f cpu_daemon_s_gib=%.3f "
+		"switches_client_gib=%.0f\n", (double)bytes / (1 << 20) / t,
+		c / gib, d0 < 0 || d < 0 ? -1.0 : (d - d0) / gib,
+		(switches_self() - w0) / gib);
 }
 
 /* run_setup -- `rounds` opens and closes of the replica, medians */

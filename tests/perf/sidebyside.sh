@@ -770,6 +770,14 @@ if want net && [[ -n ${V[tcp10]:-} ]]; then
 		"$(med net25.async.none.bw1.mibs) MiB/s shipped"
 	check A4 "1 MiB 1 lane @25, async none / TCP" \
 		"$(med net25.async.none.bw1.mibs)" "$(med tcp25)" 0.95 ge
+	# the client's one core is the limit of both: its CPU a GiB says
+	# what the async copy into the log costs on top of a sync persist
+	report A4 "client CPU s/GiB @25, async none / sync none" \
+		"$(med net25.async.none.bw1.cpu_client_s_gib)" \
+		"$(med net25.ours.none.bw1.cpu_client_s_gib)"
+	report A4 "client context switches/GiB @25, async / sync" \
+		"$(med net25.async.none.bw1.switches_client_gib)" \
+		"$(med net25.ours.none.bw1.switches_client_gib)"
 	check G1 "1 MiB 1 lane @10, encrypt / TCP" \
 		"$(med net10.ours.encrypt.bw1.mibs)" "$(med tcp10)" 0.95 ge
 	check K "1 MiB 1 lane @10, encrypt / PMDK" \
