@@ -311,6 +311,14 @@ async_halt(RPMEMpool *rpp)
 		halt(rpp->async);
 }
 
+/* async_stop -- the sender ends on its own once answered (async.h) */
+void
+async_stop(RPMEMpool *rpp)
+{
+	if (rpp->async)
+		atomic_store(&rpp->async->stop, true);
+}
+
 /* async_lost -- the session goes: stop, record what was not answered */
 void
 async_lost(RPMEMpool *rpp)

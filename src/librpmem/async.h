@@ -55,9 +55,17 @@ int async_ready(struct rpmem_pool *rpp);
 void async_halt(struct rpmem_pool *rpp);
 
 /*
- * async_lost -- the session is being dropped (every lane held): the
- * sender stops and what it had not had answered is recorded out of
- * sync; the log starts empty for the next session
+ * async_stop -- pulled ahead (every lane held): the sender takes no
+ * more and ends once what it sent is answered, which nobody waits for
+ * here; the worker's resync collects it (async_lost) first
+ */
+void async_stop(struct rpmem_pool *rpp);
+
+/*
+ * async_lost -- the session is being dropped (every lane held), or a
+ * resync begins after async_stop (no call uses the log while the handle
+ * is not READY): the sender stops and what it had not had answered is
+ * recorded out of sync; the log starts empty for the next session
  */
 void async_lost(struct rpmem_pool *rpp);
 

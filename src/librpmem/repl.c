@@ -217,8 +217,10 @@ repl_drop(RPMEMpool *rpp, int err, int sticky, const char *why)
 /*
  * repl_pull_ahead -- an async replica's log is congested under
  * on-congestion pull-ahead: the handle stops shipping and goes on at
- * its local speed.  The sender stops once what it sent is answered,
- * what the log still holds and every later persist go to the bitmap,
+ * its local speed.  The sender stops once what it sent is answered (the
+ * worker waits for that, not the persist that found the log full: on a
+ * slow link it is a log's worth of the link's time); what the log still
+ * holds and every later persist go to the bitmap,
  * the replica is marked outdated on the live session (a bitmap resync
  * is not ordered: it is a mix until it ends), and the worker resyncs it
  * on that session; the resync's end makes the copies equal and the
@@ -241,7 +243,7 @@ repl_pull_ahead(RPMEMpool *rpp)
 		"(%llu bytes, the oldest %llu ms): resync by the bitmap",
 		(unsigned long long)bytes, (unsigned long long)ms);
 	lanes_hold_all(rpp);
-	async_lost(rpp);
+	async_stop(rpp);
 	rp->marked = repl_mark(rpp, true);
 	if (repl_record(rpp, false, why, false))
 		log_warn("'%s' on %s: %s, but its record could not be written",

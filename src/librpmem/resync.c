@@ -337,6 +337,9 @@ static int
 resync(RPMEMpool *rpp)
 {
 	struct repl *rp = rpp->repl;
+	/* a sender pulled ahead ends first: what it had not had answered
+	 * joins the bitmap before the bitmap is read (async_stop) */
+	async_lost(rpp);
 	if (!rp->ranges_known) {
 		int r = compare(rpp);
 		if (r)

@@ -10,7 +10,8 @@
 #               to its bound and never passes it (bytes and age); the
 #               burst takes about the link's time
 #   pull-ahead  the burst returns at local speed (in under a quarter of
-#               the link's time); the handle says it pulled ahead, the
+#               the link's time, no persist waiting a quarter of a full
+#               log's worth of it); the handle says it pulled ahead, the
 #               replica carries the outdated mark while it resyncs on the
 #               same session, then the copies are equal and the mark is
 #               gone; the next open finds them in sync
@@ -41,8 +42,9 @@ BURST=$((24 * MIB))
 LAG=$((2 * MIB))
 LAG_MS=2000
 RATE_MBIT=40
-# the burst at the link's rate, in ms
+# the burst at the link's rate, in ms; and a full log's worth
 LINK_MS=$((BURST * 8 / (RATE_MBIT * 1000)))
+LOG_MS=$((LAG * 8 / (RATE_MBIT * 1000)))
 SEEDS=${ASYNC_SEEDS:-20}
 OBJ_SEEDS=${ASYNC_OBJ_SEEDS:-10}
 txmt=$top_builddir/tests/failover/txmt
@@ -81,8 +83,8 @@ fresh() {
 }
 
 # burst -- the 24 MiB burst in the background; its time in burst_ms
-# once acknowledged, the largest lag the live status showed meanwhile
-# in max_bytes and max_ms
+# once acknowledged and its longest persist in longest_ms, the largest
+# lag the live status showed meanwhile in max_bytes and max_ms
 burst() {
 	: >"$tmp/gc.out"
 	gc_bg write 5 $((4 * MIB)) "$BURST" "$tmp/w"
@@ -95,11 +97,14 @@ burst() {
 		((${m:-0} > max_ms)) && max_ms=$m
 		sleep 0.02
 	done
-	burst_ms=$(sed -n 's/^acked .* in \([0-9]*\) ms$/\1/p' "$tmp/gc.out")
+	burst_ms=$(sed -n 's/^acked .* in \([0-9]*\) ms, .*$/\1/p' "$tmp/gc.out")
+	longest_ms=$(sed -n 's/^acked .* the longest persist \([0-9]*\) ms$/\1/p' \
+		"$tmp/gc.out")
 	[[ -n $burst_ms ]] ||
 		tu_fail "the burst was not acknowledged: $(tail -3 "$tmp/gc.out")"
 	echo "$me: burst of $((BURST / MIB)) MiB in ${burst_ms:-?} ms (the" \
-		"link's time $LINK_MS ms), lag at most $max_bytes bytes," \
+		"link's time $LINK_MS ms), the longest persist" \
+		"${longest_ms:-?} ms, lag at most $max_bytes bytes," \
 		"$max_ms ms; state '$(state)'"
 }
 
@@ -126,6 +131,10 @@ sc_pull_ahead() {
 	((${burst_ms:-LINK_MS} < LINK_MS / 4)) ||
 		tu_fail "pull-ahead: the burst took ${burst_ms:-?} ms, not local" \
 			"speed (the link's time: $LINK_MS ms)"
+	# the persist that pulls ahead does not wait for what is in flight
+	((${longest_ms:-LOG_MS} < LOG_MS / 4)) ||
+		tu_fail "pull-ahead: a persist took ${longest_ms:-?} ms, not" \
+			"local speed (a full log's worth of the link: $LOG_MS ms)"
 	grep -q 'pulled ahead' "$tmp/client.log" ||
 		tu_fail "pull-ahead: the client never said it pulled ahead"
 	if [[ $(state) == resyncing ]]; then

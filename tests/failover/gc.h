@@ -29,8 +29,12 @@ uint64_t word(uint64_t seed, size_t off);
 /* pattern -- pattern `seed` into [off, off + len) of the memory */
 void pattern(uint64_t seed, size_t off, size_t len);
 
-/* persist -- [off, off + len) in pieces; 0 or -1 with the message */
+/*
+ * persist -- [off, off + len) in pieces; 0 or -1 with the message;
+ * Persist_max_us is the longest piece's call so far
+ */
 int persist(RPMEMpool *rpp, size_t off, size_t len);
+extern long long Persist_max_us;
 
 /* open_pool -- rpmem_open, timed; NULL after saying why */
 RPMEMpool *open_pool(void);

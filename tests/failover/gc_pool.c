@@ -53,12 +53,19 @@ pattern(uint64_t seed, size_t off, size_t len)
 }
 
 /* persist -- [off, off + len) in pieces; 0 or -1 with the message */
+long long Persist_max_us;
+
 int
 persist(RPMEMpool *rpp, size_t off, size_t len)
 {
 	for (size_t o = off; o < off + len; o += PIECE) {
 		size_t n = off + len - o < PIECE ? off + len - o : PIECE;
-		if (rpmem_persist(rpp, o, n, 0, 0)) {
+		long long t0 = tu_now_us();
+		int r = rpmem_persist(rpp, o, n, 0, 0);
+		long long us = tu_now_us() - t0;
+		if (us > Persist_max_us)
+			Persist_max_us = us;
+		if (r) {
 			fprintf(stderr, "genclient: persist of %zu at %zu: "
 				"%s\n", n, o, rpmem_errormsg());
 			return -1;

@@ -159,8 +159,9 @@ cmd_write(uint64_t seed, size_t off, size_t len, const char *dir)
 	pattern(seed, off, len);
 	if (persist(rpp, off, len))
 		return 1;
-	printf("acked %zu bytes at %zu in %lld ms\n", len, off,
-		tu_now_ms() - t0);
+	printf("acked %zu bytes at %zu in %lld ms, the longest persist "
+		"%lld ms\n", len, off, tu_now_ms() - t0,
+		Persist_max_us / 1000);
 	return said_then_close(rpp, dir, "acked");
 }
 
