@@ -423,6 +423,10 @@ repl_close(RPMEMpool *rpp)
 	repl_worker_stop(rpp);
 
 	int s = atomic_load(&rpp->state);
+	/* a sender pulled ahead that no resync collected (async_stop):
+	 * it ends, and what it had not had answered is recorded below */
+	if (s == RPMEM_ST_RESYNCING)
+		async_lost(rpp);
 	/*
 	 * what a handle acknowledged without its replica is recorded; a
 	 * BROKEN one acknowledged nothing more (fail: the application got

@@ -15,6 +15,10 @@
 #               replica carries the outdated mark while it resyncs on the
 #               same session, then the copies are equal and the mark is
 #               gone; the next open finds them in sync
+#   pull-close  ASYNC_PULL_CLOSES (4) writes closed at once right after
+#               they pulled ahead: the next open's resync makes the
+#               copies equal (what the stopped sender had not had
+#               answered was recorded)
 #   order       ASYNC_SEEDS (20) runs of genclient mtsoak: 4 threads on
 #               4 lanes persisting overlapping ranges, each held while
 #               written (block, a 4 MiB log), the master SIGKILLed at a
@@ -153,6 +157,32 @@ sc_pull_ahead() {
 		tu_fail "pull-ahead: the next open resynced: not in sync at close"
 }
 
+# pulled_close I -- a write of the log's size and 2 MiB more, closed at
+# once (RPMEM_CLOSE_TIMEOUT=0) right after the persist that pulled it
+# ahead: the close may come before the worker collected the sender
+# (async_stop), and what that had not had answered must reach the
+# record, so that the next open's resync, over the fast link, makes
+# the copies equal
+pulled_close() {
+	fresh pull-ahead
+	gc RPMEM_CLOSE_TIMEOUT=0 write $((100 + $1)) $((4 * MIB)) \
+		$((LAG + 2 * MIB)) ||
+		tu_fail "pull-close $1: the write: $(tail -3 "$tmp/gc.out")"
+	grep -q 'pulled ahead' "$tmp/client.log" ||
+		tu_fail "pull-close $1: the client never pulled ahead"
+	harness_netns_shape none
+	gc open || tu_fail "pull-close $1: the next open: $(tail -3 \
+		"$tmp/gc.out")"
+	equal "pull-close $1, the next open resynced"
+}
+
+sc_pull_close() {
+	local i
+	for ((i = 0; i < ${ASYNC_PULL_CLOSES:-4}; i++)); do
+		pulled_close "$i"
+	done
+}
+
 # wait_state STATE SECONDS -- until the live status says STATE
 wait_state() {
 	local end=$((SECONDS + $2))
@@ -281,7 +311,7 @@ logged_at_least() {
 	(($(cat "$tmp/w"/tx.* 2>/dev/null | wc -l) >= $1))
 }
 
-for sc in ${SCENARIOS:-block pull_ahead order objorder}; do
+for sc in ${SCENARIOS:-block pull_ahead pull_close order objorder}; do
 	echo "$me: --- $sc"
 	"sc_$sc"
 done
