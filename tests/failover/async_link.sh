@@ -165,10 +165,12 @@ sc_pull_ahead() {
 # the copies equal
 pulled_close() {
 	fresh pull-ahead
+	local seen
+	seen=$(wc -l <"$tmp/client.log")
 	gc RPMEM_CLOSE_TIMEOUT=0 write $((100 + $1)) $((4 * MIB)) \
 		$((LAG + 2 * MIB)) ||
 		tu_fail "pull-close $1: the write: $(tail -3 "$tmp/gc.out")"
-	grep -q 'pulled ahead' "$tmp/client.log" ||
+	tail -n +$((seen + 1)) "$tmp/client.log" | grep -q 'pulled ahead' ||
 		tu_fail "pull-close $1: the client never pulled ahead"
 	harness_netns_shape none
 	gc open || tu_fail "pull-close $1: the next open: $(tail -3 \
