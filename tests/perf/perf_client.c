@@ -76,23 +76,17 @@ die(const char *what)
 	exit(1);
 }
 
-/* cpu_self -- CPU seconds of this process so far */
+/* cpu_self -- CPU seconds of this process so far; its context switches
+ * in *switches when not NULL */
 static double
-cpu_self(void)
+cpu_self(double *switches)
 {
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
+	if (switches)
+		*switches = (double)ru.ru_nvcsw + (double)ru.ru_nivcsw;
 	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
-/* switches_self -- context switches of this process so far */
-static double
-switches_self(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_nvcsw + (double)ru.ru_nivcsw;
 }
 
 /* cpu_daemon -- CPU seconds of the daemon so far; -1 when unknown */
@@ -163,7 +157,7 @@ run_lat(double secs)
 	for (unsigned i = 0; i < 200; i++)	/* warm up */
 		if (rpmem_persist(Rpp, HDR + i * SMALL, SMALL, 0, 0))
 			die("rpmem_persist");
-	double c0 = cpu_self(), d0 = cpu_daemon(), t0 = now_s(), t = t0;
+	double c0 = cpu_self(NULL), d0 = cpu_daemon(), t0 = now_s(), t = t0;
 	while (n < MAX_SAMPLES && t - t0 < secs) {
 		Pool[HDR + (n % span) * SMALL]++;
 		if (rpmem_persist(Rpp, HDR + (n % span) * SMALL, SMALL, 0, 0))
@@ -172,7 +166,7 @@ run_lat(double secs)
 		s[n++] = (t1 - t) * 1e6;
 		t = t1;
 	}
-	double c = cpu_self() - c0, d = cpu_daemon();
+	double c = cpu_self(NULL) - c0, d = cpu_daemon();
 	qsort(s, n, sizeof(*s), cmp_double);
 	printf("p50=%.2f p99=%.2f n=%u cpu_client_us=%.2f "
 		"cpu_daemon_us=%.2f\n", s[n / 2], s[n * 99 / 100], n,
@@ -191,7 +185,7 @@ run_local(double secs)
 	memset(src, 0x5a, sizeof(src));
 	size_t span = (Size - HDR) / SMALL;
 	unsigned n = 0;
-	double c0 = cpu_self(), t0 = now_s(), t = t0;
+	double c0 = cpu_self(NULL), t0 = now_s(), t = t0;
 	while (n < MAX_SAMPLES && t - t0 < secs) {
 		char *dst = Pool + HDR + (n % span) * SMALL;
 		src[0] = (char)n;
@@ -201,7 +195,7 @@ run_local(double secs)
 		s[n++] = (t1 - t) * 1e6;
 		t = t1;
 	}
-	double c = cpu_self() - c0;
+	double c = cpu_self(NULL) - c0;
 	qsort(s, n, sizeof(*s), cmp_double);
 	printf("p50=%.2f p99=%.2f n=%u cpu_client_us=%.2f\n", s[n / 2],
 		s[n * 99 / 100], n, c / n * 1e6);
@@ -256,17 +250,17 @@ run_bw(unsigned lanes, double secs, uint64_t total)
 	Quota = warm ? strtoull(warm, NULL, 10) * Big :
 		(Size - HDR) / Lanes / Big * Big;
 	(void) bw_round();
-	double c0 = cpu_self(), d0 = cpu_daemon(), t0 = now_s();
-	double w0 = switches_self();
+	double w0, w1;
+	double c0 = cpu_self(&w0), d0 = cpu_daemon(), t0 = now_s();
 	Stop_at = total ? 0 : t0 + secs;
 	Quota = total / lanes / Big * Big;
 	uint64_t bytes = bw_round();
-	double t = now_s() - t0, c = cpu_self() - c0, d = cpu_daemon();
+	double t = now_s() - t0, c = cpu_self(&w1) - c0, d = cpu_daemon();
 	double gib = (double)bytes / (1 << 30);
 	printf("mibs=%.1f cpu_client_s_gib=%.3f cpu_daemon_s_gib=%.3f "
 		"switches_client_gib=%.0f\n", (double)bytes / (1 << 20) / t,
 		c / gib, d0 < 0 || d < 0 ? -1.0 : (d - d0) / gib,
-		(switches_self() - w0) / gib);
+		(w1 - w0) / gib);
 }
 
 /* run_setup -- `rounds` opens and closes of the replica, medians */
