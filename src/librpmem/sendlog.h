@@ -82,9 +82,12 @@ void sendlog_fini(struct sendlog *l);
  * sendlog_append -- copy `len` bytes of `src`, pool offset `off`, into
  * the log as one or more records, the last one ending an epoch when
  * `end` (`len` 0 with `end`: the records before it end one); waits for
- * room (and for the oldest record to be young enough) until `deadline_ns` (CLOCK_MONOTONIC; 0: not at
- * all).  0 with *seq the number of the last record, -ETIMEDOUT (some
- * records of a long range may be in), -EPIPE when the log is closed.
+ * room (and for the oldest record to be young enough) until
+ * `deadline_ns` (CLOCK_MONOTONIC; 0: not at all).  Threads may append
+ * at once: a record of a page or more takes its place in the order
+ * under the lock and is copied after it is let go.  0 with *seq the
+ * number of its last record, -ETIMEDOUT (some records of a long range
+ * may be in), -EPIPE when the log is closed.
  */
 int sendlog_append(struct sendlog *l, size_t off, const void *src,
 		size_t len, bool end, uint64_t deadline_ns, uint64_t *seq);
@@ -109,7 +112,8 @@ void sendlog_release(struct sendlog *l, const struct sendlog_ticket *t);
 
 /*
  * sendlog_wait_work -- until there is something to take, the log is
- * closed, or `deadline_ns` passes; true when there is something
+ * closed, or `deadline_ns` passes (a record being copied in is waited
+ * for past it); true when there is something
  */
 bool sendlog_wait_work(struct sendlog *l, uint64_t deadline_ns);
 

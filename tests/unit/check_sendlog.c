@@ -3,11 +3,13 @@
  * check_sendlog.c -- unit tests of an async replica's send log
  * (sendlog.c): what a message holds (copied, or a large record sent
  * from the ring), the ring's wrap, the bound, and a sender thread that
- * keeps a shadow replica equal to the master
+ * keeps a shadow replica equal to the master, with one writer and with
+ * several at once
  */
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -47,6 +49,9 @@ write_persist(struct sendlog *l, size_t off, size_t len, bool end,
 	return sendlog_append(l, off, Master + off, len, end, deadline, seq);
 }
 
+/* set: every record's bytes are one value; one that is not was torn */
+static atomic_bool Uniform, Torn;
+
 /* a record of a message as the test reads it */
 struct got { size_t off, len; bool end; };
 
@@ -76,6 +81,11 @@ apply(const struct sendlog *l, size_t used, const struct sendlog_ticket *t,
 		const struct lane_rec *r = (const void *)(Wire + at);
 		size_t len = (size_t)(r->len & ~LANE_REC_END);
 		ck_assert_uint_ge(r->addr, RADDR);
+		/* writers at once: a record holds one value, or it was
+		 * taken before its copy was done */
+		if (atomic_load(&Uniform) && len &&
+				memcmp(r->data, r->data + 1, len - 1))
+			atomic_store(&Torn, true);
 		memcpy(Replica + (r->addr - RADDR), r->data, len);
 		if (n < max)
 			g[n] = (struct got){ (size_t)(r->addr - RADDR), len,
@@ -314,6 +324,67 @@ START_TEST(test_sender_keeps_the_replica_equal)
 }
 END_TEST
 
+#define WRITERS 4
+#define SPAN (POOL / WRITERS)
+
+/*
+ * writer -- many ranges of its own span of the master, each filled with
+ * one value before it is appended as an epoch of its own and with
+ * another right after (pieces of up to 3 pages: copied outside the
+ * log's lock); 0, or 1 when an append failed
+ */
+static void *
+writer(void *arg)
+{
+	struct sendlog *l = arg;
+	static atomic_uint next;
+	unsigned id = atomic_fetch_add(&next, 1) % WRITERS;
+	uint64_t rnd = 7 + id, seq;
+	for (unsigned i = 0; i < 3000; i++) {
+		size_t len = 1 + tu_rnd(&rnd) % (i % 3 ? 256 : 3 * PIECE);
+		/* spans apart: records of two writers never merge */
+		size_t off = id * SPAN + tu_rnd(&rnd) % (SPAN - len - 64);
+		memset(Master + off, 1 + (i * WRITERS + id) % 251, len);
+		if (sendlog_append(l, off, Master + off, len, true,
+				clock_ns() + 10000000000ULL, &seq))
+			return (void *)1;
+	}
+	return NULL;
+}
+
+/*
+ * several writers at once while a sender drains the log: no record is
+ * taken before its bytes are in (each is one value), and the replica
+ * ends equal
+ */
+START_TEST(test_writers_at_once)
+{
+	struct sendlog l;
+	fresh(&l, 0);
+	sendlog_pieces(&l, 3 * PIECE);
+	Direct = Directs[_i];
+	atomic_store(&Uniform, true);
+	atomic_store(&Torn, false);
+	pthread_t th, w[WRITERS];
+	ck_assert_int_eq(pthread_create(&th, NULL, sender, &l), 0);
+	for (unsigned i = 0; i < WRITERS; i++)
+		ck_assert_int_eq(pthread_create(&w[i], NULL, writer, &l), 0);
+	for (unsigned i = 0; i < WRITERS; i++) {
+		void *r;
+		ck_assert_int_eq(pthread_join(w[i], &r), 0);
+		ck_assert_ptr_null(r);
+	}
+	ck_assert_int_eq(sendlog_wait_done(&l, sendlog_last(&l),
+		10000000000ULL), 0);
+	sendlog_close(&l);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	atomic_store(&Uniform, false);
+	ck_assert_msg(!atomic_load(&Torn), "a record was taken torn");
+	ck_assert_mem_eq(Replica, Master, POOL);
+	sendlog_fini(&l);
+}
+END_TEST
+
 /* sizes a log is refused for */
 START_TEST(test_init_refuses_bad_sizes)
 {
@@ -331,4 +402,5 @@ TU_CHECK_MAIN("sendlog", "sendlog", NULL, NULL,
 	TU_ONE(test_full_log_waits_for_release),
 	TU_ONE(test_age_bound_and_unreleased),
 	TU_EACH(test_sender_keeps_the_replica_equal, Directs),
+	TU_EACH(test_writers_at_once, Directs),
 	TU_ONE(test_init_refuses_bad_sizes))
