@@ -18,7 +18,9 @@
 #   net    two hosts: the target in a network namespace behind a veth
 #          pair shaped with tbf at 10 and 25 Gbit/s, its sshd and daemons
 #          on core 0, the client on core 1; the link's single-stream TCP
-#          rate measured in the same run (tcp_stream.py); strict 64 B,
+#          rate measured in the same run (tcp_stream.py; at 25 Gbit/s
+#          also from a cache-cold 256 MiB span, as the persists' pool
+#          is, for the reports beside G1 and A4); strict 64 B,
 #          1 MiB and (at 25 Gbit/s) 64 KiB persists; at 25 Gbit/s an
 #          async replica's 1 MiB persists, lane security none (issue 34:
 #          shipped at the link's rate)
@@ -499,6 +501,13 @@ if want net; then
 					"$top_srcdir/tests/perf/tcp_stream.py" \
 					"$HARNESS_NETNS" "$HARNESS_NETNS_ADDR" \
 					"$secs") "
+				# and cycled through 256 MiB, cache-cold as
+				# the persists' pool
+				((rate == 25)) && V[tcp25cold]+="$("${rt[@]}" \
+					python3 \
+					"$top_srcdir/tests/perf/tcp_stream.py" \
+					"$HARNESS_NETNS" "$HARNESS_NETNS_ADDR" \
+					"$secs" 1 0 256M) "
 				lat_sessions "net$rate"
 				bw_sessions "net$rate" 1
 				((rate == 25)) && bw_sessions net25 1 64K
@@ -745,7 +754,8 @@ fi
 if want net && [[ -n ${V[tcp10]:-} ]]; then
 	for rate in 10 25; do
 		echo "-- two hosts, $rate Gbit/s: TCP single stream" \
-			"$(med "tcp$rate") MiB/s"
+			"$(med "tcp$rate") MiB/s$( ((rate == 25)) &&
+			echo ", from a cold 256 MiB $(med tcp25cold) MiB/s")"
 		for w in ours.none ours.encrypt pmdk; do
 			printf '  %-13s 64 B p50 %7s us,' "$w" \
 				"$(med "net$rate.$w.lat.p50")"
@@ -761,6 +771,9 @@ if want net && [[ -n ${V[tcp10]:-} ]]; then
 	done
 	check G1 "1 MiB 1 lane @25, none / TCP" \
 		"$(med net25.ours.none.bw1.mibs)" "$(med tcp25)" 0.95 ge
+	# the stream's source cold too: what sending from memory costs
+	report G1 "1 MiB 1 lane @25, none / TCP from a cold 256 MiB" \
+		"$(med net25.ours.none.bw1.mibs)" "$(med tcp25cold)"
 	check G1 "1 MiB 1 lane @25, none / PMDK" \
 		"$(med net25.ours.none.bw1.mibs)" \
 		"$(med net25.pmdk.bw1.mibs)" 1.0 ge
@@ -770,6 +783,8 @@ if want net && [[ -n ${V[tcp10]:-} ]]; then
 		"$(med net25.async.none.bw1.mibs) MiB/s shipped"
 	check A4 "1 MiB 1 lane @25, async none / TCP" \
 		"$(med net25.async.none.bw1.mibs)" "$(med tcp25)" 0.95 ge
+	report A4 "1 MiB 1 lane @25, async none / TCP from a cold 256 MiB" \
+		"$(med net25.async.none.bw1.mibs)" "$(med tcp25cold)"
 	# the client's one core is the limit of both: its CPU a GiB says
 	# what the async copy into the log costs on top of a sync persist
 	report A4 "client CPU s/GiB @25, async none / sync none" \
