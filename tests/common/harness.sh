@@ -488,11 +488,18 @@ harness_test_env() {
 
 # harness_rpmemd_pids -- the rpmemd processes serving poolset dir $1
 harness_rpmemd_pids() {
-	local psdir=${1:?harness_rpmemd_pids: poolset dir expected} p
+	local psdir=${1:?harness_rpmemd_pids: poolset dir expected}
+	local p comm IFS=' '
+	local -a args
+	# builtins only: a fork a process took seconds a call on VMs where
+	# a fork costs 20 ms, long enough for a fault's transient state to
+	# pass before the test looked (a test kills, then waits for it)
 	for p in /proc/[0-9]*; do
-		[[ $(readlink "$p/exe" 2>/dev/null) == */rpmemd ]] || continue
-		tr '\0' ' ' 2>/dev/null <"$p/cmdline" |
-			grep -qF -- "--poolset-dir=$psdir " && echo "${p#/proc/}"
+		read -r comm 2>/dev/null <"$p/comm" && [[ $comm == rpmemd ]] ||
+			continue
+		mapfile -d '' args 2>/dev/null <"$p/cmdline" || continue
+		[[ " ${args[*]} " == *" --poolset-dir=$psdir "* ]] &&
+			echo "${p#/proc/}"
 	done
 }
 

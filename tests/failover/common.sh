@@ -109,9 +109,10 @@ fo_target() {
 }
 
 # fo_kill_rpmemd -- SIGKILL the rpmemd of $psd (by pid), wait until they
-# are gone
+# are gone; fo_went reads the client log from where it ended before
 fo_kill_rpmemd() {
 	local pids try
+	fo_log_mark=$(stat -c %s "$tmp/client.log" 2>/dev/null || echo 0)
 	pids=$(harness_rpmemd_pids "$psd")
 	[[ -n $pids ]] || { tu_fail "no rpmemd to kill"; return 1; }
 	# shellcheck disable=SC2086 # a list of pids
@@ -121,6 +122,14 @@ fo_kill_rpmemd() {
 		sleep 0.05
 	done
 	tu_fail "rpmemd $pids did not go"
+}
+
+# fo_went STATE -- the handle is in STATE, or its log ($tmp/client.log)
+# says it moved to STATE since the last fo_kill_rpmemd: a reconnect may
+# end a spell in STATE before a poll sees it
+fo_went() {
+	[[ $(state) == "$1" ]] || tail -c "+$((${fo_log_mark:-0} + 1))" \
+		"$tmp/client.log" 2>/dev/null | grep -q -- "-> $1[: ]"
 }
 
 # fo_poll -- "${@:2}" polled every 20 ms until it succeeds (true), the

@@ -81,9 +81,11 @@ state_is() {
 	[[ $(state) == "$1" ]]
 }
 
-# wait_state STATE SECONDS -- until the handle is in STATE
+# wait_state STATE SECONDS [HOW] -- until the handle is in STATE (HOW
+# state_is), or is or went there since the fault (HOW fo_went: for a
+# state a quick reconnect may end before a poll sees it)
 wait_state() {
-	fo_poll "$2" state_is "$1" && return 0
+	fo_poll "$2" "${3:-state_is}" "$1" && return 0
 	tu_fail "state '$1' not reached in $2 s (it is '$(state)')"
 	return 1
 }
@@ -218,7 +220,7 @@ sc_continue() {
 	local t0 t1 n0 n1
 	t0=$(now_ms)
 	fo_kill_rpmemd
-	wait_state degraded 30 || return
+	wait_state degraded 30 fo_went || return
 	n0=$(commits)
 	wait_commits $((n0 + 100)) 60 || return
 	t1=$(now_ms)
@@ -334,7 +336,7 @@ sc_fence_ok() {
 		RPMEM_FENCE_PEER_CMD="$tmp/handler" RPMEM_RECONNECT_MIN_MS=2000
 	wait_commits 200 60 || return
 	fo_kill_rpmemd
-	wait_state degraded 30 || return
+	wait_state degraded 30 fo_went || return
 	[[ -e $psd/app.set.outdated ]] ||
 		tu_fail "the fence-peer handler left no outdated mark"
 	grep -q "^RPMEM_FENCE_TARGET=$target\$" "$tmp/handler.env" &&
@@ -412,7 +414,7 @@ sc_unfence() {
 	grep -q '^fence' "$tmp/handlers.log" &&
 		tu_fail "the fence-peer handler ran beside the unfence-peer one"
 	release_unfence
-	wait_state degraded 30 || return
+	wait_state degraded 30 fo_went || return
 	wait_state connected 60 || return
 	handlers_said 2 '^unfence begin in sync$' 30 && release_unfence
 	stop_at $(($(commits) + 100))

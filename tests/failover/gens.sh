@@ -367,8 +367,7 @@ sc_async() {
 	wait_for '[[ $(wc -l <"$tmp/w/acks") -gt $((n0 + 50)) ]]' 30 \
 		"50 persists acknowledged while rpmemd is stopped" || return
 	fo_kill_rpmemd || return
-	wait_for '[[ $(state) == degraded || $(state) == resyncing ]]' 30 \
-		"the loss" || return
+	wait_for 'fo_went degraded' 30 "the loss" || return
 	wait_for '[[ $(state) == connected ]]' 60 "the resync" || return
 	# the live master recorded what rpmemd had not answered: the
 	# resync copies those ranges, it compares nothing
@@ -391,8 +390,7 @@ sc_async() {
 	rm -f -- "$tmp/w/hold"
 	wait_for '[[ -e $tmp/w/acked ]]' 30 "8 MiB acknowledged" || return
 	fo_kill_rpmemd || return
-	wait_for '[[ $(state) == degraded || $(state) == resyncing ]]' 30 \
-		"the loss" || return
+	wait_for 'fo_went degraded' 30 "the loss" || return
 	wait_for '[[ $(state) == connected ]]' 60 "the resync" || return
 	grep -q "resync of $((8 * MIB)) bytes" "$tmp/client.log" ||
 		tu_fail "async, 8 MiB unanswered at the loss: $(grep 'resync of' \
@@ -462,8 +460,8 @@ sc_idle() {
 		"$tmp/w"
 	wait_for '[[ -e $tmp/w/acked ]]' 30 "the write" || return
 	fo_kill_rpmemd || return
-	wait_for '[[ $(state) != connected ]]' 5 \
-		"idle: the loss, with no data call," || return
+	wait_for 'fo_went degraded' 5 "idle: the loss, with no data call," ||
+		return
 	wait_for '[[ $(state) == connected ]]' 30 "idle: the reconnect" ||
 		return
 	finish_app
