@@ -93,7 +93,8 @@ int sendlog_append(struct sendlog *l, size_t off, const void *src,
 		size_t len, bool end, uint64_t deadline_ns, uint64_t *seq);
 
 /*
- * sendlog_take -- the records not yet sent, as lane_rec records of a
+ * sendlog_take -- the records not yet sent, up to the first one whose
+ * bytes are still being copied in, as lane_rec records of a
  * LANE_OP_EPOCHS body (addresses raddr + offset) into `msg`, at most
  * `cap` bytes; the bytes written (0: nothing to send) and the ticket.
  * A first record of `direct_min` bytes or more (0: none) goes alone and
