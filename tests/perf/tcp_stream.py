@@ -54,7 +54,7 @@ def send(netns, addr, secs, core=1, rx_core=0, span=CHUNK):
     port = int(rx.stdout.readline())
     os.sched_setaffinity(0, {core % os.cpu_count()})
     span = max(span // CHUNK, 1) * CHUNK
-    buf = memoryview(bytearray(b"\x5a" * span))
+    buf = memoryview(bytearray(b"\x5a") * span)
     at = 0
     with socket.create_connection((addr, port)) as s:
         end = time.monotonic() + secs
