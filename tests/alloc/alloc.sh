@@ -200,7 +200,7 @@ run() {
 	for ((try = 0; try < 100; try++)); do
 		mapfile -t pids < <(leftovers "$d")
 		((${#pids[@]})) || break
-		sleep 0.1
+		tu_nap 0.1
 	done
 	if ((${#pids[@]})); then
 		tu_fail "$what: processes left 10 s after: ${pids[*]}"

@@ -269,7 +269,7 @@ cluster_wait() {
 	while :; do
 		"$@" && return 0
 		(($(cluster_us) < end)) || break
-		sleep 0.15
+		tu_nap 0.15
 	done
 	cluster_err "no success within $secs s: $*"
 	return 1
@@ -296,7 +296,7 @@ cluster_switch_start() {
 	# nsenter must not run before unshare(2) did: it would enter ours
 	for ((try = 0; try < 200; try++)); do
 		cluster_own_ns "$CLUSTER_SWITCH" && break
-		sleep 0.01
+		tu_nap 0.01
 	done
 	CLUSTER_SWITCH_T=$(cluster_proc_start "$CLUSTER_SWITCH") || {
 		cluster_err "the switch's process died"
@@ -345,7 +345,7 @@ cluster_launch() {
 		done
 		pid1=
 		kill -0 "$launcher" 2>/dev/null || break
-		sleep 0.01
+		tu_nap 0.01
 	done
 	if [[ -z $pid1 ]]; then
 		cluster_err "node $node did not start (see $nd/init.log)"

@@ -645,7 +645,7 @@ sc_c4() {
 	cluster_wait 30 fenced_for "$m" || tu_fail "C4: $r was not fenced"
 	grows "$m" 30 || tu_fail "C4: the application stopped without its replica"
 	# the isolation lasts as long as the held-out run's
-	sleep 18
+	tu_nap 18
 	cluster_heal "$r"
 	t0=$(now)
 	cluster_wait 120 reconnected "$m" "${n0:-0}" &&

@@ -117,13 +117,15 @@ harness_pick_port() {
 
 # harness_sshd_pid -- print the pid of the harness sshd under $1, if running
 harness_sshd_pid() {
-	local sshdir=$1/ssh pid cmdline
+	local sshdir=$1/ssh pid
 	[[ -s $sshdir/sshd.pid ]] || return 1
-	pid=$(<"$sshdir/sshd.pid")
+	read -r pid 2>/dev/null <"$sshdir/sshd.pid" || [[ -n $pid ]] || return 1
 	[[ $pid =~ ^[0-9]+$ ]] || return 1
 	# a stale pid file may name a recycled pid: insist on our config file
-	cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
-	[[ $cmdline == *"$sshdir/sshd_config"* ]] || return 1
+	local IFS=' '
+	local -a args
+	mapfile -d '' args 2>/dev/null <"/proc/$pid/cmdline" || return 1
+	[[ "${args[*]}" == *"$sshdir/sshd_config"* ]] || return 1
 	printf '%s\n' "$pid"
 }
 
@@ -239,7 +241,7 @@ harness_launch() {
 		if grep -q 'Cannot bind any address' "$sshdir/sshd.log"; then
 			return 2
 		fi
-		sleep 0.05
+		tu_nap 0.05
 	done
 	harness_err "sshd wrote no pid file in 10 s"
 	return 1
@@ -303,7 +305,7 @@ harness_start_sshd() {
 				2>"$sshdir/login.err" </dev/null; then
 			break
 		fi
-		sleep 0.1
+		tu_nap 0.1
 	done
 	if ((try == 100)); then
 		harness_err "cannot log in through sshd on" \
@@ -340,7 +342,7 @@ harness_stop_sshd() {
 	kill -TERM "$pid" 2>/dev/null || return 0
 	for ((try = 0; try < 100; try++)); do
 		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
+		tu_nap 0.05
 	done
 	if kill -0 "$pid" 2>/dev/null; then
 		harness_err "sshd $pid ignored SIGTERM for 5 s; sending SIGKILL"
@@ -484,6 +486,26 @@ harness_exit_trap() {
 harness_test_env() {
 	export RPMEM_TEST_TARGET=$HARNESS_TARGET RPMEM_TEST_POOLSET_DIR=$1 \
 		RPMEM_TEST_PART_DIR=$2
+}
+
+# harness_pids_naming STR [PID...] -- the live processes (zombies left
+# out) whose argv contains STR, but the PIDs given and this shell; a
+# test's own are those whose argv names its private temp dir.  Builtins
+# only, as harness_rpmemd_pids
+harness_pids_naming() {
+	local str=$1 p pid st IFS=' '
+	local -a args
+	shift
+	for p in /proc/[0-9]*; do
+		pid=${p#/proc/}
+		[[ $pid != "$$" && $pid != "$BASHPID" && " $* " != *" $pid "* ]] ||
+			continue
+		mapfile -d '' args 2>/dev/null <"$p/cmdline" || continue
+		[[ "${args[*]}" == *"$str"* ]] || continue
+		read -r st 2>/dev/null <"$p/stat" || continue
+		st=${st##*) }
+		[[ ${st%% *} == [ZX] ]] || echo "$pid"
+	done
 }
 
 # harness_rpmemd_pids -- the rpmemd processes serving poolset dir $1

@@ -99,7 +99,7 @@ burst() {
 		b=$(field lag_bytes) m=$(field lag_ms)
 		((${b:-0} > max_bytes)) && max_bytes=$b
 		((${m:-0} > max_ms)) && max_ms=$m
-		sleep 0.02
+		tu_nap 0.02
 	done
 	burst_ms=$(sed -n 's/^acked .* in \([0-9]*\) ms, .*$/\1/p' "$tmp/gc.out")
 	longest_ms=$(sed -n 's/^acked .* the longest persist \([0-9]*\) ms$/\1/p' \
@@ -141,7 +141,7 @@ sc_pull_ahead() {
 			"local speed (a full log's worth of the link: $LOG_MS ms)"
 	grep -q 'pulled ahead' "$tmp/client.log" ||
 		tu_fail "pull-ahead: the client never said it pulled ahead"
-	if [[ $(state) == resyncing ]]; then
+	if is_state resyncing; then
 		[[ -e $mark ]] ||
 			tu_fail "pull-ahead: resyncing, the replica not marked outdated"
 	else
@@ -188,13 +188,13 @@ sc_pull_close() {
 # wait_state STATE SECONDS -- until the live status says STATE
 wait_state() {
 	local end=$((SECONDS + $2))
-	while [[ $(state) != "$1" ]]; do
+	while ! is_state "$1"; do
 		((SECONDS < end)) && kill -0 "$app_pid" 2>/dev/null || {
 			tu_fail "'$1' not seen in $2 s (state '$(state)'):" \
 				"$(tail -3 "$tmp/gc.out")"
 			return 1
 		}
-		sleep 0.05
+		tu_nap 0.05
 	done
 }
 
@@ -228,7 +228,7 @@ sc_order() {
 		do
 			((SECONDS < end)) && kill -0 "$app_pid" 2>/dev/null ||
 				break
-			sleep 0.02
+			tu_nap 0.02
 		done
 		rpmemd=$(harness_rpmemd_pids "$psd" | head -1)
 		[[ -n $rpmemd ]] || { tu_fail "seed $seed: no rpmemd"; continue; }
@@ -248,7 +248,7 @@ sc_order() {
 kill_at() {
 	local seed=$1 cut=$(($1 % 2))
 	((cut)) && link down
-	sleep "0.$(printf '%03d' $((seed * 7919 % 300)))"
+	tu_nap "0.$(printf '%03d' $((seed * 7919 % 300)))"
 	kill -KILL "$app_pid"
 	wait "$app_pid" 2>/dev/null
 	app_pid=

@@ -44,14 +44,14 @@ for ((seed = 1; seed <= SEEDS; seed++)); do
 	end=$((SECONDS + 30))
 	while (($(wc -l 2>/dev/null <"$tmp/w/acks" || echo 0) < 20)) &&
 			((SECONDS < end)) && kill -0 "$app_pid" 2>/dev/null; do
-		sleep 0.02
+		tu_nap 0.02
 	done
 	pid=$(rpmemd_pid)
 	[[ -n $pid ]] || { tu_fail "seed $seed: no rpmemd"; continue; }
 	# a moment of the seed's: 0-300 ms on, rpmemd stopped or running
 	stopped=$((seed % 2))
 	((stopped)) && kill -STOP "$pid"
-	sleep "0.$(printf '%03d' $((seed * 7919 % 300)))"
+	tu_nap "0.$(printf '%03d' $((seed * 7919 % 300)))"
 	kill -KILL "$app_pid"
 	wait "$app_pid" 2>/dev/null
 	app_pid=

@@ -24,6 +24,8 @@
 #   fo_poll SECONDS CMD...
 #                    poll CMD until it succeeds, the application
 #                    ($app_pid, when set) exits or SECONDS pass
+#   fo_stacks PID    where each thread of PID waits (gdb's backtraces),
+#                    for a failure where an application stopped going on
 #   fo_scenarios AFTER SHOW NAME...
 #                    run sc_NAME for each NAME, then kill its
 #                    application, start the backup's sshd ($tmp/b) again
@@ -119,7 +121,7 @@ fo_kill_rpmemd() {
 	kill -KILL $pids
 	for ((try = 0; try < 200; try++)); do
 		[[ -z $(harness_rpmemd_pids "$psd") ]] && return 0
-		sleep 0.05
+		tu_nap 0.05
 	done
 	tu_fail "rpmemd $pids did not go"
 }
@@ -128,8 +130,24 @@ fo_kill_rpmemd() {
 # says it moved to STATE since the last fo_kill_rpmemd: a reconnect may
 # end a spell in STATE before a poll sees it
 fo_went() {
-	[[ $(state) == "$1" ]] || tail -c "+$((${fo_log_mark:-0} + 1))" \
+	is_state "$1" || tail -c "+$((${fo_log_mark:-0} + 1))" \
 		"$tmp/client.log" 2>/dev/null | grep -q -- "-> $1[: ]"
+}
+
+# fo_stacks -- the backtrace of every thread of process $1, indented
+# (gdb attaches for a moment), or the kernel's wait channels without gdb
+fo_stacks() {
+	local t c w
+	kill -0 "$1" 2>/dev/null || { echo "    (process $1 has ended)"; return 0; }
+	if command -v gdb >/dev/null; then
+		timeout 60 gdb -q -batch -p "$1" -ex 'thread apply all bt 16' \
+			</dev/null 2>&1 | grep -E '^(Thread|#)' | sed 's/^/    /'
+		return 0
+	fi
+	for t in "/proc/$1/task/"*; do
+		read -r c <"$t/comm" && read -r w <"$t/wchan" || :
+		echo "    ${t##*/} $c: waits in ${w:-?}"
+	done 2>/dev/null
 }
 
 # fo_poll -- "${@:2}" polled every 20 ms until it succeeds (true), the
@@ -140,7 +158,7 @@ fo_poll() {
 	while ((SECONDS < end)); do
 		"$@" && return 0
 		[[ -n $app_pid ]] && ! kill -0 "$app_pid" 2>/dev/null && break
-		sleep 0.02
+		tu_nap 0.02
 	done
 	return 1
 }
@@ -157,6 +175,8 @@ fo_scenarios() {
 		app_pid=
 		"sc_$sc"
 		if [[ -n $app_pid ]]; then
+			((TU_FAILED == before)) || { echo "$me: $sc failed;" \
+				"its application:"; fo_stacks "$app_pid"; }
 			kill -KILL "$app_pid" 2>/dev/null
 			wait "$app_pid" 2>/dev/null
 			app_pid=
@@ -195,10 +215,30 @@ state() {
 	field state
 }
 
-# field KEY -- a field of the live status in $tmp/state
+# field KEY -- a field of the live status in $tmp/state ("KEY VALUE"
+# lines); builtins only, as polls read it
 field() {
-	local f
+	local f k v
 	for f in "$tmp/state/run/"*.status; do
-		[[ -e $f ]] && awk -v k="$1" '$1 == k { print $2 }' "$f"
+		[[ -e $f ]] || continue
+		while read -r k v _ || [[ -n $k ]]; do
+			[[ $k != "$1" ]] || printf '%s\n' "$v"
+		done <"$f"
 	done
+}
+
+# is_state STATE... -- the live state is one of STATE, found without a
+# fork (a poll's test)
+is_state() {
+	local f k v s
+	for f in "$tmp/state/run/"*.status; do
+		[[ -e $f ]] || continue
+		while read -r k v _ || [[ -n $k ]]; do
+			[[ $k == state ]] || continue
+			for s; do
+				[[ $v != "$s" ]] || return 0
+			done
+		done <"$f"
+	done
+	return 1
 }

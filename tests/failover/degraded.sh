@@ -76,16 +76,11 @@ lose_backup() {
 	wait_state "$1" 30
 }
 
-# state_is STATE -- the handle is in STATE
-state_is() {
-	[[ $(state) == "$1" ]]
-}
-
 # wait_state STATE SECONDS [HOW] -- until the handle is in STATE (HOW
-# state_is), or is or went there since the fault (HOW fo_went: for a
+# is_state), or is or went there since the fault (HOW fo_went: for a
 # state a quick reconnect may end before a poll sees it)
 wait_state() {
-	fo_poll "$2" "${3:-state_is}" "$1" && return 0
+	fo_poll "$2" "${3:-is_state}" "$1" && return 0
 	tu_fail "state '$1' not reached in $2 s (it is '$(state)')"
 	return 1
 }
@@ -359,7 +354,7 @@ handlers_said() {
 	while ((SECONDS < end)); do
 		(($(cat "$tmp/handlers.log" 2>/dev/null | grep -Ec "$2") >= $1)) &&
 			return 0
-		sleep 0.05
+		tu_nap 0.05
 	done
 	tu_fail "the handlers did not say '$2' $1 time(s) in $3 s:" \
 		"$(cat "$tmp/handlers.log")"
@@ -459,7 +454,7 @@ sc_fence_hold() {
 	n0=$(commits)
 	# held: no commit while the replica is away (poll a second)
 	local end=$((SECONDS + 1))
-	while ((SECONDS < end)); do sleep 0.1; done
+	while ((SECONDS < end)); do tu_nap 0.1; done
 	(($(commits) == n0)) || tu_fail "commits went on while frozen"
 	harness_restart_sshd "$tmp/b" || return
 	wait_state connected 60 || return
@@ -509,7 +504,7 @@ sc_split() {
 	grep -q 'split-brain' "$tmp/status.out" ||
 		tu_fail "rpmem status: $(<"$tmp/status.out")"
 	wait_commits $(($(commits) + 100)) 60
-	[[ $(state) == split-brain ]] || tu_fail "state $(state), not split-brain"
+	is_state split-brain || tu_fail "state $(state), not split-brain"
 	stop_app || tu_fail "the application failed: $(<"$tmp/app.out")"
 	[[ $(sha256sum <"$tmp/parts/r.0") == "$sum" ]] ||
 		tu_fail "the promoted pool changed"
@@ -533,7 +528,7 @@ sc_hot() {
 	local end=$((SECONDS + 60))
 	while [[ ! -e $tmp/hot/ready ]] && ((SECONDS < end)); do
 		kill -0 "$app_pid" 2>/dev/null || break
-		sleep 0.02
+		tu_nap 0.02
 	done
 	# away until 4 MiB are out of sync, then back: a resync of half a
 	# second or more at 8 MiB/s, the hot range rewritten all along
@@ -542,7 +537,7 @@ sc_hot() {
 	local oos=0
 	while ((oos < (4 << 20) && SECONDS < end)); do
 		kill -0 "$app_pid" 2>/dev/null || break
-		sleep 0.02
+		tu_nap 0.02
 		oos=$(field out_of_sync)
 		oos=${oos:-0}
 	done

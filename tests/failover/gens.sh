@@ -153,9 +153,9 @@ sc_d7_reconnect() {
 	# lost meanwhile, and back while persists are held
 	gc_bg RPMEM_ON_REPLICA_LOSS=fence RPMEM_FENCE_PEER_CMD='exit 1' \
 		RPMEM_RESYNC_RATE=1M loop 5 $((28 * MIB)) $((4 * MIB)) "$tmp/w"
-	wait_for '[[ $(state) == resyncing || $(state) == connected ]]' 60 \
+	wait_for 'is_state resyncing connected' 60 \
 		"the open" && harness_stop_sshd "$tmp/b" && fo_kill_rpmemd &&
-		wait_for '[[ $(state) == frozen ]]' 30 "frozen"
+		wait_for 'is_state frozen' 30 "frozen"
 	: >"$tmp/w/frozen"
 	harness_restart_sshd "$tmp/b"
 	if wait_for '[[ -e $tmp/w/acked ]]' 60 "the held persist's ack"; then
@@ -223,7 +223,7 @@ sc_d10() {
 	sum=$(sha256sum <"$part")
 	gc_bg RPMEM_ON_REPLICA_LOSS=continue write 4 $((16 * MIB)) 4096 \
 		"$tmp/w"
-	wait_for '[[ $(state) == split-brain ]]' 30 "split-brain"
+	wait_for 'is_state split-brain' 30 "split-brain"
 	finish_app
 	grep -q 'split brain' "$tmp/client.log" ||
 		tu_fail "the client's log does not say split brain"
@@ -257,7 +257,7 @@ sc_d11() {
 # how the test goes on once the memory is unmapped: the resync runs to
 # its end first, or the close comes at once
 unmapped_then=(
-	"wait_for '[[ \$(state) == connected ]]' 60 'the resync after the unmap'"
+	"wait_for 'is_state connected' 60 'the resync after the unmap'"
 	":"
 )
 
@@ -268,7 +268,7 @@ sc_unmapped() {
 		behind 8
 		gc_bg RPMEM_ON_REPLICA_LOSS=continue RPMEM_RESYNC_RATE=2M \
 			unmap "$tmp/w"
-		wait_for '[[ $(state) == resyncing ]]' 60 "the open's resync" ||
+		wait_for 'is_state resyncing' 60 "the open's resync" ||
 			return
 		: >"$tmp/w/unmap"
 		wait_for '[[ -e $tmp/w/unmapped ]]' 30 "the unmap" &&
@@ -287,7 +287,7 @@ sc_promote_race() {
 	harness_stop_sshd "$tmp/b"
 	gc_bg RPMEM_ON_REPLICA_LOSS=continue RPMEM_RESYNC_RATE=1M loop 6 \
 		$((20 * MIB)) $((4 * MIB)) "$tmp/w"
-	wait_for '[[ $(state) == degraded ]]' 30 "degraded" || return
+	wait_for 'is_state degraded' 30 "degraded" || return
 	# promote looks, then waits 3 s where it reads /proc/locks
 	strace -f -qq -o /dev/null -P /proc/locks \
 		-e inject=openat:delay_enter=3000000 \
@@ -295,7 +295,7 @@ sc_promote_race() {
 		>"$tmp/promote.out" 2>&1 &
 	local ppid=$!
 	harness_restart_sshd "$tmp/b"
-	wait_for '[[ $(state) == resyncing ]]' 30 "the reconnect's resync"
+	wait_for 'is_state resyncing' 30 "the reconnect's resync"
 	local prc=0
 	wait "$ppid" || prc=$?
 	echo "$me: promote ended with $prc while '$(state)':" \
@@ -368,7 +368,7 @@ sc_async() {
 		"50 persists acknowledged while rpmemd is stopped" || return
 	fo_kill_rpmemd || return
 	wait_for 'fo_went degraded' 30 "the loss" || return
-	wait_for '[[ $(state) == connected ]]' 60 "the resync" || return
+	wait_for 'is_state connected' 60 "the resync" || return
 	# the live master recorded what rpmemd had not answered: the
 	# resync copies those ranges, it compares nothing
 	[[ $(grep -c 'request HASH' "$tmp/rpmemd.log") == "$hashes" ]] ||
@@ -384,14 +384,14 @@ sc_async() {
 	: >"$tmp/w/hold"
 	gc_bg RPMEM_REPLICATION=async RPMEM_ON_REPLICA_LOSS=continue \
 		write 13 $((12 * MIB)) $((8 * MIB)) "$tmp/w"
-	wait_for '[[ $(state) == connected ]]' 30 "the open" || return
+	wait_for 'is_state connected' 30 "the open" || return
 	pid=$(harness_rpmemd_pids "$psd" | head -1)
 	kill -STOP "$pid"
 	rm -f -- "$tmp/w/hold"
 	wait_for '[[ -e $tmp/w/acked ]]' 30 "8 MiB acknowledged" || return
 	fo_kill_rpmemd || return
 	wait_for 'fo_went degraded' 30 "the loss" || return
-	wait_for '[[ $(state) == connected ]]' 60 "the resync" || return
+	wait_for 'is_state connected' 60 "the resync" || return
 	grep -q "resync of $((8 * MIB)) bytes" "$tmp/client.log" ||
 		tu_fail "async, 8 MiB unanswered at the loss: $(grep 'resync of' \
 			"$tmp/client.log" | tail -1)"
@@ -436,10 +436,10 @@ sc_async() {
 		"50 async persists" || return
 	pid=$(harness_rpmemd_pids "$psd" | head -1)
 	kill -STOP "$pid"
-	wait_for '[[ $(state) == degraded || $(state) == resyncing ]]' 20 \
+	wait_for 'is_state degraded resyncing' 20 \
 		"the loss with a persist waiting in the full log"
 	kill -CONT "$pid"
-	wait_for '[[ $(state) == connected ]]' 60 "the resync" || return
+	wait_for 'is_state connected' 60 "the resync" || return
 	# the log was full: no more than one persist (256 KiB) short of it
 	local left
 	left=$(sed -n 's/.*: \([0-9]*\) bytes of the async log were not answered.*/\1/p' \
@@ -462,7 +462,7 @@ sc_idle() {
 	fo_kill_rpmemd || return
 	wait_for 'fo_went degraded' 5 "idle: the loss, with no data call," ||
 		return
-	wait_for '[[ $(state) == connected ]]' 30 "idle: the reconnect" ||
+	wait_for 'is_state connected' 30 "idle: the reconnect" ||
 		return
 	finish_app
 	((rc == 0)) || tu_fail "idle: $rc: $(tail -3 "$tmp/gc.out")"

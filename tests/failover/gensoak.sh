@@ -92,8 +92,8 @@ acks() {
 
 # nap -- a random pause of 0.2 to 1.5 s: where the next fault lands
 nap() {
-	sleep "$(printf '0.%d' $((2 + RANDOM % 13)))"
-	((RANDOM % 3)) || sleep 1
+	tu_nap "$(printf '0.%d' $((2 + RANDOM % 13)))"
+	((RANDOM % 3)) || tu_nap 1
 }
 
 # ev_kill, ev_stop... -- the faults
@@ -109,15 +109,15 @@ ev_stop() {
 	[[ -n $p ]] || return 0
 	# shellcheck disable=SC2086
 	kill -STOP $p
-	sleep $((TIMEOUT + 1)).$((RANDOM % 10))
+	tu_nap $((TIMEOUT + 1)).$((RANDOM % 10))
 	# shellcheck disable=SC2086
 	kill -CONT $p 2>/dev/null
 }
 ev_cut() {
 	harness_stop_sshd "$tmp/b"
 	ev_kill
-	sleep "$(printf '0.%d' $((RANDOM % 10)))"
-	((RANDOM % 2)) || sleep 1
+	tu_nap "$(printf '0.%d' $((RANDOM % 10)))"
+	((RANDOM % 2)) || tu_nap 1
 	harness_restart_sshd "$tmp/b"
 }
 ev_crash() {
@@ -130,9 +130,9 @@ ev_crash() {
 }
 ev_resync() {
 	local end=$((SECONDS + 5))
-	while [[ $(state) != resyncing ]] && ((SECONDS < end)); do
+	while ! is_state resyncing && ((SECONDS < end)); do
 		running || return 0
-		sleep 0.02
+		tu_nap 0.02
 	done
 	ev_kill
 }
@@ -188,8 +188,8 @@ one_seed() {
 	running || start
 	local end=$((SECONDS + 60))
 	while ((SECONDS < end)) && running &&
-			[[ ! $(state) =~ ^(connected|split-brain|refused)$ ]]; do
-		sleep 0.05
+			! is_state connected split-brain refused; do
+		tu_nap 0.05
 	done
 	: >"$tmp/w/stop"
 	if running && ! tu_pid_gone "$app_pid" 60; then

@@ -138,9 +138,11 @@ await() {
 		if ((SECONDS >= end)) || ! kill -0 "$app_pid" 2>/dev/null; then
 			"$@" && return 0
 			tu_fail "$what: $(<"$tmp/app.out")"
+			tail -n 5 -- "$tmp"/[AB]/client.log | sed 's/^/    /'
+			fo_stacks "$app_pid"
 			return 1
 		fi
-		sleep 0.02
+		tu_nap 0.02
 	done
 }
 

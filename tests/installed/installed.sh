@@ -158,7 +158,7 @@ cleanup() {
 		kill -TERM "$pid" 2>/dev/null || :
 		for _ in $(seq 100); do
 			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.05
+			tu_nap 0.05
 		done
 	fi
 	harness_netns_stop
@@ -267,7 +267,7 @@ ip netns exec "$HARNESS_NETNS" sh -c \
 }
 for _ in $(seq 200); do
 	sshd_pid >/dev/null && break
-	sleep 0.05
+	tu_nap 0.05
 done
 sshd_pid >/dev/null || { tu_fail "the target's sshd wrote no pid file"; exit 1; }
 

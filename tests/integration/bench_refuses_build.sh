@@ -37,7 +37,7 @@ tu_tmp kind
 
 cases=$(cat <<'EOF'
 optimised | optimised | -g -O2 | -Wall -Werror | |
-coverage | coverage | -g -O0 --coverage -fprofile-update=atomic | -Wall | --coverage |
+coverage | coverage | -g -O0 --coverage -fprofile-update=single | -Wall | --coverage |
 sanitizers | sanitizers | -g -O1 | -Wall -fsanitize=address,undefined | -fsanitize=address,undefined |
 sanitizers | sanitizers | -g -O2 -fsanitize=thread | -Wall | -fsanitize=thread |
 unoptimised | unoptimised | -g -O0 | -Wall | |

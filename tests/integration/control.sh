@@ -238,7 +238,7 @@ check_after() {
 	for ((try = 0; try < 100; try++)); do
 		mapfile -t pids < <(leftovers)
 		((${#pids[@]} == 0)) && break
-		sleep 0.05
+		tu_nap 0.05
 	done
 	if ((${#pids[@]} != 0)); then
 		tu_fail "$label: processes still running 5 s after the run:"

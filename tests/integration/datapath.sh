@@ -57,50 +57,18 @@ log_pids() {
 		sort -u
 }
 
-# ours_running -- is pid a live rpmemd of this run (argv names $tmp)?
-ours_running() {
-	local pid=$1 state cmd
-	state=$(sed 's/.*) \(.\).*/\1/' 2>/dev/null "/proc/$pid/stat") ||
-		return 1
-	[[ $state != Z && $state != X ]] || return 1
-	cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || return 1
-	[[ $cmd == *rpmemd* && $cmd == *"$tmp"* ]]
-}
-
-# leftovers -- processes whose argv names the temp dir, sshd excepted
-leftovers() {
-	local sshd_pid pid cmd
-	sshd_pid=$(harness_sshd_pid "$tmp") || sshd_pid=
-	for pid in /proc/[0-9]*; do
-		pid=${pid#/proc/}
-		[[ $pid != "$sshd_pid" && $pid != "$$" ]] || continue
-		cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || continue
-		[[ $cmd == *"$tmp/"* ]] && ours_any "$pid" &&
-			printf '%s\n' "$pid"
-	done
-	return 0
-}
-
-# ours_any -- pid is not a zombie
-ours_any() {
-	local state
-	state=$(sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null) ||
-		return 1
-	[[ $state != Z && $state != X ]]
-}
-
 # check_after -- every logged rpmemd gone, nothing of ours running, no
 # part or set files left
 check_after() {
-	local label=$1 try pid alive=() others=() stray
+	local label=$1 try pid sshd_pid alive=() others=() stray
+	sshd_pid=$(harness_sshd_pid "$tmp") || sshd_pid=
 	for ((try = 0; try < 200; try++)); do
-		alive=()
-		for pid in $(log_pids); do
-			ours_running "$pid" && alive+=("$pid")
-		done
-		mapfile -t others < <(leftovers)
-		((${#alive[@]} + ${#others[@]} == 0)) && break
-		sleep 0.05
+		mapfile -t others < <(harness_pids_naming "$tmp/" "$sshd_pid")
+		((${#others[@]} == 0)) && break
+		tu_nap 0.05
+	done
+	for pid in $(log_pids); do
+		[[ " ${others[*]} " == *" $pid "* ]] && alive+=("$pid")
 	done
 	if ((${#alive[@]} != 0)); then
 		tu_fail "$label: rpmemd still running 10 s after the run:" \
@@ -110,10 +78,8 @@ check_after() {
 		tu_fail "$label: processes of this run still running:"
 		ps -o pid,ppid,stat,etime,args \
 			-p "$(IFS=,; echo "${others[*]}")" || :
-	fi
-	if ((${#alive[@]} + ${#others[@]} != 0)); then
 		# ours for sure: their argv names our private temp dir
-		kill -KILL "${alive[@]}" "${others[@]}" 2>/dev/null || :
+		kill -KILL "${others[@]}" 2>/dev/null || :
 		return 1
 	fi
 	stray=$(find "$part_dir" "$poolset_dir" -mindepth 1)

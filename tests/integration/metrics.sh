@@ -68,7 +68,7 @@ start_exporter() {
 		while kill -0 "$exporter_pid" 2>/dev/null &&
 				((SECONDS < end)); do
 			scrape && return 0
-			sleep 0.05
+			tu_nap 0.05
 		done
 		stop_exporter
 	done
@@ -173,11 +173,6 @@ wait_until() {
 	return 1
 }
 
-# in_state STATE -- the live handle is in STATE
-in_state() {
-	[[ $(state) == "$1" ]]
-}
-
 # losing -- the live handle recorded bytes out of sync and tried to
 # reconnect
 losing() {
@@ -204,7 +199,7 @@ gc create || { echo "$me: create: $(tail -3 "$tmp/gc.out")"; exit 1; }
 gc_bg RPMEM_ON_REPLICA_LOSS=continue soak 7 "$tmp/w"
 h=("pool_set=\"g.set\"" "target=\"$target\"" "pid=\"$app_pid\"")
 tu_check "the handle is connected" \
-	wait_until 30 in_state connected
+	wait_until 30 is_state connected
 
 step connected
 tu_check "connected: the state gauge says so, the others 0" \
@@ -224,7 +219,7 @@ harness_stop_sshd "$tmp/b"
 # shellcheck disable=SC2046 # a list of pids
 kill -KILL $(harness_rpmemd_pids "$psd")
 tu_check "the handle goes degraded" \
-	wait_until 30 in_state degraded
+	wait_until 30 is_state degraded
 tu_check "bytes are recorded out of sync, reconnects tried" \
 	wait_until 30 losing
 
@@ -253,7 +248,7 @@ wait_until 5 past "$since1"
 # D2: the replica back, resynced while the master persists
 harness_restart_sshd "$tmp/b" || exit 1
 tu_check "the handle resyncs and is connected again" \
-	wait_until 60 in_state connected
+	wait_until 60 is_state connected
 
 step resynced
 tu_check "resynced: connected again" \

@@ -444,7 +444,7 @@ crash_rebuild() {
 	# the extension's session started (and, async, shipped records)
 	for ((i = 0; i < 300; i++)); do
 		(($(count_logged "$mark" "${Crash_wait[$mode]}") > 0)) && break
-		sleep 0.1
+		tu_nap 0.1
 	done
 	tu_expect "the extension's session: ${Crash_wait[$mode]}" \
 		test "$(count_logged "$mark" "${Crash_wait[$mode]}")" -gt 0
@@ -456,7 +456,7 @@ crash_rebuild() {
 		for ((i = 0; i < 300; i++)); do
 			grep -qx 'in_sync 0' "$RPMEM_STATE_DIR"/*.replica \
 				2>/dev/null && break
-			sleep 0.1
+			tu_nap 0.1
 		done
 	fi
 	tu_expect "the record calls the replica behind" \
@@ -518,7 +518,7 @@ caught_up() {
 		st=$(awk '$1 == "state" { print $2 }' \
 			"$RPMEM_STATE_DIR/run/$Hpid-"*.status 2>/dev/null)
 		[[ $st == connected ]] && break
-		sleep 0.1
+		tu_nap 0.1
 	done
 	hold_end || line=
 	tu_expect "the first open after the rebuild caught the replica up" \

@@ -226,29 +226,6 @@ log_pids() {
 		sort -u
 }
 
-# alive -- pid $1 runs (not a zombie) and its argv names this run
-alive() {
-	local state cmd
-	state=$(sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null) ||
-		return 1
-	[[ $state != Z && $state != X ]] || return 1
-	cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline") || return 1
-	[[ $cmd == *"$tmp"* ]]
-}
-
-# leftovers -- live processes whose argv names the temp dir, but sshd
-leftovers() {
-	local sshd_pid pid
-	sshd_pid=$(harness_sshd_pid "$tmp") || sshd_pid=
-	for pid in /proc/[0-9]*; do
-		pid=${pid#/proc/}
-		[[ $pid != "$sshd_pid" && $pid != "$$" ]] || continue
-		[[ $pid != "$BASHPID" ]] || continue
-		alive "$pid" && printf '%s\n' "$pid"
-	done
-	return 0
-}
-
 # strays -- files of this run outside the temp dir, where a path bug
 # would put them: the login directory, /tmp, /dev/shm, /, the build and
 # source trees and the current directory
@@ -260,18 +237,14 @@ strays() {
 
 # check_after -- no rpmemd of scenario $1 running, no stray files
 check_after() {
-	local name=$1 passed=$2 deadline pid daemons=() others=() stray n
-	mapfile -t daemons < <(log_pids "$log_dir/$name.rpmemd.log")
-	n=${#daemons[@]}
+	local name=$1 passed=$2 deadline sshd_pid others=() stray n
+	n=$(log_pids "$log_dir/$name.rpmemd.log" | wc -l)
+	sshd_pid=$(harness_sshd_pid "$tmp") || sshd_pid=
 	deadline=$((SECONDS + 10))
 	while :; do
-		others=()
-		for pid in "${daemons[@]}"; do
-			alive "$pid" && others+=("$pid")
-		done
-		mapfile -t -O "${#others[@]}" others < <(leftovers)
+		mapfile -t others < <(harness_pids_naming "$tmp" "$sshd_pid")
 		((${#others[@]} != 0 && SECONDS < deadline)) || break
-		sleep 0.1
+		tu_nap 0.1
 	done
 	if ((n == 0)); then
 		tu_fail "$name: no rpmemd logged a session"

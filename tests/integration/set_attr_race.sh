@@ -83,7 +83,7 @@ vanish() {
 	env "$@" "$client" "$HARNESS_TARGET" "$set.set" vanish || return 1
 	for ((try = 0; try < 200; try++)); do
 		[[ -s $rc ]] && break
-		sleep 0.05
+		tu_nap 0.05
 	done
 	echo "rpmemd exited with $(cat "$rc")"
 	[[ $(cat "$rc") == 1 ]]

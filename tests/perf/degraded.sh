@@ -64,7 +64,6 @@ harness_start_sshd "$tmp/b" || exit 1
 target=$HARNESS_TARGET
 psd=$tmp/psd ctl=$tmp/ctl
 mkdir -p "$psd" "$ctl" "$tmp/parts"
-mkfifo "$tmp/nap" && exec {nap}<>"$tmp/nap"
 
 pin_client=() pin_daemon=
 ((pin)) && pin_client=(taskset -c 1) pin_daemon="taskset -c 0 "
@@ -72,11 +71,6 @@ rpmemd_cmd="$pin_daemon$(printf '%q --poolset-dir=%q --log-file=%q' \
 	"$top_builddir/rpmemd" "$psd" "$tmp/rpmemd.log") --log-level=err"
 rmin=${RPMEM_RECONNECT_MIN_MS:-100} rmax=${RPMEM_RECONNECT_MAX_MS:-100}
 env_common=(LD_LIBRARY_PATH="$libs" RPMEM_CMD="$rpmemd_cmd")
-
-# nap -- sleep $1 s without a fork
-nap() {
-	read -r -t "$1" -u "$nap" _
-}
 
 # rpmemd_pids -- the rpmemd processes serving this run's poolset dir
 rpmemd_pids() {
@@ -107,7 +101,7 @@ serve() {
 			harness_restart_sshd "$tmp/b" || return 1
 			echo "$t" | reply restore
 		fi
-		nap 0.005
+		tu_nap 0.005
 	done
 	return 0
 }

@@ -121,7 +121,7 @@ some_rpmemd() {
 	for ((try = 0; try < 100; try++)); do
 		pids=$(rpmemd_pids)
 		[[ -n $pids ]] && { echo "$pids"; return 0; }
-		sleep 0.05
+		tu_nap 0.05
 	done
 	return 1
 }
@@ -154,7 +154,7 @@ wait_connected() {
 		[[ $(state tx) == connected && $(state hot) == connected ]] &&
 			return 0
 		alive || return 1
-		sleep 0.05
+		tu_nap 0.05
 	done
 	return 1
 }
@@ -166,7 +166,7 @@ wait_away() {
 		[[ $(state tx) != connected || $(state hot) != connected ]] &&
 			return 0
 		alive || return 1
-		sleep 0.05
+		tu_nap 0.05
 	done
 	return 1
 }
@@ -174,7 +174,7 @@ wait_away() {
 # nap MS_MIN MS_MAX -- a random pause between the two
 nap() {
 	local ms=$(($1 + RANDOM % ($2 - $1 + 1)))
-	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+	tu_nap "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
 }
 
 # trace WHAT -- a line of the fault trace (shown at the end)
@@ -224,14 +224,14 @@ fault_stop() {
 	for who in "${watch[@]}"; do
 		while [[ $(state "$who") == connected ]] && alive &&
 			((SECONDS < end)); do
-			sleep 0.05
+			tu_nap 0.05
 		done
 		[[ $(state "$who") != connected ]] || ! alive ||
 			tu_fail "$who stayed connected $((SECONDS - t0)) s with" \
 				"its rpmemd stopped"
 	done
 	trace "stopped $((SECONDS - t0)) s"
-	while ((SECONDS - t0 <= TIMEOUT)); do sleep 0.1; done
+	while ((SECONDS - t0 <= TIMEOUT)); do tu_nap 0.1; done
 	nap 0 1000
 	# shellcheck disable=SC2086 # a list of pids
 	kill -CONT $stopped 2>/dev/null
@@ -323,7 +323,7 @@ app hot "$hotrange" "$target" hot.set "$HOT_SIZE" "$tmp/hot" soak \
 hot_pid=$!
 end=$((SECONDS + 60))
 while [[ ! -e $tmp/hot/ready ]] && ((SECONDS < end)) && alive; do
-	sleep 0.05
+	tu_nap 0.05
 done
 wait_connected 60 || { tu_fail "the applications did not start:" \
 	"$(cat "$tmp/tx.out" "$tmp/hot.out")"; exit 1; }
@@ -390,7 +390,7 @@ echo "$me: rpmem verify: $n_soak differing range(s) after the soak," \
 # no rpmemd of this run left (the last ones end with their sessions)
 for ((try = 0; try < 100; try++)); do
 	[[ -z $(rpmemd_pids) ]] && break
-	sleep 0.1
+	tu_nap 0.1
 done
 [[ -z $(rpmemd_pids) ]] || tu_fail "rpmemd left running: $(rpmemd_pids)"
 

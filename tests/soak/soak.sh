@@ -68,18 +68,14 @@ made_ns=no
 # cleanup -- stop sshd, end what names $tmp, unmount, drop the namespace
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-	local rc=$? pid cmd
+	local rc=$? pid
 	trap - EXIT
 	harness_stop_sshd "$tmp" || :
 	# anything whose argv names our private temp dir is ours
-	for pid in /proc/[0-9]*; do
-		pid=${pid#/proc/}
-		[[ $pid != "$$" ]] || continue
-		cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || continue
-		if [[ $cmd == *"$tmp/"* ]]; then
-			echo "soak.sh: ending leftover $pid: $cmd" >&2
-			kill -KILL "$pid" 2>/dev/null || :
-		fi
+	for pid in $(harness_pids_naming "$tmp/"); do
+		echo "soak.sh: ending leftover $pid:" \
+			"$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline")" >&2
+		kill -KILL "$pid" 2>/dev/null || :
 	done
 	if [[ $mounted == yes ]]; then
 		umount "$fs" 2>/dev/null || umount -l "$fs" || :
