@@ -508,6 +508,27 @@ harness_pids_naming() {
 	done
 }
 
+# harness_none_left WHAT STR SECONDS [PID...] -- true once no process
+# whose argv contains STR runs, but the PIDs given (harness_pids_naming);
+# after SECONDS, tu_fail "WHAT still running", show them and SIGKILL
+# them (ours for sure: a run's STR is its private temp dir), their pids
+# in HARNESS_LEFT, and false
+harness_none_left() {
+	local what=$1 str=$2 secs=$3 end=$((SECONDS + $3))
+	shift 3
+	while :; do
+		mapfile -t HARNESS_LEFT < <(harness_pids_naming "$str" "$@")
+		((${#HARNESS_LEFT[@]} != 0 && SECONDS < end)) || break
+		tu_nap 0.05
+	done
+	((${#HARNESS_LEFT[@]} != 0)) || return 0
+	tu_fail "$what still running $secs s after:"
+	ps -o pid,ppid,stat,etime,args \
+		-p "$(IFS=,; echo "${HARNESS_LEFT[*]}")" || :
+	kill -KILL "${HARNESS_LEFT[@]}" 2>/dev/null || :
+	return 1
+}
+
 # harness_rpmemd_pids -- the rpmemd processes serving poolset dir $1
 harness_rpmemd_pids() {
 	local psdir=${1:?harness_rpmemd_pids: poolset dir expected}

@@ -170,7 +170,7 @@ pulled_close() {
 	gc RPMEM_CLOSE_TIMEOUT=0 write $((100 + $1)) $((4 * MIB)) \
 		$((LAG + 2 * MIB)) ||
 		tu_fail "pull-close $1: the write: $(tail -3 "$tmp/gc.out")"
-	tail -n +$((seen + 1)) "$tmp/client.log" | grep -q 'pulled ahead' ||
+	grep -q 'pulled ahead' < <(tail -n +$((seen + 1)) "$tmp/client.log") ||
 		tu_fail "pull-close $1: the client never pulled ahead"
 	harness_netns_shape none
 	gc open || tu_fail "pull-close $1: the next open: $(tail -3 \

@@ -130,8 +130,8 @@ fo_kill_rpmemd() {
 # says it moved to STATE since the last fo_kill_rpmemd: a reconnect may
 # end a spell in STATE before a poll sees it
 fo_went() {
-	is_state "$1" || tail -c "+$((${fo_log_mark:-0} + 1))" \
-		"$tmp/client.log" 2>/dev/null | grep -q -- "-> $1[: ]"
+	is_state "$1" || grep -q -- "-> $1[: ]" < <(tail -c \
+		"+$((${fo_log_mark:-0} + 1))" "$tmp/client.log" 2>/dev/null)
 }
 
 # fo_stacks -- the backtrace of every thread of process $1, indented

@@ -60,26 +60,17 @@ log_pids() {
 # check_after -- every logged rpmemd gone, nothing of ours running, no
 # part or set files left
 check_after() {
-	local label=$1 try pid sshd_pid alive=() others=() stray
+	local label=$1 pid sshd_pid alive=() stray
 	sshd_pid=$(harness_sshd_pid "$tmp") || sshd_pid=
-	for ((try = 0; try < 200; try++)); do
-		mapfile -t others < <(harness_pids_naming "$tmp/" "$sshd_pid")
-		((${#others[@]} == 0)) && break
-		tu_nap 0.05
-	done
-	for pid in $(log_pids); do
-		[[ " ${others[*]} " == *" $pid "* ]] && alive+=("$pid")
-	done
-	if ((${#alive[@]} != 0)); then
-		tu_fail "$label: rpmemd still running 10 s after the run:" \
-			"${alive[*]}"
-	fi
-	if ((${#others[@]} != 0)); then
-		tu_fail "$label: processes of this run still running:"
-		ps -o pid,ppid,stat,etime,args \
-			-p "$(IFS=,; echo "${others[*]}")" || :
-		# ours for sure: their argv names our private temp dir
-		kill -KILL "${others[@]}" 2>/dev/null || :
+	# shellcheck disable=SC2086 # no pid: no argument
+	if ! harness_none_left "$label: processes of this run" "$tmp/" 10 \
+			$sshd_pid; then
+		for pid in $(log_pids); do
+			[[ " ${HARNESS_LEFT[*]} " == *" $pid "* ]] &&
+				alive+=("$pid")
+		done
+		((${#alive[@]} == 0)) ||
+			tu_why "the rpmemd among them: ${alive[*]}" || :
 		return 1
 	fi
 	stray=$(find "$part_dir" "$poolset_dir" -mindepth 1)

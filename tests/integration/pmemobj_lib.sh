@@ -116,7 +116,9 @@ ko() {
 # logged -- the rpmemd log after mark $2 has a line matching ERE $3
 logged() {
 	local what=$1 mark=$2 re=$3
-	if ! log_since "$mark" | grep -Eq -- "$re"; then
+	# not `log_since | grep -q`: grep's early exit would end log_since
+	# with SIGPIPE, and pipefail call a line that is there missing
+	if ! grep -Eq -- "$re" < <(log_since "$mark"); then
 		tu_fail "$sc: $what (no rpmemd log line matching '$re')"
 		log_since "$mark" >"$out_dir/$sc.since"
 		show "rpmemd log since" "$out_dir/$sc.since"
@@ -237,25 +239,14 @@ strays() {
 
 # check_after -- no rpmemd of scenario $1 running, no stray files
 check_after() {
-	local name=$1 passed=$2 deadline sshd_pid others=() stray n
+	local name=$1 passed=$2 sshd_pid stray n
 	n=$(log_pids "$log_dir/$name.rpmemd.log" | wc -l)
 	sshd_pid=$(harness_sshd_pid "$tmp") || sshd_pid=
-	deadline=$((SECONDS + 10))
-	while :; do
-		mapfile -t others < <(harness_pids_naming "$tmp" "$sshd_pid")
-		((${#others[@]} != 0 && SECONDS < deadline)) || break
-		tu_nap 0.1
-	done
+	# shellcheck disable=SC2086 # no pid: no argument
+	harness_none_left "$name: processes of the scenario" "$tmp" 10 \
+		$sshd_pid || return 1
 	if ((n == 0)); then
 		tu_fail "$name: no rpmemd logged a session"
-		return 1
-	fi
-	if ((${#others[@]} != 0)); then
-		tu_fail "$name: still running 10 s after the scenario:"
-		ps -o pid,ppid,stat,etime,args \
-			-p "$(IFS=,; echo "${others[*]}")" || :
-		# ours for sure: their argv names our private temp dir
-		kill -KILL "${others[@]}" 2>/dev/null || :
 		return 1
 	fi
 	printf -- '--- %s: ok: all %d rpmemd sessions ended\n' "$name" "$n"
