@@ -5,8 +5,8 @@
 # ssh start, lanes), and rpmemd's start-up, config load, session open
 # and lane set-up behind them
 #
-#   [ALLOC_PATHS='client-create ...'] [ALLOC_DEEP=N|all] [ALLOC_JOBS=N] \
-#   [ALLOC_SHIFT=S] \
+#   [ALLOC_PATHS='client-create ...'] [ALLOC_DEEP=N|all] [ALLOC_EVERY=1] \
+#   [ALLOC_JOBS=N] [ALLOC_SHIFT=S] \
 #   top_builddir=BUILD_DIR tests/alloc/alloc.sh
 #
 # A first run counts the allocations of a path; then for N = 1 .. count
@@ -19,7 +19,8 @@
 # failed open left the pool as it was.
 #
 # Scope "ours" counts what the project's code asks for itself (see
-# failalloc.c); every N is run.  Scope "deep" counts every allocation
+# failalloc.c); every N is run, but of a row of allocations from one
+# call site (a loop) only the first and the last (ALLOC_EVERY=1: all).  Scope "deep" counts every allocation
 # made while the project's code is on the stack, libfabric's, OpenSSL's,
 # iniparser's and libc's included: some 9000 per path, so ALLOC_DEEP
 # (default 8) values of N evenly spread over the count are run
@@ -267,6 +268,22 @@ slot() {
 	done
 }
 
+# site_ends -- of count log $1, the Ns to fail in scope "ours": each
+# allocation, but of a row of them asked for at one call site (a loop:
+# getline over /proc/self/maps, 55 of client-create's 93) the first and
+# the last only, whose failures leave the loop before and after it built
+# anything; the rows of the process that counted the most
+site_ends() {
+	awk '$1 == "count" && $2 + 0 >= max { max = $2 + 0; pid = $4 }
+		$1 == "site" { at[$NF, $2] = $3 }
+		END {
+			for (i = 1; i <= max; i++)
+				if (at[pid, i] != at[pid, i - 1] ||
+						at[pid, i] != at[pid, i + 1])
+					print i
+		}' "$1"
+}
+
 # loop -- path $1..$4 ($5: the errnos): count, then every N over slots
 loop() {
 	local name=$1 proc=$2 op=$3 scope=$4 allowed="${*:5}" total t0=$SECONDS
@@ -284,7 +301,9 @@ loop() {
 		tu_fail "$name: the path does not work without failures: $out"
 		return
 	fi
-	if [[ $scope == ours || $k == all ]]; then
+	if [[ $scope == ours && -z ${ALLOC_EVERY:-} ]]; then
+		mapfile -t ns < <(site_ends "$tmp/$name.count/fa.log")
+	elif [[ $scope == ours || $k == all ]]; then
 		mapfile -t ns < <(seq 1 "$total")
 	else
 		for ((i = 0; i < k; i++)); do

@@ -12,14 +12,17 @@
  *                    directly (malloc, calloc, realloc, reallocarray,
  *                    posix_memalign, aligned_alloc, memalign) or through
  *                    a libc call that allocates for it (strdup, strndup,
- *                    asprintf, vasprintf, getline, getdelim, realpath,
+ *                    asprintf, vasprintf, getline, getdelim (and
+ *                    __getdelim, what -O2 makes of getline), realpath,
  *                    fopen, fdopen, opendir, pthread_create);
  *                    "deep": any allocation while that code is on the
  *                    stack, inside libfabric, iniparser and libc too
  *   FAILALLOC_NTH    the counted allocation to fail, from 1; unset or 0:
  *                    count only
  *   FAILALLOC_LOG    a file each such process appends to: "fail N
- *                    CALLER" when it fails one, "count N" at exit
+ *                    CALLER" when it fails one, "count N" at exit, and
+ *                    in a count of scope "ours" (NTH 0) "site N CALLER"
+ *                    for each allocation counted
  *
  * Counting ends when exit begins to run destructors (the main program's
  * __cxa_finalize): what a build with coverage counters allocates then,
@@ -278,6 +281,28 @@ is_ours(const void *addr)
 	return false;
 }
 
+/* frame_name -- "symbol+offset(object)" of a code address, at buf+o */
+static size_t
+frame_name(const void *addr, char *buf, size_t o, size_t len)
+{
+	Dl_info di;
+	const char *sym = "?", *obj = "?";
+	uintptr_t off = 0;
+	if (dladdr(addr, &di)) {
+		obj = di.dli_fname ? di.dli_fname : "?";
+		const char *slash = strrchr(obj, '/');
+		obj = slash ? slash + 1 : obj;
+		sym = di.dli_sname ? di.dli_sname : "?";
+		off = (uintptr_t)addr - (uintptr_t)(di.dli_saddr ?
+			di.dli_saddr : di.dli_fbase);
+	}
+	int n = snprintf(buf + o, len - o, "%s+%#lx(%s)", sym,
+		(unsigned long)off, obj);
+	if (n < 0)
+		return o;
+	return o + (size_t)n < len ? o + (size_t)n : len - 1;
+}
+
 /*
  * fail_now -- count this allocation if it is in scope; true when it is
  * the one to fail.  `direct`: asked for by the caller at `ret` itself.
@@ -302,6 +327,14 @@ fail_now(const void *ret, bool direct, const char *what)
 	if (!counted)
 		return false;
 	unsigned long n = __atomic_add_fetch(&Fa.count, 1, __ATOMIC_SEQ_CST);
+	if (Fa.nth == 0 && !Fa.deep) {
+		/* a count: where each is asked for, for alloc.sh's choice */
+		char site[256];
+		In_shim++;
+		frame_name(ret, site, 0, sizeof(site));
+		say("site %lu %s pid %d\n", n, site, (int)getpid());
+		In_shim--;
+	}
 	if (n != Fa.nth)
 		return false;
 	In_shim++;
@@ -319,19 +352,10 @@ fail_now(const void *ret, bool direct, const char *what)
 		i = 0;
 	}
 	for (; i < nf && o + 100 < sizeof(where); i++) {
-		Dl_info di;
-		const char *sym = "?", *obj = "?";
-		uintptr_t off = 0;
-		if (dladdr(frames[i], &di)) {
-			obj = di.dli_fname ? di.dli_fname : "?";
-			const char *slash = strrchr(obj, '/');
-			obj = slash ? slash + 1 : obj;
-			sym = di.dli_sname ? di.dli_sname : "?";
-			off = (uintptr_t)frames[i] - (uintptr_t)(di.dli_saddr ?
-				di.dli_saddr : di.dli_fbase);
-		}
-		o += (size_t)snprintf(where + o, sizeof(where) - o, "%s%s+%#lx"
-			"(%s)", o ? " < " : "", sym, (unsigned long)off, obj);
+		if (o)
+			o += (size_t)snprintf(where + o, sizeof(where) - o,
+				" < ");
+		o = frame_name(frames[i], where, o, sizeof(where));
 		if (is_ours(frames[i]))
 			break;
 	}
@@ -495,6 +519,18 @@ ssize_t
 getdelim(char **line, size_t *cap, int delim, FILE *f)
 {
 	ENOMEM_IF(lib_fail(CALLER, "getdelim"), -1);
+	return Real.getdelim(line, cap, delim, f);
+}
+
+/*
+ * __getdelim -- the same: what an optimized build calls for getline
+ * (glibc's inline getline in bits/stdio.h)
+ */
+ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f);
+ssize_t
+__getdelim(char **line, size_t *cap, int delim, FILE *f)
+{
+	ENOMEM_IF(lib_fail(CALLER, "getline"), -1);
 	return Real.getdelim(line, cap, delim, f);
 }
 
