@@ -29,7 +29,7 @@ fab_getinfo(uint32_t provider, const char *node, const char *service,
 	if (provider == PROTO_PROV_UNKNOWN || provider >= PROTO_PROV_MAX)
 		return -EINVAL;
 
-	struct fi_info *hints = fi_allocinfo();
+	struct fi_info *hints = fablib_dupinfo(NULL);
 	if (!hints)
 		return -ENOMEM;
 	hints->ep_attr->type = FI_EP_MSG;
@@ -43,16 +43,17 @@ fab_getinfo(uint32_t provider, const char *node, const char *service,
 	hints->tx_attr->iov_limit = 2;	/* message header + pool bytes */
 	hints->fabric_attr->prov_name = strdup(name);
 	if (!hints->fabric_attr->prov_name) {
-		fi_freeinfo(hints);
+		fablib_freeinfo(hints);
 		return -ENOMEM;
 	}
 
-	int r = fi_getinfo(FAB_API_VERSION, node, service, flags, hints, info);
-	fi_freeinfo(hints);
+	int r = fablib_getinfo(FAB_API_VERSION, node, service, flags, hints,
+		info);
+	fablib_freeinfo(hints);
 	if (r) {
 		log_info("fi_getinfo(%s, node %s, service %s): %s", name,
 			node ? node : "-", service ? service : "-",
-			fi_strerror(-r));
+			fablib_strerror(-r));
 		return -fab_errno(r);
 	}
 	return 0;
@@ -63,7 +64,7 @@ int
 fab_domain_open(struct fi_info *info, struct fid_fabric **fabric,
 		struct fid_domain **domain, struct fid_eq **eq)
 {
-	int r = fi_fabric(info->fabric_attr, fabric, NULL);
+	int r = fablib_fabric(info->fabric_attr, fabric, NULL);
 	if (!r)
 		r = fi_domain(*fabric, info, domain, NULL);
 	struct fi_eq_attr eq_attr = { .wait_obj = FI_WAIT_UNSPEC };
@@ -125,7 +126,7 @@ fab_fd_budget(void)
 const char *
 fab_strerror(int err)
 {
-	return fi_strerror(err < 0 ? -err : err);
+	return fablib_strerror(err < 0 ? -err : err);
 }
 
 /* fab_errno -- libfabric codes above the errno range become EIO */
@@ -179,5 +180,5 @@ fab_objs_close(struct fid_mr *pool_mr, struct fid_mr *buf_mr,
 	if (fabric)
 		fi_close(&fabric->fid);
 	if (info)
-		fi_freeinfo(info);
+		fablib_freeinfo(info);
 }

@@ -23,6 +23,7 @@
 
 #include <rdma/fabric.h>
 
+#include "fablib.h"
 #include "lanesec.h"
 #include "proto.h"
 

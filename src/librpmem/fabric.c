@@ -170,7 +170,7 @@ progress(struct fabric *f, struct lane *l, long long deadline)
 		struct fi_cq_err_entry e;
 		memset(&e, 0, sizeof(e));
 		(void) fi_cq_readerr(l->cq, &e, 0);
-		log_err("lane operation failed: %s", fi_strerror(e.err));
+		log_err("lane operation failed: %s", fablib_strerror(e.err));
 		fabric_break(f, ECONNRESET);
 		return -ECONNRESET;
 	}

@@ -69,7 +69,7 @@ fabric_provider_check(const char *node, uint32_t provider,
 	if (r)
 		return r == -ENOMEM ? r : -ENOMEDIUM;
 	*max_lanes = lane_limit(info);
-	fi_freeinfo(info);
+	fablib_freeinfo(info);
 	return 0;
 }
 
@@ -261,7 +261,7 @@ wait_connected(struct fabric *f)
 			continue;
 		if (n == -FI_EAVAIL) {
 			log_err("lane connection refused: %s",
-				fi_strerror(fab_eq_err(f->eq)));
+				fablib_strerror(fab_eq_err(f->eq)));
 			return -ECONNREFUSED;
 		}
 		if (n < 0)
@@ -293,7 +293,7 @@ open_domain(struct fabric *f, const struct fabric_attr *attr)
 	f->max_msg = f->info->ep_attr->max_msg_size ?
 		f->info->ep_attr->max_msg_size : SIZE_MAX;
 
-	r = fi_fabric(f->info->fabric_attr, &f->fabric, NULL);
+	r = fablib_fabric(f->info->fabric_attr, &f->fabric, NULL);
 	if (!r)
 		r = fi_domain(f->fabric, f->info, &f->domain, NULL);
 	if (r)

@@ -44,7 +44,7 @@ reject(struct fabric *f, struct fi_info *info, const char *why,
 {
 	log_warn("refused a lane connection: %s (lane %u)", why, lane);
 	(void) fi_reject(f->pep, info->handle, NULL, 0);
-	fi_freeinfo(info);
+	fablib_freeinfo(info);
 }
 
 /* handle_connreq -- admit a lane whose request carries its token */
@@ -95,7 +95,7 @@ handle_connreq(struct fabric *f, struct fi_eq_cm_entry *ent, size_t datalen)
 	if (r)
 		goto err_ep;
 	f->admitted++;
-	fi_freeinfo(info);
+	fablib_freeinfo(info);
 	return 0;
 
 err_ep:
@@ -104,7 +104,7 @@ err_ep:
 err_info:
 	log_err("accepting lane %u: %s", conn.lane, fab_strerror(r));
 	(void) fi_reject(f->pep, info->handle, NULL, 0);
-	fi_freeinfo(info);
+	fablib_freeinfo(info);
 	return r;
 }
 
@@ -146,7 +146,7 @@ fabric_accept(struct fabric *f, int timeout_ms, bool heed_session)
 			continue;
 		if (n == -FI_EAVAIL) {
 			log_info("connection event error: %s",
-				fi_strerror(fab_eq_err(f->eq)));
+				fablib_strerror(fab_eq_err(f->eq)));
 			continue;
 		}
 		if (n < 0) {

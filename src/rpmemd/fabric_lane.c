@@ -78,7 +78,7 @@ reap_sends(struct worker *w, int timeout_ms)
 		struct fi_cq_err_entry e;
 		memset(&e, 0, sizeof(e));
 		(void) fi_cq_readerr(w->txcq, &e, 0);
-		log_err("sending an answer failed: %s", fi_strerror(e.err));
+		log_err("sending an answer failed: %s", fablib_strerror(e.err));
 		return -EIO;
 	}
 	if (n < 0)
@@ -354,7 +354,7 @@ fabric_worker_run(void *arg)
 			if (fi_cq_readerr(w->cq, &e, 0) > 0 &&
 					e.err != FI_ECANCELED)
 				log_info("completion error: %s",
-					fi_strerror(e.err));
+					fablib_strerror(e.err));
 			continue;
 		}
 		if (n < 0) {

@@ -135,7 +135,7 @@ reap(struct rawfab *rf, struct rep *e)
 		memset(&err, 0, sizeof(err));
 		(void) fi_cq_readerr(e->cq, &err, 0);
 		fprintf(stderr, "rpmem bench: raw operation failed: %s\n",
-			fi_strerror(err.err));
+			fablib_strerror(err.err));
 		return -EIO;
 	}
 	if (n < 0)
@@ -355,7 +355,7 @@ rawfab_probe(void)
 	struct fi_info *info = NULL;
 	int r = fab_getinfo(PROTO_PROV_TCP, RAWFAB_NODE, NULL, 0, &info);
 	if (!r)
-		fi_freeinfo(info);
+		fablib_freeinfo(info);
 	return r;
 }
 

@@ -220,7 +220,7 @@ peer_loop(struct peer *p, int sock)
 		struct fi_eq_cm_entry *ent = (void *)buf;
 		if (event == FI_CONNREQ) {
 			(void) peer_accept(p, ent->info);
-			fi_freeinfo(ent->info);
+			fablib_freeinfo(ent->info);
 		}
 	}
 }

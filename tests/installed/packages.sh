@@ -77,6 +77,7 @@ depends=(
 	"rpmemd|(^|, )libpmem1 \\(>= [^)]*\\)"
 	"rpmemd|(^|, )libiniparser1"
 	"rpmem-tools|(^|, )libfabric1"
+	"rpmemd|(^|, )libfabric1 \\(>= [^)]*\\)"
 	"rpmem-ocf|(^|, )rpmem-tools \\(>= $debversion\\)"
 	"rpmem-ocf|(^|, )jq(,|$)"
 	"rpmem-ocf|(^|, )libxml2-utils(,|$)"
