@@ -489,9 +489,12 @@ harness_test_env() {
 }
 
 # harness_pids_naming STR [PID...] -- the live processes (zombies left
-# out) whose argv contains STR, but the PIDs given and this shell; a
-# test's own are those whose argv names its private temp dir.  Builtins
-# only, as harness_rpmemd_pids
+# out) whose argv, its words joined by spaces and a space either side,
+# contains STR (" ARG " matches a whole word), but the PIDs given and
+# this shell; a test's own are those whose argv names its private temp
+# dir.  Builtins only: a fork a process took seconds a call on VMs where
+# a fork costs 20 ms, long enough for a fault's transient state to pass
+# before the test looked
 harness_pids_naming() {
 	local str=$1 p pid st IFS=' '
 	local -a args
@@ -501,7 +504,7 @@ harness_pids_naming() {
 		[[ $pid != "$$" && $pid != "$BASHPID" && " $* " != *" $pid "* ]] ||
 			continue
 		mapfile -d '' args 2>/dev/null <"$p/cmdline" || continue
-		[[ "${args[*]}" == *"$str"* ]] || continue
+		[[ " ${args[*]} " == *"$str"* ]] || continue
 		read -r st 2>/dev/null <"$p/stat" || continue
 		st=${st##*) }
 		[[ ${st%% *} == [ZX] ]] || echo "$pid"
@@ -530,20 +533,15 @@ harness_none_left() {
 }
 
 # harness_rpmemd_pids -- the rpmemd processes serving poolset dir $1
+# (harness_pids_naming: zombies, which hold no pool, left out)
 harness_rpmemd_pids() {
 	local psdir=${1:?harness_rpmemd_pids: poolset dir expected}
-	local p comm IFS=' '
-	local -a args
-	# builtins only: a fork a process took seconds a call on VMs where
-	# a fork costs 20 ms, long enough for a fault's transient state to
-	# pass before the test looked (a test kills, then waits for it)
-	for p in /proc/[0-9]*; do
-		read -r comm 2>/dev/null <"$p/comm" && [[ $comm == rpmemd ]] ||
-			continue
-		mapfile -d '' args 2>/dev/null <"$p/cmdline" || continue
-		[[ " ${args[*]} " == *" --poolset-dir=$psdir "* ]] &&
-			echo "${p#/proc/}"
-	done
+	local pid comm
+	while read -r pid; do
+		read -r comm 2>/dev/null <"/proc/$pid/comm" &&
+			[[ $comm == rpmemd ]] && echo "$pid"
+	done < <(harness_pids_naming " --poolset-dir=$psdir ")
+	return 0
 }
 
 # harness_rpmemd_cmd -- print an RPMEM_CMD that runs the built rpmemd

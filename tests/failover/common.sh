@@ -215,30 +215,34 @@ state() {
 	field state
 }
 
-# field KEY -- a field of the live status in $tmp/state ("KEY VALUE"
-# lines); builtins only, as polls read it
-field() {
+# fields KEY -- FIELDS: the values of KEY in the live status in
+# $tmp/state ("KEY VALUE" lines); builtins only, as polls read it
+fields() {
 	local f k v
+	FIELDS=()
 	for f in "$tmp/state/run/"*.status; do
 		[[ -e $f ]] || continue
 		while read -r k v _ || [[ -n $k ]]; do
-			[[ $k != "$1" ]] || printf '%s\n' "$v"
+			[[ $k != "$1" ]] || FIELDS+=("$v")
 		done <"$f"
 	done
+}
+
+# field KEY -- print the values of KEY in the live status (fields)
+field() {
+	fields "$1"
+	((${#FIELDS[@]} == 0)) || printf '%s\n' "${FIELDS[@]}"
 }
 
 # is_state STATE... -- the live state is one of STATE, found without a
 # fork (a poll's test)
 is_state() {
-	local f k v s
-	for f in "$tmp/state/run/"*.status; do
-		[[ -e $f ]] || continue
-		while read -r k v _ || [[ -n $k ]]; do
-			[[ $k == state ]] || continue
-			for s; do
-				[[ $v != "$s" ]] || return 0
-			done
-		done <"$f"
+	local v s
+	fields state
+	for v in "${FIELDS[@]}"; do
+		for s; do
+			[[ $v != "$s" ]] || return 0
+		done
 	done
 	return 1
 }
