@@ -4,8 +4,8 @@
 # suite (make check; as root with the Debian packages built, installed
 # and purged), print the coverage of src/, then the cluster leg (make
 # check-cluster: P1-P6 on a real Pacemaker cluster), then the sanitizer leg
-# (tests/sanitize/run.sh: a copy built with ASan and UBSan running the
-# unit suites, the daemon protocol tests and a soak).
+# (tests/sanitize/run.sh: a copy built with ASan and UBSan, beside make
+# check, running the unit suites, the daemon protocol tests and a soak).
 #
 # Ends with one summary line "N passed, N failed, N skipped" counted from
 # the automake test logs of both; exits non-zero when any test failed.
@@ -33,6 +33,14 @@ if [ "$(id -u)" -eq 0 ]; then
 	export RPMEM_TEST_PACKAGES=${RPMEM_TEST_PACKAGES:-1}
 fi
 
+# the sanitizer leg's build (a copy of the tree with ASan and UBSan) runs
+# beside make check at the lowest priority: it takes the cores only when
+# the tests leave them idle (a fifth of the time); a build needs no quiet
+# cores
+san=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-sanitize.XXXXXX")
+nice -n 19 "$top/tests/sanitize/run.sh" "$san" build >"$san/build.out" 2>&1 &
+san_build=$!
+
 t0=$SECONDS
 make -j"$(nproc)" check
 rc=$?
@@ -45,13 +53,17 @@ make check-cluster
 rc_cluster=$?
 echo "test.sh: cluster leg: $((SECONDS - t0)) s"
 
-# the sanitizer leg: a copy of the tree built with ASan and UBSan; it
+# the sanitizer leg's tests, alone on the cores as the cluster leg; it
 # prints its own failures
 t0=$SECONDS
-san=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-sanitize.XXXXXX")
-"$top/tests/sanitize/run.sh" "$san"
+wait "$san_build"
 rc_san=$?
-echo "test.sh: sanitizer leg: $((SECONDS - t0)) s"
+cat "$san/build.out"
+if [ $rc_san -eq 0 ]; then
+	"$top/tests/sanitize/run.sh" "$san" check
+	rc_san=$?
+fi
+echo "test.sh: sanitizer leg: $((SECONDS - t0)) s (its build beside make check)"
 
 count() {
 	cat tests/*/*.trs tests/*.trs "$san"/src/tests/*/*.trs \

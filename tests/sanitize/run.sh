@@ -4,8 +4,11 @@
 # (configure --enable-sanitizers), then the unit suites, rpmemd's
 # protocol tests (tests/integration/daemon) and a short soak under them
 #
-#   tests/sanitize/run.sh WORK_DIR
+#   tests/sanitize/run.sh WORK_DIR [build|check]
 #
+# Both steps by default; scripts/test.sh runs `build` at the lowest
+# priority beside make check (a build needs no quiet cores), then
+# `check` alone after the cluster leg.
 # An in-tree build blocks a VPATH build of the same tree (automake
 # refuses to configure a second build of a configured source dir), so
 # the leg builds a copy in WORK_DIR/src: the files git tracks, or what
@@ -17,7 +20,12 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-work=${1:?usage: run.sh WORK_DIR}
+work=${1:?usage: run.sh WORK_DIR [build|check]}
+step=${2:-all}
+[[ $step == @(all|build|check) ]] || {
+	echo "run.sh: step must be build or check, not '$step'" >&2
+	exit 2
+}
 mkdir -p "$work/src/tests" "$work/reports"
 work=$(cd "$work" && pwd)
 src=$work/src
@@ -30,24 +38,36 @@ result() {
 	echo "$2: sanitize/$1"
 }
 
-if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	git -C "$top" ls-files -z | (cd "$top" && tar --null -T - -cf -) |
-		tar -C "$src" -xf -
-else
-	make -C "$top" distdir distdir="$src" >"$work/distdir.log" 2>&1
-fi
-# the library, rpmemd and the leg's own test programs only (check-sanitize);
-# -O1, as ASan advises: its reports stay exact and the build is quicker
-if ! (cd "$src" && autoreconf -fi && ./configure --enable-sanitizers \
-		--enable-werror CFLAGS='-g -O1' &&
-		make -j"$jobs" sanitize-programs) \
-		>"$work/build.log" 2>&1; then
-	tail -n 40 "$work/build.log"
-	result build FAIL
+# build -- the copy of the tree, configured and built in $src
+build() {
+	if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git -C "$top" ls-files -z |
+			(cd "$top" && tar --null -T - -cf -) | tar -C "$src" -xf -
+	else
+		make -C "$top" distdir distdir="$src" >"$work/distdir.log" 2>&1
+	fi
+	# the library, rpmemd and the leg's own test programs only
+	# (check-sanitize); -O1, as ASan advises: its reports stay exact
+	# and the build is quicker
+	if ! (cd "$src" && autoreconf -fi && ./configure --enable-sanitizers \
+			--enable-werror CFLAGS='-g -O1' &&
+			make -j"$jobs" sanitize-programs) \
+			>"$work/build.log" 2>&1; then
+		tail -n 40 "$work/build.log"
+		result build FAIL
+		return 1
+	fi
+	result build PASS
+	echo "sanitize: built with ASan and UBSan in $((SECONDS - t0)) s"
+}
+
+if [[ $step != check ]]; then
+	build || exit 1
+	[[ $step == all ]] || exit 0
+elif ! grep -qs 'PASS' "$src/tests/build.trs"; then
+	echo "run.sh: no sanitizer build in $work (run.sh $work build)" >&2
 	exit 1
 fi
-result build PASS
-echo "sanitize: built with ASan and UBSan in $((SECONDS - t0)) s"
 
 export ASAN_OPTIONS="log_path=$work/reports/asan:detect_leaks=1"
 export UBSAN_OPTIONS="log_path=$work/reports/ubsan:print_stacktrace=1"
