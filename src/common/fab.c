@@ -29,6 +29,9 @@ fab_getinfo(uint32_t provider, const char *node, const char *service,
 	if (provider == PROTO_PROV_UNKNOWN || provider >= PROTO_PROV_MAX)
 		return -EINVAL;
 
+	int r = fablib_load();
+	if (r)
+		return r;
 	struct fi_info *hints = fablib_dupinfo(NULL);
 	if (!hints)
 		return -ENOMEM;
@@ -47,7 +50,7 @@ fab_getinfo(uint32_t provider, const char *node, const char *service,
 		return -ENOMEM;
 	}
 
-	int r = fablib_getinfo(FAB_API_VERSION, node, service, flags, hints,
+	r = fablib_getinfo(FAB_API_VERSION, node, service, flags, hints,
 		info);
 	fablib_freeinfo(hints);
 	if (r) {

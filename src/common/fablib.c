@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rdma/fi_errno.h>
@@ -27,16 +28,17 @@ static struct {
 
 static pthread_once_t Once = PTHREAD_ONCE_INIT;
 static bool Loaded;
-static int Load_err = -FI_ENOSYS;	/* what the calls return unloaded */
+static int Load_err = -ELIBACC;		/* what the calls return unloaded */
+static char Why[512];			/* and why, from the dynamic linker */
 
-/* sym -- one function of `lib` at symbol version `ver`, or NULL (logged) */
+/* sym -- one function of `lib` at symbol version `ver`, or NULL (Why) */
 static void *
 sym(void *lib, const char *name, const char *ver)
 {
 	void *f = dlvsym(lib, name, ver);
 	if (!f)
-		log_err("%s has no %s@%s: %s", FABLIB_SONAME, name, ver,
-			dlerror());
+		snprintf(Why, sizeof(Why), "%s has no %s@%s: %s",
+			FABLIB_SONAME, name, ver, dlerror());
 	return f;
 }
 
@@ -44,13 +46,19 @@ sym(void *lib, const char *name, const char *ver)
 static void
 load(void)
 {
-	void *lib = dlopen(FABLIB_SONAME, RTLD_NOW | RTLD_LOCAL);
+	/*
+	 * global, as a library linked at exec is: a provider libfabric
+	 * loads itself (FI_PROVIDER_PATH) may look for its symbols there
+	 */
+	void *lib = dlopen(FABLIB_SONAME, RTLD_NOW | RTLD_GLOBAL);
 	if (!lib) {
 		const char *why = dlerror();
+		snprintf(Why, sizeof(Why), "cannot load %s: %s", FABLIB_SONAME,
+			why ? why : "?");
 		/* the dynamic linker's message names the errno it met */
 		if (why && strstr(why, strerror(ENOMEM)))
-			Load_err = -FI_ENOMEM;
-		log_err("cannot load %s: %s", FABLIB_SONAME, why);
+			Load_err = -ENOMEM;
+		log_err("%s", Why);
 		return;
 	}
 	Fi.getinfo = sym(lib, "fi_getinfo", "FABRIC_1.3");
@@ -61,6 +69,8 @@ load(void)
 	Loaded = Fi.getinfo && Fi.freeinfo && Fi.dupinfo && Fi.fabric &&
 		Fi.strerror;
 	/* a library without them all stays loaded, unused: never closed */
+	if (!Loaded)
+		log_err("%s", Why);
 }
 
 /* loaded -- is libfabric there to call, loading it the first time */
@@ -69,6 +79,20 @@ loaded(void)
 {
 	(void) pthread_once(&Once, load);
 	return Loaded;
+}
+
+/* fablib_load -- load libfabric if not yet; 0, -ENOMEM or -ELIBACC */
+int
+fablib_load(void)
+{
+	return loaded() ? 0 : Load_err;
+}
+
+/* fablib_error -- why libfabric could not be loaded ("" when it was) */
+const char *
+fablib_error(void)
+{
+	return loaded() ? "" : Why;
 }
 
 /* fablib_getinfo -- fi_getinfo, once libfabric is loaded */

@@ -23,9 +23,16 @@
 #include <rdma/fabric.h>
 
 /*
- * fi_getinfo; when libfabric cannot be loaded (logged), -FI_ENOMEM if
- * memory ran out, else -FI_ENOSYS
+ * fablib_load -- load libfabric unless it is; 0, or when it cannot be
+ * (logged; fablib_error says why) -ENOMEM if memory ran out, else
+ * -ELIBACC.  Each call below loads it first and fails the same way.
  */
+int fablib_load(void);
+
+/* fablib_error -- why libfabric could not be loaded; "" when it was */
+const char *fablib_error(void);
+
+/* fi_getinfo */
 int fablib_getinfo(uint32_t version, const char *node, const char *service,
 		uint64_t flags, const struct fi_info *hints,
 		struct fi_info **info);
@@ -36,7 +43,7 @@ void fablib_freeinfo(struct fi_info *info);
 /* fi_dupinfo (fi_allocinfo with NULL); NULL when it cannot be loaded */
 struct fi_info *fablib_dupinfo(const struct fi_info *info);
 
-/* fi_fabric; fails as fablib_getinfo unloaded */
+/* fi_fabric */
 int fablib_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 		void *context);
 

@@ -69,7 +69,8 @@ struct fabric_attr {
  * non-zero, else tcp.  *max_lanes is what this side can open (endpoint,
  * queue and descriptor limits).  Returns -ENOMEDIUM when none is usable,
  * -EINVAL for an unknown RPMEM_PROVIDER, -ENOMEM when memory ran out
- * while asking libfabric.
+ * while asking libfabric, -ELIBACC when libfabric cannot be loaded
+ * (fablib_error says why).
  */
 int fabric_provider(const char *node, uint32_t *provider,
 		unsigned *max_lanes);
@@ -84,8 +85,8 @@ bool fabric_probe_first(void);
 
 /*
  * fabric_provider_check -- can `provider` reach `node`?  *max_lanes as
- * fabric_provider gives it.  0, -ENOMEDIUM, or -ENOMEM when memory
- * ran out while asking libfabric.
+ * fabric_provider gives it.  0, -ENOMEDIUM, or -ENOMEM and -ELIBACC as
+ * fabric_provider.
  */
 int fabric_provider_check(const char *node, uint32_t provider,
 		unsigned *max_lanes);

@@ -67,7 +67,7 @@ fabric_provider_check(const char *node, uint32_t provider,
 	struct fi_info *info;
 	int r = fab_getinfo(provider, node, NULL, 0, &info);
 	if (r)
-		return r == -ENOMEM ? r : -ENOMEDIUM;
+		return r == -ENOMEM || r == -ELIBACC ? r : -ENOMEDIUM;
 	*max_lanes = lane_limit(info);
 	fablib_freeinfo(info);
 	return 0;
@@ -100,7 +100,7 @@ fabric_provider(const char *node, uint32_t *provider, unsigned *max_lanes)
 			continue;
 		/* out of memory is no reason to settle for the next one */
 		int r = fabric_provider_check(node, p, max_lanes);
-		if (r == -ENOMEM)
+		if (r == -ENOMEM || r == -ELIBACC)
 			return r;
 		if (r == 0) {
 			*provider = p;

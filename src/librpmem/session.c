@@ -263,6 +263,8 @@ provider(RPMEMpool *rpp, unsigned *max_lanes)
 	if (r == -ENOMEM)
 		return fail(ENOMEM, "!choosing a fabric provider for %s",
 			rpp->target.node);
+	if (r == -ELIBACC)
+		return fail(ELIBACC, "%s", fablib_error());
 	char why[256];
 	if (r && ssh_host_unknown(rpp->target.node, why, sizeof(why)))
 		return fail(ENXIO, "host %s does not resolve: %s",
@@ -382,6 +384,8 @@ pmdk_daemon(RPMEMpool *rpp, const char *what, unsigned *max_lanes)
 		if (r == -ENOMEM)
 			return fail(ENOMEM, "!%s: choosing a fabric provider "
 				"for %s", what, host);
+		if (r == -ELIBACC)
+			return fail(ELIBACC, "%s", fablib_error());
 		if (r)
 			return fail(ENOMEDIUM, "%s: rpmemd on %s is PMDK "
 				"1.12's, which has no tcp provider, and "
