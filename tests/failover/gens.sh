@@ -424,19 +424,23 @@ sc_async() {
 	gc open || tu_fail "the open after it: $(tail -3 "$tmp/gc.out")"
 	equal "async, after a close that could not drain"
 	# a persist waiting for room in a full log (1 MiB) while rpmemd is
-	# stopped: the session is lost (heartbeat or RPMEM_TIMEOUT), the
-	# waiter returns
-	# (continue), what was not answered comes back with the resync
+	# stopped: the session is lost by the waiter's RPMEM_TIMEOUT, the
+	# waiter returns (continue), what was not answered comes back with
+	# the resync.  The heartbeat's bound is raised past it, so that the
+	# loss comes only from a waiter, once the log is full, however slowly
+	# the soak fills it (at 2 s, a loaded machine's -O0 soak once had
+	# 711 KiB unanswered when the heartbeat ended the session)
 	printf '[default]\nlag-bytes = 1M\n' >"$tmp/small.conf"
 	chmod 600 "$tmp/small.conf"
 	rm -f -- "$tmp/w/stop" "$tmp/w/acks"
 	gc_bg RPMEM_CONF="$tmp/small.conf" RPMEM_REPLICATION=async \
-		RPMEM_ON_REPLICA_LOSS=continue RPMEM_TIMEOUT=3 soak 13 "$tmp/w"
+		RPMEM_ON_REPLICA_LOSS=continue RPMEM_TIMEOUT=3 \
+		RPMEM_PEER_TIMEOUT_MS=30000 soak 13 "$tmp/w"
 	wait_for '[[ $(wc -l 2>/dev/null <"$tmp/w/acks") -gt 50 ]]' 30 \
 		"50 async persists" || return
 	pid=$(harness_rpmemd_pids "$psd" | head -1)
 	kill -STOP "$pid"
-	wait_for 'is_state degraded resyncing' 20 \
+	wait_for 'is_state degraded resyncing' 25 \
 		"the loss with a persist waiting in the full log"
 	kill -CONT "$pid"
 	wait_for 'is_state connected' 60 "the resync" || return
@@ -446,6 +450,7 @@ sc_async() {
 		"$tmp/client.log" | tail -1)
 	((${left:-0} > 768 << 10)) || tu_fail "the log was not full at the" \
 		"loss: ${left:-no} bytes unanswered"
+	echo "$me: a full log at the loss: $left bytes unanswered"
 	finish_app
 	((rc == 0)) || tu_fail "async, full log: $rc: $(tail -3 "$tmp/gc.out")"
 	equal "async, after a full log's session timed out"
