@@ -31,12 +31,15 @@ static bool Loaded;
 static int Load_err = -ELIBACC;		/* what the calls return unloaded */
 static char Why[512];			/* and why, from the dynamic linker */
 
-/* sym -- one function of `lib` at symbol version `ver`, or NULL (Why) */
+/*
+ * sym -- one function of `lib` at symbol version `ver`, or NULL (Why
+ * names the first one missing)
+ */
 static void *
 sym(void *lib, const char *name, const char *ver)
 {
 	void *f = dlvsym(lib, name, ver);
-	if (!f)
+	if (!f && !Why[0])
 		snprintf(Why, sizeof(Why), "%s has no %s@%s: %s",
 			FABLIB_SONAME, name, ver, dlerror());
 	return f;

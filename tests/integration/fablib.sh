@@ -17,7 +17,9 @@
 #   WHO | STATUS | ERE | CMD
 #
 # WHO is where the unloadable library is put: "client" (the command
-# itself), "rpmemd" (only the daemon its session starts) or "none".
+# itself), "rpmemd" (only the daemon its session starts) or "none";
+# "client-other" puts there a library that is not libfabric (a copy of
+# libm.so.6), loaded but without libfabric's functions.
 # STATUS is the exit status wanted, ERE a line its output (either
 # stream) must match, CMD words run with eval ($rpmem, $rpmemd, $client,
 # $size stand for the programs and the pool's size).  A create must leave no part when it
@@ -35,6 +37,9 @@ tu_need_built "$rpmem" "$rpmemd" "$client" "$top_builddir/tests/alloc/local_ssh"
 tu_tmp fablib
 mkdir -p "$tmp/sets" "$tmp/parts" "$tmp/state" "$tmp/bogus"
 echo "not a library" >"$tmp/bogus/libfabric.so.1"
+mkdir "$tmp/other"
+libm=$(ldconfig -p | sed -n 's/^\tlibm\.so\.6 (libc6,x86-64) => //p' | head -n 1)
+cp -- "${libm:-/lib/x86_64-linux-gnu/libm.so.6}" "$tmp/other/libfabric.so.1"
 printf 'PMEMPOOLSET\n8M %s/parts/f.part0\n' "$tmp" >"$tmp/sets/f.set"
 export RPMEM_SSH=$top_builddir/tests/alloc/local_ssh RPMEM_TIMEOUT=20
 export RPMEM_STATE_DIR=$tmp/state
@@ -46,6 +51,7 @@ client|0|^rpmem version |$rpmem --version
 client|0|^rpmemd version |$rpmemd --version
 client|0|^no pool open through librpmem|$rpmem status
 client|0|^fail create ELIBACC cannot load libfabric\.so\.1: .*bogus|$client create 127.0.0.1 f.set $size
+client-other|0|^fail create ELIBACC libfabric\.so\.1 has no fi_getinfo@FABRIC_1\.3|$client create 127.0.0.1 f.set $size
 rpmemd|0|^fail create EREMOTEIO .*rpmemd: cannot load libfabric\.so\.1: |$client create 127.0.0.1 f.set $size
 none|0|^ok$|$client create 127.0.0.1 f.set $size
 EOF
@@ -57,6 +63,7 @@ while IFS='|' read -r who want ere cmd; do
 	env=()
 	case $who in
 	client) env=(LD_LIBRARY_PATH="$tmp/bogus") ;;
+	client-other) env=(LD_LIBRARY_PATH="$tmp/other") ;;
 	rpmemd) daemon="env LD_LIBRARY_PATH=$tmp/bogus $daemon" ;;
 	esac
 	what="$cmd (libfabric unloadable: $who)"
