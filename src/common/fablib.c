@@ -16,14 +16,16 @@
 
 #define FABLIB_SONAME "libfabric.so.1"
 
-/* the functions, as found in the loaded library (NULL: not loaded) */
+/*
+ * the functions, as found in the loaded library (NULL: not loaded),
+ * typed as rdma/fabric.h declares them (__typeof__ references nothing)
+ */
 static struct {
-	int (*getinfo)(uint32_t, const char *, const char *, uint64_t,
-		const struct fi_info *, struct fi_info **);
-	void (*freeinfo)(struct fi_info *);
-	struct fi_info *(*dupinfo)(const struct fi_info *);
-	int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
-	const char *(*strerror)(int);
+	__typeof__(&fi_getinfo) getinfo;
+	__typeof__(&fi_freeinfo) freeinfo;
+	__typeof__(&fi_dupinfo) dupinfo;
+	__typeof__(&fi_fabric) fabric;
+	__typeof__(&fi_strerror) strerror;
 } Fi;
 
 static pthread_once_t Once = PTHREAD_ONCE_INIT;
