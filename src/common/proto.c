@@ -225,33 +225,33 @@ get64(const unsigned char *p, size_t off)
 	return v;
 }
 
-/* fixed part of every message, indexed by type (pmdk-interop 3.3) */
-static const unsigned short msg_base[] = {
-	[PROTO_MSG_CREATE] = PROTO_CREATE_SIZE,
-	[PROTO_MSG_CREATE_RESP] = PROTO_CREATE_RESP_SIZE,
-	[PROTO_MSG_OPEN] = PROTO_OPEN_SIZE,
-	[PROTO_MSG_OPEN_RESP] = PROTO_OPEN_RESP_SIZE,
-	[PROTO_MSG_CLOSE] = PROTO_CLOSE_SIZE,
-	[PROTO_MSG_CLOSE_RESP] = PROTO_CLOSE_RESP_SIZE,
-	[PROTO_MSG_SET_ATTR] = PROTO_SET_ATTR_SIZE,
-	[PROTO_MSG_SET_ATTR_RESP] = PROTO_SET_ATTR_RESP_SIZE,
-	[PROTO_MSG_HASH] = PROTO_HASH_SIZE,
-	[PROTO_MSG_HASH_RESP] = PROTO_HASH_RESP_SIZE,
-	[PROTO_MSG_STAT] = PROTO_STAT_SIZE,
-	[PROTO_MSG_STAT_RESP] = PROTO_STAT_RESP_SIZE,
-	[PROTO_MSG_OUTDATE] = PROTO_OUTDATE_SIZE,
-	[PROTO_MSG_OUTDATE_RESP] = PROTO_OUTDATE_RESP_SIZE,
-	[PROTO_MSG_GEN] = PROTO_GEN_SIZE,
-	[PROTO_MSG_GEN_RESP] = PROTO_GEN_RESP_SIZE,
-	[PROTO_MSG_BEAT] = PROTO_BEAT_SIZE,
-	[PROTO_MSG_BEAT_RESP] = PROTO_BEAT_RESP_SIZE,
+/*
+ * every message type: its name, and the fixed part of the message
+ * (pmdk-interop 3.3); a request and its response side by side
+ */
+#define MSG(t) [PROTO_MSG_##t] = { PROTO_##t##_SIZE, #t }, \
+	[PROTO_MSG_##t##_RESP] = { PROTO_##t##_RESP_SIZE, #t "_RESP" }
+static const struct {
+	unsigned short base;
+	const char *name;
+} Msgs[] = {
+	MSG(CREATE), MSG(OPEN), MSG(CLOSE), MSG(SET_ATTR), MSG(HASH),
+	MSG(STAT), MSG(OUTDATE), MSG(GEN), MSG(BEAT),
 };
+#undef MSG
 
 /* base_size -- fixed part of a message of `type`; 0: no such type */
 static size_t
 base_size(uint32_t type)
 {
-	return type < NELEMS(msg_base) ? msg_base[type] : 0;
+	return type < NELEMS(Msgs) ? Msgs[type].base : 0;
+}
+
+/* proto_msg_name -- "CREATE", "OPEN_RESP", ...; "unknown" for others */
+const char *
+proto_msg_name(uint32_t type)
+{
+	return base_size(type) ? Msgs[type].name : "unknown";
 }
 
 /* is_req -- requests are the odd types */

@@ -307,6 +307,9 @@ const char *proto_status_str(uint32_t status);
 const char *proto_provider_name(uint32_t provider);
 enum proto_provider proto_provider_parse(const char *name);
 
+/* proto_msg_name -- "CREATE", "OPEN_RESP", ...; "unknown" for others */
+const char *proto_msg_name(uint32_t type);
+
 /* proto_pm_name -- "GPSPM" / "APM" */
 const char *proto_pm_name(uint32_t pm);
 

@@ -29,37 +29,6 @@ static const char *const state_names[] = {
 	[SESSION_DONE] = "DONE",
 };
 
-static const char *const type_names[] = {
-	[PROTO_MSG_CREATE] = "CREATE",
-	[PROTO_MSG_CREATE_RESP] = "CREATE_RESP",
-	[PROTO_MSG_OPEN] = "OPEN",
-	[PROTO_MSG_OPEN_RESP] = "OPEN_RESP",
-	[PROTO_MSG_CLOSE] = "CLOSE",
-	[PROTO_MSG_CLOSE_RESP] = "CLOSE_RESP",
-	[PROTO_MSG_SET_ATTR] = "SET_ATTR",
-	[PROTO_MSG_SET_ATTR_RESP] = "SET_ATTR_RESP",
-	[PROTO_MSG_HASH] = "HASH",
-	[PROTO_MSG_HASH_RESP] = "HASH_RESP",
-	[PROTO_MSG_STAT] = "STAT",
-	[PROTO_MSG_STAT_RESP] = "STAT_RESP",
-	[PROTO_MSG_OUTDATE] = "OUTDATE",
-	[PROTO_MSG_OUTDATE_RESP] = "OUTDATE_RESP",
-	[PROTO_MSG_GEN] = "GEN",
-	[PROTO_MSG_GEN_RESP] = "GEN_RESP",
-	[PROTO_MSG_BEAT] = "BEAT",
-	[PROTO_MSG_BEAT_RESP] = "BEAT_RESP",
-};
-
-/* session_type_name -- printable message type */
-const char *
-session_type_name(uint32_t type)
-{
-	if (type < sizeof(type_names) / sizeof(type_names[0]) &&
-			type_names[type])
-		return type_names[type];
-	return "unknown";
-}
-
 /*
  * status_of -- the one place an errno becomes a wire status (pmdk-interop 2.7):
  * the status a PMDK client reads as the cause, so each errno goes to
@@ -148,11 +117,11 @@ session_reply(struct session *s, uint32_t type, int err, struct proto_resp *resp
 	log_msg(resp->type == PROTO_MSG_HASH_RESP ||
 		resp->type == PROTO_MSG_STAT_RESP ? LOG_LVL_INFO :
 		LOG_LVL_NOTICE, "response %s: status %u (%s)",
-		session_type_name(resp->type), resp->status,
+		proto_msg_name(resp->type), resp->status,
 		proto_status_str(resp->status));
 	int r = obc_send(s->out, resp);
 	if (r)
-		log_err("sending %s failed: %s", session_type_name(resp->type),
+		log_err("sending %s failed: %s", proto_msg_name(resp->type),
 			strerror(-r));
 	return r;
 }
@@ -424,7 +393,7 @@ session_run(const struct config *cfg, struct db *db, int in, int out)
 		}
 		if (!legal(&s, req.type)) {
 			log_err("request %s is not allowed in state %s",
-				session_type_name(req.type), state_names[s.state]);
+				proto_msg_name(req.type), state_names[s.state]);
 			(void) session_reply(&s, req.type, EPROTO, NULL);
 			ret = -EPROTO;
 			break;

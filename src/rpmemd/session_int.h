@@ -34,8 +34,6 @@ struct session {
 	char desc[PROTO_DESC_MAX];	/* the pool set served, once open */
 };
 
-/* session_type_name -- a message type's name, for the log */
-const char *session_type_name(uint32_t type);
 
 /* session_reply -- send a response of the type answering `type` */
 int session_reply(struct session *s, uint32_t type, int err,

@@ -220,7 +220,7 @@ check_request(struct session *s, const struct proto_req *req)
 int
 session_handle_pool(struct session *s, const struct proto_req *req)
 {
-	const char *what = session_type_name(req->type);
+	const char *what = proto_msg_name(req->type);
 	struct proto_resp resp;
 	memset(&resp, 0, sizeof(resp));
 

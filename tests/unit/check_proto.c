@@ -434,6 +434,23 @@ START_TEST(test_provider_and_pm_names)
 	ck_assert_str_eq(proto_pm_name(PROTO_PM_APM), "APM");
 	ck_assert_str_eq(proto_pm_name(0), "unknown");
 	ck_assert_str_eq(proto_pm_name(3), "unknown");
+
+	/* every type a name ending _RESP exactly when it is even */
+	for (uint32_t t = PROTO_MSG_CREATE; t <= PROTO_MSG_BEAT_RESP; t++) {
+		const char *n = proto_msg_name(t);
+		size_t len = strlen(n);
+		ck_assert_uint_gt(len, 0);
+		ck_assert_str_ne(n, "unknown");
+		ck_assert_int_eq(len > 5 && strcmp(n + len - 5, "_RESP") == 0,
+			t % 2 == 0);
+	}
+	ck_assert_str_eq(proto_msg_name(PROTO_MSG_CREATE), "CREATE");
+	ck_assert_str_eq(proto_msg_name(PROTO_MSG_SET_ATTR_RESP),
+		"SET_ATTR_RESP");
+	ck_assert_str_eq(proto_msg_name(PROTO_MSG_BEAT_RESP), "BEAT_RESP");
+	ck_assert_str_eq(proto_msg_name(0), "unknown");
+	ck_assert_str_eq(proto_msg_name(PROTO_MSG_BEAT_RESP + 1), "unknown");
+	ck_assert_str_eq(proto_msg_name(0xffffffff), "unknown");
 }
 END_TEST
 
