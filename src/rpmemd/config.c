@@ -50,13 +50,14 @@ enum key_type { KT_STR, KT_BOOL, KT_LEVEL, KT_UINT, KT_SECURITY };
 struct key_desc {
 	const char *name;
 	enum key_type type;
-	size_t off;
+	size_t off, size;	/* where in struct config, how wide */
 	unsigned min, max;
 	const char *expect;
 };
 
 #define KEY(name, type, field, min, max, expect) \
-	{name, type, offsetof(struct config, field), min, max, expect}
+	{name, type, offsetof(struct config, field), \
+	sizeof(((struct config *)0)->field), min, max, expect}
 
 static const struct key_desc Keys[KEY_MAX] = {
 	[KEY_LOG_FILE] = KEY("log-file", KT_STR, log_file, 0, 0, "a path"),
@@ -161,17 +162,46 @@ parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
 	return 0;
 }
 
+/* the value of a key that is not a string, as its field holds it */
+union key_val {
+	bool b;			/* KT_BOOL */
+	enum log_level lvl;	/* KT_LEVEL */
+	unsigned u;		/* KT_UINT */
+	int pol;		/* KT_SECURITY: enum lanesec_policy */
+};
+
+/* key_parse -- the value `val` gives key `kd`, not a string; or -EINVAL */
+static int
+key_parse(const struct key_desc *kd, const char *val, union key_val *v)
+{
+	enum lanesec_policy pol;
+
+	switch (kd->type) {
+	case KT_BOOL:
+		v->b = strcmp(val, "yes") == 0;
+		return v->b || strcmp(val, "no") == 0 ? 0 : -EINVAL;
+	case KT_LEVEL:
+		return log_level_parse(val, &v->lvl) ? -EINVAL : 0;
+	case KT_UINT:
+		return parse_uint(val, kd->min, kd->max, &v->u);
+	case KT_SECURITY:
+		if (lanesec_policy_parse(val, &pol))
+			return -EINVAL;
+		v->pol = (int)pol;
+		return 0;
+	case KT_STR:
+		break;
+	}
+	return -EINVAL;
+}
+
 /* key_apply -- check `val` for key `kd`; store it when `cfg` is given */
 static int
 key_apply(struct config *cfg, const struct key_desc *kd, const char *val)
 {
 	void *field = cfg ? (char *)cfg + kd->off : NULL;
-	enum log_level lvl;
-	enum lanesec_policy pol;
-	unsigned u;
 
-	switch (kd->type) {
-	case KT_STR:
+	if (kd->type == KT_STR) {
 		if (val[0] == '\0')
 			return -EINVAL;
 		if (field) {
@@ -182,32 +212,13 @@ key_apply(struct config *cfg, const struct key_desc *kd, const char *val)
 			*(char **)field = dup;
 		}
 		return 0;
-	case KT_BOOL:
-		if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0)
-			return -EINVAL;
-		if (field)
-			*(bool *)field = strcmp(val, "yes") == 0;
-		return 0;
-	case KT_LEVEL:
-		if (log_level_parse(val, &lvl))
-			return -EINVAL;
-		if (field)
-			*(enum log_level *)field = lvl;
-		return 0;
-	case KT_UINT:
-		if (parse_uint(val, kd->min, kd->max, &u))
-			return -EINVAL;
-		if (field)
-			*(unsigned *)field = u;
-		return 0;
-	case KT_SECURITY:
-		if (lanesec_policy_parse(val, &pol))
-			return -EINVAL;
-		if (field)
-			*(int *)field = (int)pol;
-		return 0;
 	}
-	return -EINVAL;
+	union key_val v;
+	if (key_parse(kd, val, &v))
+		return -EINVAL;
+	if (field)	/* the member key_parse wrote is as wide as the field */
+		memcpy(field, &v, kd->size);
+	return 0;
 }
 
 /* key_find -- the key called `name`, or NULL */
@@ -354,12 +365,21 @@ set_str(struct load *ld, char **dst, const char *val)
 	return *dst ? 0 : fail(ld, -ENOMEM, "out of memory");
 }
 
+/* set_desc -- the pool set descriptor option `opt` names, not empty */
+static int
+set_desc(struct load *ld, const char *opt, char **dst, const char *val)
+{
+	if (val[0] == '\0')
+		return fail(ld, -EINVAL, "option --%s: empty descriptor", opt);
+	return set_str(ld, dst, val);
+}
+
 /* cli_parse -- read argv: modes into the config, keys and -c into `ld` */
 static int
 cli_parse(struct load *ld, int argc, char *argv[])
 {
 	struct config *cfg = ld->cfg;
-	int opt;
+	int opt, ret;
 
 	/* GNU getopt restarts from scratch when optind is 0 */
 	optind = 0;
@@ -378,20 +398,14 @@ cli_parse(struct load *ld, int argc, char *argv[])
 			cfg->version = true;
 			break;
 		case 'r':
-			if (optarg[0] == '\0')
-				return fail(ld, -EINVAL,
-					"option --remove: empty descriptor");
-			free(cfg->remove);
-			cfg->remove = strdup(optarg);
-			if (cfg->remove == NULL)
-				return fail(ld, -ENOMEM, "out of memory");
+			ret = set_desc(ld, "remove", &cfg->remove, optarg);
+			if (ret)
+				return ret;
 			break;
 		case OPT_OUTDATE:
-			if (optarg[0] == '\0')
-				return fail(ld, -EINVAL,
-					"option --outdate: empty descriptor");
-			if (set_str(ld, &cfg->outdate, optarg))
-				return -ENOMEM;
+			ret = set_desc(ld, "outdate", &cfg->outdate, optarg);
+			if (ret)
+				return ret;
 			break;
 		case OPT_MASTER:
 			/* the host goes into SET.outdated (marker.h) */
