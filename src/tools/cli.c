@@ -126,12 +126,25 @@ cli_options(const struct cli_cmd *cmd)
 	}
 }
 
+/* cli_text -- what help.txt says of command `name`; NULL: nothing */
+static const char *
+cli_text(const char *name)
+{
+	for (const struct cli_text *t = Cli_texts; t->name; t++)
+		if (strcmp(t->name, name) == 0)
+			return t->text;
+	return NULL;
+}
+
 /* cli_help -- usage, description, options, each after a blank line */
 void
 cli_help(const struct cli_cmd *cmd)
 {
+	const char *text = cli_text(cmd->name);
 	cli_usage(stdout, cmd);
-	printf("\n%s\n", cmd->desc);
+	if (text)
+		printf("\n%s", text);
+	printf("\n");
 	cli_options(cmd);
 }
 

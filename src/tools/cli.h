@@ -28,13 +28,21 @@ struct cli_opt {
 
 struct cli_args;
 
+/* what `rpmem NAME --help` says of a command: src/tools/help.txt */
+struct cli_text {
+	const char *name;
+	const char *text;	/* lines, each '\n' ended */
+};
+
+/* every command's text, ended by a NULL name (cli_text.c, made) */
+extern const struct cli_text Cli_texts[];
+
 /* a subcommand: its name, operands, help and option table */
 struct cli_cmd {
 	const char *name;
 	const char *operands;	/* as the usage line names them */
 	unsigned nmin, nmax;	/* operands accepted */
 	const char *summary;	/* one line for `rpmem --help` */
-	const char *desc;	/* lines of `rpmem NAME --help`, '\n' ended */
 	const struct cli_opt *opts;	/* ends with a NULL name */
 	int (*run)(const struct cli_args *a);
 };

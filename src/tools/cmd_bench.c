@@ -42,11 +42,6 @@ const struct cli_cmd cmd_bench = {
 	.name = "bench", .operands = "POOLSET", .nmin = 1, .nmax = 1,
 	.summary = "time persists to the first remote replica against raw "
 		"libfabric",
-	.desc =
-	"Time persists to the first remote replica of POOLSET under each\n"
-	"lane-security policy, next to a raw libfabric baseline measured in\n"
-	"the same run, and print both with their ratios.  Overwrites the data\n"
-	"area of that replica (offsets 4096 and up) with the master's bytes.\n",
 	.opts = Opts,
 	.run = run_bench,
 };

@@ -30,14 +30,6 @@ static int run_discard(const struct cli_args *a);
 const struct cli_cmd cmd_discard = {
 	.name = "discard", .operands = "POOLSET", .nmin = 1, .nmax = 1,
 	.summary = "resolve a split brain: this copy's own writes go",
-	.desc =
-	"Run on the host of the copy to give up, against a pool set file\n"
-	"naming its parts (a replica's set, or a master set: its local\n"
-	"parts).  Its generations say it is discarded: the next master that\n"
-	"starts a session with it copies in what differs (found by hashes)\n"
-	"and it takes that master's generation.  A discarded copy does not\n"
-	"open as a master, and rpmem promote refuses it unless forced.\n"
-	"Refused (exit status 3) while a process holds the copy.\n",
 	.run = run_discard,
 };
 

@@ -33,13 +33,6 @@ static const struct cli_opt Info_opts[] = {
 const struct cli_cmd cmd_info = {
 	.name = "info", .operands = "POOLSET", .nmin = 1, .nmax = 1,
 	.summary = "show the replicas of POOLSET and whether each one opens",
-	.desc =
-	"Open every replica of POOLSET and show what its header says; for\n"
-	"the master its parts, for a remote replica the version of rpmemd,\n"
-	"the lanes it grants and whether it belongs to the same pool; the\n"
-	"role of each: master, replica, or promoted (rpmem promote) on a date\n"
-	"from a master, and since when which master went on without it when\n"
-	"POOLSET.outdated exists.  Exit status 1 when a replica does not open.\n",
 	.opts = Info_opts,
 	.run = run_info,
 };

@@ -43,11 +43,6 @@ const struct cli_cmd cmd_outdate = {
 	.nmin = 1, .nmax = 1,
 	.summary = "mark a local replica outdated (its master went on "
 		"without it)",
-	.desc =
-	"Write POOLSET.outdated beside the pool set file: since now, from\n"
-	"the master HOST, the master goes on without this replica, so that\n"
-	"rpmem promote refuses it unless forced.  With --clear, remove the\n"
-	"mark; rpmem sync removes it once the replica equals its master.\n",
 	.opts = outdate_opts,
 	.run = outdate_run,
 };
@@ -67,13 +62,6 @@ const struct cli_cmd cmd_fence_peer = {
 	.operands = "",
 	.nmin = 0, .nmax = 0,
 	.summary = "the fence-peer command: mark the replica outdated",
-	.desc =
-	"Run by librpmem when the master goes on without a replica, with\n"
-	"RPMEM_FENCE_TARGET, RPMEM_FENCE_POOL_SET, RPMEM_FENCE_POOLSET_UUID\n"
-	"and RPMEM_FENCE_REASON in its environment: has rpmemd on the\n"
-	"replica's host mark the replica outdated (rpmemd --outdate over\n"
-	"ssh), naming this host as the master.  Exit status 0 when the\n"
-	"replica is marked, 1 when it cannot be reached or marked.\n",
 	.opts = fence_peer_opts,
 	.run = fence_peer_run,
 };

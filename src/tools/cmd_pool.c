@@ -33,12 +33,6 @@ const struct cli_cmd cmd_create = {
 	.name = "create", .operands = "POOLSET", .nmin = 1, .nmax = 1,
 	.summary = "create the local parts and every remote replica of "
 		"POOLSET",
-	.desc =
-	"Create the pool POOLSET describes: the part files of the master,\n"
-	"with a pool header, then every remote replica through rpmemd on its\n"
-	"target, with one pool set uuid and their uuids linked in a ring.\n"
-	"When a replica cannot be created, what was made is removed again.\n"
-	"Pools for libpmemobj are made with 'pmempool create obj' instead.\n",
 	.run = run_create,
 };
 
@@ -50,9 +44,6 @@ static const struct cli_opt Rm_opts[] = {
 const struct cli_cmd cmd_rm = {
 	.name = "rm", .operands = "POOLSET", .nmin = 1, .nmax = 1,
 	.summary = "remove the local parts and remote replicas of POOLSET",
-	.desc =
-	"Remove every remote replica of POOLSET (rpmemd --remove on its\n"
-	"target), then the part files of the master.\n",
 	.opts = Rm_opts,
 	.run = run_rm,
 };

@@ -59,21 +59,6 @@ static const struct cli_opt Promote_opts[] = {
 const struct cli_cmd cmd_promote = {
 	.name = "promote", .operands = "POOLSET", .nmin = 1, .nmax = 1,
 	.summary = "make the replica POOLSET describes a standalone pool",
-	.desc =
-	"Run on a replica's host, against its pool set file in rpmemd's\n"
-	"poolset-dir: the replica becomes a pool of its own that libpmemobj\n"
-	"and pmempool open there, with the same poolset uuid and data; only\n"
-	"its headers are rewritten.  POOLSET.promoted records when and from\n"
-	"which master; rpmemd then refuses the set as a replica.  With\n"
-	"--master-set FILE (POOLSET's parts and a REPLICA line to the other\n"
-	"copy) the pool stays one copy of a pair: its replica links are\n"
-	"kept, so FILE opens, and this host's record of the other copy says\n"
-	"it is out of sync, to be compared whole at the next session.\n"
-	"Refused (exit status 3) while an rpmemd session holds the pool,\n"
-	"unless --end-sessions, which kills that session first, or when the\n"
-	"replica is outdated, unless --force (which also ends the sessions).\n"
-	"A promote that stopped half way is finished by running it again; a\n"
-	"pool that is already a master is left as it is (exit status 0).\n",
 	.opts = Promote_opts,
 	.run = run_promote,
 };
@@ -81,12 +66,6 @@ const struct cli_cmd cmd_promote = {
 const struct cli_cmd cmd_demote = {
 	.name = "demote", .operands = "POOLSET", .nmin = 1, .nmax = 1,
 	.summary = "let rpmemd serve a promoted POOLSET as a replica again",
-	.desc =
-	"Remove POOLSET.promoted, so that rpmemd accepts the set as a\n"
-	"replica again: the step before 'rpmem sync' on the new master makes\n"
-	"this pool its replica (failing back).  The headers stay as they\n"
-	"are until that sync rewrites them.  Refused (exit status 3) while a\n"
-	"process holds the pool; exit status 0 when it was not promoted.\n",
 	.run = run_demote,
 };
 

@@ -37,20 +37,6 @@ const struct cli_cmd cmd_status = {
 	.name = "status", .operands = "[SET...]", .nmin = 0,
 	.nmax = CLI_OPERANDS_MAX,
 	.summary = "show the replication state of open pools and replicas",
-	.desc =
-	"Without SET: each pool open through librpmem on this host (pool\n"
-	"set, target, pid, policy and state: connected, degraded, resyncing,\n"
-	"frozen, split-brain, refused or broken, with what belongs to it,\n"
-	"the master's and the replica's generations), then each replica\n"
-	"left out of sync by a pool since closed.  With SET, pool set files\n"
-	"of this host (say, the replica's): whether each was promoted or\n"
-	"outdated, and its copy's generations.  --json and --prometheus\n"
-	"(metrics for node-exporter's textfile collector) say the same.\n"
-	"Exit status 0 when all is connected and in sync, 1 when something\n"
-	"is degraded, resyncing, frozen, out of sync, promoted, outdated,\n"
-	"mid-resync, discarded or refused a session, 3 on split-brain, a\n"
-	"refused or broken handle or a file that cannot be read, 4 when the\n"
-	"--output file cannot be written (2: a usage error).\n",
 	.opts = Status_opts,
 	.run = run_status,
 };

@@ -38,11 +38,6 @@ const struct cli_cmd cmd_sync = {
 	.name = "sync", .operands = "POOLSET", .nmin = 1, .nmax = 1,
 	.summary = "rebuild missing or damaged replicas of POOLSET, copy what "
 		"differs",
-	.desc =
-	"Rebuild the missing or damaged replicas of POOLSET from a healthy\n"
-	"one, and copy to every other replica the ranges verify reports as\n"
-	"differing (every differing byte with --strict).  An interrupted sync\n"
-	"is simply run again.  Exit status 0 when every replica is in sync.\n",
 	.opts = Opts,
 	.run = run_sync,
 };

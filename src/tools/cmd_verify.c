@@ -24,16 +24,6 @@ static const struct cli_opt Opts[] = {
 const struct cli_cmd cmd_verify = {
 	.name = "verify", .operands = "POOLSET", .nmin = 1, .nmax = 1,
 	.summary = "compare every remote replica of POOLSET with the master",
-	.desc =
-	"Compare every remote replica of POOLSET with the master, by hashes\n"
-	"each side computes next to its data, and name the ranges that\n"
-	"differ.  In a libpmemobj pool the bytes libpmemobj writes and never\n"
-	"makes durable are skipped, found from the master's pool descriptor,\n"
-	"lanes and heap headers (its run-time state, huge blocks' footers,\n"
-	"its index of free blocks kept in free space, a second undo log's\n"
-	"counter), and the report says so.  Exit status 0 when every replica\n"
-	"equals the master, 3 when one differs or cannot be compared, 1 when\n"
-	"nothing could be verified.\n",
 	.opts = Opts,
 	.run = run,
 };

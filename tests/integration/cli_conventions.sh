@@ -185,5 +185,14 @@ while IFS='|' read -r want out err args; do
 	fi
 done < <(expand)
 
+# every command `rpmem -h` lists has its text in src/tools/help.txt
+all=$("$rpmem" -h | sed -n '/^commands:$/,/^$/s/^  \([a-z][-a-z]*\) .*/\1/p')
+[[ $all == *fence-peer* ]] || tu_fail "rpmem -h lists no commands: $all"
+for c in $all; do
+	n=$((n + 1))
+	"$rpmem" "$c" --help >"$tmp/out" && help_ok "$tmp/out" "$c" ||
+		tu_fail "rpmem $c --help: no help layout: $(cat "$tmp/out")"
+done
+
 echo "cli_conventions.sh: $((n - TU_FAILED)) of $n cases passed"
 ((TU_FAILED == 0))

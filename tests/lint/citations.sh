@@ -49,7 +49,8 @@ else
 			-o -name '*.in' -o -name '*.map' -o -name '*.py' \
 			-o -name '*.supp' -o -name '*.conf' -o -name '*.timer' \
 			-o -name '*.[1-8]' -o -path 'src/ocf/*' \
-			-o -path 'src/tools/bash-completion/*' \) \
+			-o -path 'src/tools/bash-completion/*' \
+			-o -name '*.txt' -o -name '*.awk' \) \
 			! -path "$self" ! -path 'tests/fuzz/corpus/*' -print |
 			sort
 		printf '%s\n' README.md Makefile.am configure.ac)
