@@ -254,9 +254,30 @@ sc_agent() {
 	fi
 	fence n3 "rpmem_fence_remove probe-clone n3"
 
+	# the agent's crm_attribute, first on its PATH: armed (a file), it
+	# does what crm-unfence-peer does for the probe, the fence n1 holds
+	# lifted and the probe's score left as it finds it, between the
+	# monitor's reading of the fence and its taking the score away
+	# (D16: the worst moment for the handler, staged)
+	mkdir -p "$tmp/shim"
+	cat >"$tmp/shim/crm_attribute" <<EOF
+#!/bin/sh
+case " \$* " in
+*" --promotion -D "*)
+	if rm "$tmp/shim/armed" 2>/dev/null; then
+		. /usr/lib/ocf/lib/rpmem/rpmem-ocf.sh
+		rpmem_fence_remove probe-clone n1 &&
+			rpmem_score_replica probe-clone "\$(rpmem_node)" || exit 1
+	fi ;;
+esac
+exec /usr/sbin/crm_attribute "\$@"
+EOF
+	chmod +x "$tmp/shim/crm_attribute"
+
 	# agent ACTION -- the agent's action on the probe instance; status
 	agent() {
-		on n3 OCF_ROOT=/usr/lib/ocf OCF_RESOURCE_INSTANCE=probe \
+		on n3 PATH="$tmp/shim:$PATH" \
+			OCF_ROOT=/usr/lib/ocf OCF_RESOURCE_INSTANCE=probe \
 			OCF_RESKEY_replica_set=/srv/psd/probe.set \
 			OCF_RESKEY_master_set=/srv/probe-master.set \
 			OCF_RESKEY_rpmem="$rpmem" OCF_RESKEY_state_dir=/srv/state \
@@ -303,6 +324,9 @@ sc_agent() {
 		"0|100|fence n3 'rpmem_fence_remove probe-clone n3'"
 		"0|none|fence n3 'rpmem_fence_place probe-clone n1'"
 		"0|100|fence n3 'rpmem_fence_remove probe-clone n1'"
+		# D16: lifted between the monitor's read and its delete
+		"0|100|fence n3 'rpmem_fence_place probe-clone n1' && : >\"\$tmp/shim/armed\""
+		"0|100|[ ! -e \"\$tmp/shim/armed\" ]"	# (it was)
 		# a fence with a generation: lifted only by a copy that holds
 		# a later one with it in its history
 		"0|none|fence n3 'rpmem_fence_place probe-clone n1 \"\" 0123456789abcdef'"
