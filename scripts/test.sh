@@ -41,8 +41,12 @@ san=$(mktemp -d "${TMPDIR:-/tmp}/rpmem-sanitize.XXXXXX")
 nice -n 19 "$top/tests/sanitize/run.sh" "$san" build >"$san/build.out" 2>&1 &
 san_build=$!
 
+# libfabric's verbs init reads /proc/kallsyms twice in every process
+# that opens a fabric: as root, where the kernel has no RDMA core, the
+# suite runs with it empty, which tells libfabric the same (0.1 s of CPU
+# a process; scripts/without-kallsyms.sh says why that changes nothing)
 t0=$SECONDS
-make -j"$(nproc)" check
+"$top/scripts/without-kallsyms.sh" make -j"$(nproc)" check
 rc=$?
 echo "test.sh: make check: $((SECONDS - t0)) s"
 
@@ -60,7 +64,7 @@ wait "$san_build"
 rc_san=$?
 cat "$san/build.out"
 if [ $rc_san -eq 0 ]; then
-	"$top/tests/sanitize/run.sh" "$san" check
+	"$top/scripts/without-kallsyms.sh" "$top/tests/sanitize/run.sh" "$san" check
 	rc_san=$?
 fi
 echo "test.sh: sanitizer leg: $((SECONDS - t0)) s (its build beside make check)"
