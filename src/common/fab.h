@@ -102,11 +102,32 @@ struct lane_conn {
  * LANE_SEALED_BUFF: each end seals or opens a whole message before the
  * next step, so larger pieces stall the pipeline more than per-message
  * costs save; unsealed pieces pay mostly per message (tests/perf).
+ * LANE_BUFF_WISH is what a client asks for: a whole buffer and one
+ * record header (LANE_REC_ROOM), so that an async sender's LANE_OP_EPOCHS
+ * message carries a record of a whole buffer's bytes: a 1 MiB persist
+ * as two records, not two and a 32-byte third (doc/async.md).  The
+ * client's pieces stay whole pages (lane_buffs).
  */
 #define LANE_SLOTS 4
 #define LANE_BUFF_DEFAULT (512 * 1024)
 #define LANE_SEALED_BUFF (256 * 1024)
 #define LANE_BUFF_MAX (1024 * 1024)
+#define LANE_REC_ROOM sizeof(struct lane_rec)
+#define LANE_BUFF_WISH (LANE_BUFF_DEFAULT + LANE_REC_ROOM)
+
+/*
+ * lane_buffs -- of the buffer rpmemd granted: a piece, whole pages of it
+ * and at most `most`; an async sender's message body, a piece and its
+ * record header where the grant holds both, else a piece
+ */
+static inline void
+lane_buffs(size_t granted, size_t most, size_t *piece, size_t *epochs)
+{
+	size_t p = granted > 4096 ? granted & ~(size_t)4095 : granted;
+	p = p < most ? p : most;
+	*piece = p;
+	*epochs = p + LANE_REC_ROOM <= granted ? p + LANE_REC_ROOM : p;
+}
 /* rpmemd's message buffers of one session never exceed this */
 #define LANE_MEM_MAX ((size_t)64 << 20)
 /* rpmemd's send buffers per lane for read answers of secured sessions */

@@ -320,7 +320,6 @@ open_domain(struct fabric *f, const struct fabric_attr *attr)
 	f->slot_size = f->policy == LANESEC_ENCRYPT ? big : SMALL_SLOT;
 	f->rslot_size = sealed ? big : SMALL_SLOT;
 	f->batch_cap = f->buff_size < BATCH_MAX ? f->buff_size : BATCH_MAX;
-	f->epochs_cap = f->buff_size;
 	f->stride = (LANE_SLOTS * (f->slot_size + f->rslot_size) +
 		SMALL_SLOT + 2 * batch_size(f->batch_cap) + 4095) &
 		~(size_t)4095;
@@ -370,10 +369,13 @@ fabric_connect(const struct fabric_attr *attr, struct fabric **fabp)
 	 */
 	f->rma_write = (fab_rma_write_ok(attr->provider) || f->pmdk) &&
 		f->policy == LANESEC_NONE;
-	/* an older rpmemd may grant sealed lanes more than they use well */
-	f->buff_size = attr->buff_size;
-	if (f->policy != LANESEC_NONE && f->buff_size > LANE_SEALED_BUFF)
-		f->buff_size = LANE_SEALED_BUFF;
+	/*
+	 * pieces of whole pages, and an async sender's body one record
+	 * header more where rpmemd granted it (LANE_BUFF_WISH); an older
+	 * rpmemd may grant sealed lanes more than they use well
+	 */
+	lane_buffs(attr->buff_size, f->policy != LANESEC_NONE ?
+		LANE_SEALED_BUFF : SIZE_MAX, &f->buff_size, &f->epochs_cap);
 	f->timeout_ms = attr->timeout_ms;
 	f->spin = spin_conf_env(attr->writes_back ? SPIN_GROW_US :
 		SPIN_DEFAULT_US);

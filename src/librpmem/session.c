@@ -520,7 +520,7 @@ rpp_connect(RPMEMpool *rpp, enum proto_msg_type type, unsigned *nlanes,
 				*nlanes + rpp->extra_lanes : max_lanes,
 			.provider = rpp->provider,
 			.buff_size = pmdk ? PROTO_DEF_BUFF_SIZE :
-				LANE_BUFF_DEFAULT,
+				LANE_BUFF_WISH,
 		},
 		.has_ext = !pmdk,
 		.ext = wish,

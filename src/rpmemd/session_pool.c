@@ -97,15 +97,16 @@ ssh_server_addr(void)
  * buff_size -- the inline buffer we agree to: the client's, capped so
  * that the message buffers of all lanes (receive slots, and send
  * buffers when the lanes are sealed) stay within LANE_MEM_MAX
- * (scenario R10), sealed lanes' at LANE_SEALED_BUFF (fab.h), never
- * below PMDK's 8 KiB
+ * (scenario R10), sealed lanes' at LANE_SEALED_BUFF and a record header
+ * (LANE_BUFF_WISH, fab.h), never below PMDK's 8 KiB
  */
 static size_t
 buff_size(uint64_t wanted, unsigned nlanes, bool sealed)
 {
 	size_t per_lane = LANE_SLOTS + (sealed ? LANE_SENDBUFS : 0);
 	size_t cap = LANE_MEM_MAX / ((size_t)nlanes * per_lane);
-	size_t most = sealed ? LANE_SEALED_BUFF : LANE_BUFF_MAX;
+	size_t most = sealed ? LANE_SEALED_BUFF + LANE_REC_ROOM :
+		LANE_BUFF_MAX;
 	cap = cap > most ? most : cap & ~(size_t)4095;
 	if (wanted > cap)
 		wanted = cap;

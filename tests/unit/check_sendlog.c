@@ -4,7 +4,7 @@
  * (sendlog.c): what a message holds (copied, or a large record sent
  * from the ring), the ring's wrap, the bound, and a sender thread that
  * keeps a shadow replica equal to the master, with one writer and with
- * several at once
+ * several at once; and the message sizes a granted buffer gives
  */
 #include <check.h>
 #include <errno.h>
@@ -396,6 +396,44 @@ START_TEST(test_init_refuses_bad_sizes)
 }
 END_TEST
 
+/*
+ * what rpmemd grants (`most`: a sealed lane's cap, or none), and the
+ * client's piece and async message body from it (fab.h lane_buffs)
+ */
+static const struct {
+	const char *name;
+	size_t granted, most, piece, epochs;
+} Grants[] = {
+	{ "the wish: a 512 KiB piece and a body for a record of it",
+		LANE_BUFF_WISH, SIZE_MAX, LANE_BUFF_DEFAULT,
+		LANE_BUFF_DEFAULT + LANE_REC_ROOM },
+	{ "an older rpmemd's 512 KiB: the body a piece",
+		LANE_BUFF_DEFAULT, SIZE_MAX, LANE_BUFF_DEFAULT,
+		LANE_BUFF_DEFAULT },
+	{ "sealed: the cap's piece, its header beside it",
+		LANE_SEALED_BUFF + LANE_REC_ROOM, LANE_SEALED_BUFF,
+		LANE_SEALED_BUFF, LANE_SEALED_BUFF + LANE_REC_ROOM },
+	{ "sealed, an older rpmemd granting the wish: cut to the cap",
+		LANE_BUFF_WISH, LANE_SEALED_BUFF, LANE_SEALED_BUFF,
+		LANE_SEALED_BUFF + LANE_REC_ROOM },
+	{ "many lanes: whole pages of rpmemd's memory cap",
+		(size_t)70000, SIZE_MAX, 69632, 69632 + LANE_REC_ROOM },
+	{ "PMDK's 8 KiB", 8192, SIZE_MAX, 8192, 8192 },
+};
+
+START_TEST(test_granted_buffers)
+{
+	size_t piece, epochs;
+	lane_buffs(Grants[_i].granted, Grants[_i].most, &piece, &epochs);
+	ck_assert_uint_eq(piece, Grants[_i].piece);
+	ck_assert_uint_eq(epochs, Grants[_i].epochs);
+	/* a piece's record fits the body exactly where it can */
+	ck_assert_uint_le(epochs, Grants[_i].granted);
+	if (epochs > piece)
+		ck_assert_uint_eq(lane_rec_size(piece), epochs);
+}
+END_TEST
+
 /* main -- every sendlog test (tu_check.h) */
 TU_CHECK_MAIN("sendlog", "sendlog", NULL, NULL,
 	TU_EACH(test_take_merges_within_an_epoch, Takes),
@@ -403,4 +441,5 @@ TU_CHECK_MAIN("sendlog", "sendlog", NULL, NULL,
 	TU_ONE(test_age_bound_and_unreleased),
 	TU_EACH(test_sender_keeps_the_replica_equal, Directs),
 	TU_EACH(test_writers_at_once, Directs),
-	TU_ONE(test_init_refuses_bad_sizes))
+	TU_ONE(test_init_refuses_bad_sizes),
+	TU_EACH(test_granted_buffers, Grants))
