@@ -55,9 +55,24 @@ struct key_desc {
 	const char *expect;
 };
 
+/*
+ * how wide a key's field must be: what key_apply stores there (a string's
+ * pointer, or key_parse's member of union key_val for its type); KEY
+ * refuses to compile a key whose field is another width
+ */
+#define KT_STR_SIZE sizeof(char *)
+#define KT_BOOL_SIZE sizeof(bool)
+#define KT_LEVEL_SIZE sizeof(enum log_level)
+#define KT_UINT_SIZE sizeof(unsigned)
+#define KT_SECURITY_SIZE sizeof(int)
+#define FIELD_SIZE(field) sizeof(((struct config *)0)->field)
 #define KEY(name, type, field, min, max, expect) \
 	{name, type, offsetof(struct config, field), \
-	sizeof(((struct config *)0)->field), min, max, expect}
+	FIELD_SIZE(field) + 0 * sizeof(struct { \
+		_Static_assert(FIELD_SIZE(field) == type##_SIZE, \
+			"the field of key " name " is not as wide as its type's value"); \
+		char c; }), \
+	min, max, expect}
 
 static const struct key_desc Keys[KEY_MAX] = {
 	[KEY_LOG_FILE] = KEY("log-file", KT_STR, log_file, 0, 0, "a path"),
@@ -216,7 +231,7 @@ key_apply(struct config *cfg, const struct key_desc *kd, const char *val)
 	union key_val v;
 	if (key_parse(kd, val, &v))
 		return -EINVAL;
-	if (field)	/* the member key_parse wrote is as wide as the field */
+	if (field)	/* the member key_parse wrote is as wide (KEY) */
 		memcpy(field, &v, kd->size);
 	return 0;
 }
