@@ -128,6 +128,7 @@ lane_buffs(size_t granted, size_t most, size_t *piece, size_t *epochs)
 	*piece = p;
 	*epochs = p + LANE_REC_ROOM <= granted ? p + LANE_REC_ROOM : p;
 }
+
 /* rpmemd's message buffers of one session never exceed this */
 #define LANE_MEM_MAX ((size_t)64 << 20)
 /* rpmemd's send buffers per lane for read answers of secured sessions */
