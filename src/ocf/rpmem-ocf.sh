@@ -399,17 +399,18 @@ rpmem_unfence() {
 	*)	echo "$RPMEM_FENCE_PREFIX$1 keeps $RPMEM_FENCE_HOLDER promotable, not $_me: left alone" >&2
 		return 1 ;;
 	esac
-	rpmem_score_others "$1"
+	rpmem_score_others "$1" "$_me"
 }
 
-# rpmem_score_others CLONE -- the master's copy is in sync with the other
-# copy: each other node running CLONE gets the promotion score of an
-# in-sync replica unless it has one (rpmem_score_replica); run by
-# whoever lifts the master's fence, the handler or the master's monitor,
-# so that a lifted fence never leaves the replica unpromotable until its
-# own next monitor.  0 done; 1, the reason on stderr
+# rpmem_score_others CLONE [ME] -- the master's copy is in sync with the
+# other copy: each node running CLONE but this one (ME, when its caller
+# knows it) gets the promotion score of an in-sync replica unless it has
+# one (rpmem_score_replica); run by whoever lifts the master's fence, the
+# handler or the master's monitor, so that a lifted fence never leaves
+# the replica unpromotable until its own next monitor.  0 done; 1, the
+# reason on stderr
 rpmem_score_others() {
-	_me=$(rpmem_node)
+	_me=${2:-$(rpmem_node)}
 	for _n in $(rpmem_clone_nodes "$1"); do
 		[ "$_n" = "$_me" ] || rpmem_score_replica "$1" "$_n" || return 1
 	done
