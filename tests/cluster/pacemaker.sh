@@ -44,6 +44,10 @@
 #          held (the worst moment: in sync, the fence still there): the
 #          replica's agent sees its copy has outlived the fence's
 #          generation and removes it; promoted without a person
+#   c6     the replica's rpmemd stopped and resumed with every unfence
+#          handler failing and a fence the replica cannot outlive: the
+#          master's monitor lifts it and gives the replica its score at
+#          once (the replica's own monitor slowed to 300 s meanwhile)
 # At the end, the application stopped: every logged commit is in both
 # copies, none half applied (txlog check of the master and of a promoted
 # copy of the other), and `rpmem verify` finds no more than the few 4 KiB
@@ -61,7 +65,7 @@ me=pacemaker.sh
 # shellcheck source-path=SCRIPTDIR source=pool_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/pool_lib.sh"
 
-SCENARIOS=${SCENARIOS:-agent p1 p2 p3 p4 p5 p6 c1 c2 c3 c4 c5}
+SCENARIOS=${SCENARIOS:-agent p1 p2 p3 p4 p5 p6 c1 c2 c3 c4 c5 c6}
 RTO_MAX=${RTO_MAX:-10}
 # the agent's own monitor intervals (its meta-data, the manual)
 export POOL_MONITORS="10s 11s"
@@ -88,7 +92,7 @@ secs() {
 
 # rpmemd.conf's after-resync, as the manual configures the data nodes
 # shellcheck disable=SC2034 # read by pool_lib.sh's pool_env
-POOL_AFTER_RESYNC=/usr/lib/ocf/lib/rpmem/crm-unfence-peer
+POOL_AFTER_RESYNC=$tmp/after-resync
 pool_env || { tu_fail "librpmem's environment on the nodes"; exit 1; }
 # the application resource's program
 {
@@ -103,16 +107,24 @@ pool_env || { tu_fail "librpmem's environment on the nodes"; exit 1; }
 	printf ' %q.$(uname -n)\n' "$tmp/committed"
 } >"$tmp/app"
 chmod 755 "$tmp/app"
-# the unfence-peer handler, held on a FIFO while $tmp/unfence.hold exists
+# the unfence-peer handler, held on a FIFO while $tmp/unfence.hold
+# exists; it and rpmemd's after-resync handler fail while
+# $tmp/unfence.fail does
 cat >"$tmp/unfence" <<EOF
 #!/bin/sh
+[ -e "$tmp/unfence.fail" ] && exit 1
 if [ -e "$tmp/unfence.hold" ]; then
 	: >"$tmp/unfence.held"
 	read -r go <"$tmp/unfence.gate"
 fi
 exec /usr/lib/ocf/lib/rpmem/crm-unfence-peer "\$@"
 EOF
-chmod 755 "$tmp/unfence"
+cat >"$tmp/after-resync" <<EOF
+#!/bin/sh
+[ -e "$tmp/unfence.fail" ] && exit 1
+exec /usr/lib/ocf/lib/rpmem/crm-unfence-peer "\$@"
+EOF
+chmod 755 "$tmp/unfence" "$tmp/after-resync"
 mkfifo "$tmp/unfence.gate"
 
 # each data node: its copy's set in rpmemd's poolset-dir, the master set
@@ -612,6 +624,67 @@ sc_c5() {
 	rm -f "$tmp/unfence.hold"
 	master_killed C5 "$m" "$r" "$RTO_MAX"
 	echo "--- C5: loss of the master, its unfence-peer handler held, to the first commit on $r: ${RTO_C5:-?} s"
+}
+
+# unscored NODE -- NODE has no promotion score for the pool
+unscored() {
+	! crm n3 crm_attribute -N "$1" -l reboot --promotion=pool -G -q \
+		>/dev/null 2>&1
+}
+
+# replica_monitor INTERVAL NODE -- the Unpromoted monitor every INTERVAL
+# (e.g. 11s), and its first run at that interval seen on NODE
+replica_monitor() {
+	local ms=$((${1%s} * 1000))
+	crm n3 cibadmin -M -o resources -X "<op id=\"pool-monitor-u\" name=\"monitor\" interval=\"$1\" role=\"Unpromoted\" timeout=\"30s\"/>" &&
+		cluster_wait 60 crm n3 cibadmin -Q --xpath \
+			"//node_state[@uname='$2']//lrm_rsc_op[@operation='monitor'][@interval='$ms']"
+}
+
+# scored_by NODE BY MARK -- n3's attribute manager set NODE's promotion
+# score from unset at BY's request, in its log past line MARK
+scored_by() {
+	tail -n "+$(($3 + 1))" "$tmp/n3/var/log/pacemaker/pacemaker.log" |
+		grep -q "Setting master-pool\[$1\]: (unset) -> [0-9]* | from $2 "
+}
+
+# sc_c6 -- the fence lifted by the master's monitor, every handler
+# failing: the replica scored by it then, not at its own next monitor
+# (D16's second half).  The fence is placed again without a generation,
+# so that the replica cannot outlive it, and the replica's monitor
+# slowed to 300 s once its score is gone: only the master can lift the
+# fence or score it in time.
+sc_c6() {
+	local m r pids mark
+	m=$(master) r=$(other "$m")
+	echo "--- C6: $r's rpmemd stopped and resumed, the unfence handlers failing: $m's monitor lifts the fence and scores $r"
+	pids=$(rpmemd_pids "$r")
+	[[ -n $pids ]] || { tu_fail "C6: no rpmemd on $r"; return; }
+	: >"$tmp/unfence.fail"
+	# shellcheck disable=SC2086 # a list of pids
+	cluster_exec "$r" kill -STOP $pids
+	if ! cluster_wait 30 fenced_for "$m" ||
+			! fence n3 "rpmem_fence_remove pool-clone $m &&
+				rpmem_fence_place pool-clone $m" ||
+			! cluster_wait 30 unscored "$r" ||
+			! replica_monitor 300s "$r"; then
+		tu_fail "C6: $r not fenced, its fence not placed again, its score kept or its monitor not slowed"
+		why "$m"
+	fi
+	mark=$(wc -l <"$tmp/n3/var/log/pacemaker/pacemaker.log")
+	# shellcheck disable=SC2086 # a list of pids
+	cluster_exec "$r" kill -CONT $pids
+	if ! cluster_wait 60 unfenced "$m"; then
+		tu_fail "C6: $m's monitor did not lift the fence"
+		why "$m"
+	elif ! cluster_wait 5 scored_by "$r" "$m" "$mark"; then
+		tu_fail "C6: $m's monitor lifted the fence, but $r has no score from it (its own monitor is 300 s away): $(crm n3 crm_attribute -N "$r" -l reboot --promotion=pool -G -q 2>&1)"
+	else
+		echo "--- C6: the fence lifted by $m's monitor, $r scored by it"
+	fi
+	rm -f "$tmp/unfence.fail"
+	replica_monitor 11s "$r" || tu_fail "C6: $r's monitor not back at 11 s"
+	resynced C6 "$m"
 }
 
 # sc_c2 -- the master cut off right after a replica fault (no settling)
